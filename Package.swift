@@ -1,0 +1,48 @@
+// swift-tools-version: 6.0
+// httpdns: IP-direct HTTPS over DNS-over-HTTPS, with SNI, Host and certificate verification kept on the name.
+import PackageDescription
+
+let package = Package(
+    name: "httpdns",
+    products: [
+        .library(name: "HTTPDNS", targets: ["HTTPDNS"]),
+        .executable(name: "httpdns", targets: ["httpdns"]),
+    ],
+    targets: [
+        // C libraries from Debian, and the shim for curl's variadic setters and OpenSSL's macros.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(name: "CHTTPDNSShims", dependencies: ["CCurl", "COpenSSL"]),
+
+        // Shared vocabulary: addresses, host names, the resolver protocol the client sees.
+        .target(name: "HTTPDNSCore"),
+        // RFC 1035 / 3596 / 8484 message codec. Pure Swift, no I/O.
+        .target(name: "DNSWire", dependencies: ["HTTPDNSCore"]),
+        // Trust anchors and policies (OpenSSL).
+        .target(name: "TLSTrust", dependencies: ["HTTPDNSCore", "COpenSSL", "CHTTPDNSShims"]),
+        // HTTP/1.1 + HTTP/2 client on the libcurl multi interface; connects where the resolver says.
+        .target(name: "HTTPTransport", dependencies: ["HTTPDNSCore", "TLSTrust", "CCurl", "COpenSSL", "CHTTPDNSShims"]),
+        // DoH client, system resolver, TTL cache and fallback.
+        .target(name: "DNSResolver", dependencies: ["HTTPDNSCore", "DNSWire", "HTTPTransport", "TLSTrust"]),
+        // The library users import.
+        .target(name: "HTTPDNS", dependencies: ["HTTPDNSCore", "DNSWire", "TLSTrust", "HTTPTransport", "DNSResolver"]),
+        // The command-line tool: commands live in a library so tests can drive them in-process.
+        .target(name: "HTTPDNSCLI", dependencies: ["HTTPDNS"]),
+        .executableTarget(name: "httpdns", dependencies: ["HTTPDNSCLI"]),
+
+        // Starts real nginx and unbound on free loopback ports with a PKI made at test time.
+        .target(name: "TestSupport", dependencies: ["HTTPDNSCore"], path: "Tests/TestSupport"),
+        .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
+        .testTarget(name: "DNSResolverTests", dependencies: ["DNSResolver", "HTTPDNS"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["HTTPDNS", "HTTPDNSCLI", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

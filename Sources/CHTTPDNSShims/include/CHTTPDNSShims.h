@@ -1,0 +1,80 @@
+// Typed entry points for libcurl's variadic setters/getters and for OpenSSL macros, which Swift
+// cannot call directly. Nothing here holds state; ownership stays with the Swift wrappers.
+#ifndef CHTTPDNSSHIMS_H
+#define CHTTPDNSSHIMS_H
+
+#include <curl/curl.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <stddef.h>
+
+// MARK: curl_easy_setopt / curl_easy_getinfo
+CURLcode httpdns_easy_setopt_long(CURL *easy, CURLoption option, long value);
+CURLcode httpdns_easy_setopt_off(CURL *easy, CURLoption option, curl_off_t value);
+CURLcode httpdns_easy_setopt_ptr(CURL *easy, CURLoption option, const void *value);
+CURLcode httpdns_easy_setopt_write_function(CURL *easy, CURLoption option, curl_write_callback callback);
+CURLcode httpdns_easy_setopt_read_function(CURL *easy, curl_read_callback callback);
+CURLcode httpdns_easy_setopt_xferinfo_function(CURL *easy, curl_xferinfo_callback callback);
+/// Installs `httpdns_ssl_ctx_callback` with `trust` (a `struct httpdns_trust *`) as its user pointer.
+CURLcode httpdns_easy_set_trust(CURL *easy, void *trust);
+
+CURLcode httpdns_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
+CURLcode httpdns_easy_getinfo_off(CURL *easy, CURLINFO info, curl_off_t *value);
+CURLcode httpdns_easy_getinfo_string(CURL *easy, CURLINFO info, const char **value);
+CURLcode httpdns_easy_getinfo_ptr(CURL *easy, CURLINFO info, void **value);
+/// The OpenSSL `SSL *` of the connection a transfer is using, or NULL (CURLINFO_TLS_SSL_PTR).
+SSL *httpdns_easy_tls_session(CURL *easy);
+
+// MARK: curl_multi_setopt / curl_share_setopt
+typedef int (*httpdns_socket_callback)(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp);
+typedef int (*httpdns_timer_callback)(CURLM *multi, long timeout_ms, void *userp);
+CURLMcode httpdns_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+CURLMcode httpdns_multi_set_callbacks(CURLM *multi, httpdns_socket_callback socket_cb,
+                                      httpdns_timer_callback timer_cb, void *userp);
+CURLSHcode httpdns_share_setopt_long(CURLSH *share, CURLSHoption option, long value);
+
+// MARK: Trust
+/// What the TLS context of a connection trusts. Read by `httpdns_ssl_ctx_callback` on the transfer thread.
+struct httpdns_trust {
+    /// Extra trust anchors; owned by this struct (freed by `httpdns_trust_free`). May be NULL.
+    STACK_OF(X509) *anchors;
+    /// Non-zero: trust only `anchors`, not the system roots curl loaded.
+    int anchors_only;
+};
+struct httpdns_trust *httpdns_trust_new(STACK_OF(X509) *anchors, int anchors_only);
+void httpdns_trust_free(struct httpdns_trust *trust);
+/// CURLOPT_SSL_CTX_FUNCTION: adds (or, with anchors_only, installs) the trust anchors.
+CURLcode httpdns_ssl_ctx_callback(CURL *easy, void *ssl_ctx, void *userp);
+
+// MARK: X.509
+STACK_OF(X509) *httpdns_x509_stack_new(void);
+int httpdns_x509_stack_count(const STACK_OF(X509) *stack);
+X509 *httpdns_x509_stack_get(const STACK_OF(X509) *stack, int index);
+/// Takes ownership of `cert` on success (returns 1), otherwise returns 0.
+int httpdns_x509_stack_push(STACK_OF(X509) *stack, X509 *cert);
+void httpdns_x509_stack_free(STACK_OF(X509) *stack);
+/// Parses every certificate in a PEM buffer into `stack`. Returns the number added, or -1 with a
+/// message in `error` when a block is malformed.
+int httpdns_pem_read_certificates(const char *pem, size_t length, STACK_OF(X509) *stack,
+                                  char *error, size_t error_length);
+/// Parses one DER certificate; NULL if malformed.
+X509 *httpdns_der_read_certificate(const unsigned char *der, size_t length);
+/// DER encoding into a buffer the caller frees with `OPENSSL_free` via `httpdns_free`. Returns length or -1.
+int httpdns_x509_to_der(X509 *cert, unsigned char **out);
+void httpdns_free(void *pointer);
+/// RFC 2253 one-line form of the subject / issuer. Returns the string length, or -1.
+int httpdns_x509_subject(X509 *cert, char *buffer, size_t length);
+int httpdns_x509_issuer(X509 *cert, char *buffer, size_t length);
+
+// MARK: TLS session facts, for reports of what was actually negotiated
+/// The server name (SNI) this client sent, or NULL when none was sent.
+const char *httpdns_ssl_sni(const SSL *ssl);
+/// The ALPN protocol selected, copied into `buffer`; returns its length (0 when none).
+int httpdns_ssl_alpn(const SSL *ssl, char *buffer, size_t length);
+/// The peer's leaf certificate (new reference the caller frees with X509_free), or NULL.
+X509 *httpdns_ssl_peer_certificate(const SSL *ssl);
+long httpdns_ssl_verify_result(const SSL *ssl);
+/// The negotiated protocol version name ("TLSv1.3").
+const char *httpdns_ssl_version(const SSL *ssl);
+
+#endif

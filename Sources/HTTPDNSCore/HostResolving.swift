@@ -1,0 +1,87 @@
+import Foundation
+
+/// Where a set of addresses came from.
+public enum ResolutionSource: Sendable, Hashable, CustomStringConvertible {
+    /// An RFC 8484 DNS-over-HTTPS answer from the endpoint with this URL.
+    case doh(endpoint: URL)
+    /// An earlier answer still within its TTL.
+    case cache
+    /// The operating system's resolver (`getaddrinfo`).
+    case system
+    /// A fixed mapping given by the caller (`--resolve`, bootstrap addresses).
+    case staticMapping
+    /// The host was already an IP literal; nothing was resolved.
+    case literal
+
+    /// Short form used in CLI output: `doh`, `cache`, `system`, `static`, `literal`.
+    public var description: String {
+        switch self {
+        case .doh: "doh"
+        case .cache: "cache"
+        case .system: "system"
+        case .staticMapping: "static"
+        case .literal: "literal"
+        }
+    }
+}
+
+/// The addresses of one host name, best first.
+public struct HostResolution: Sendable, Hashable {
+    /// The normalized name that was resolved (see `HostName.normalize`).
+    public var host: String
+    /// Addresses in the order to try them. Never empty.
+    public var addresses: [IPAddress]
+    /// Remaining lifetime in seconds (the minimum TTL over the records used); `nil` when the source
+    /// gives none (system resolver, static mapping, literal).
+    public var ttl: TimeInterval?
+    /// Where the addresses came from.
+    public var source: ResolutionSource
+
+    public init(host: String, addresses: [IPAddress], ttl: TimeInterval?, source: ResolutionSource) {
+        self.host = host
+        self.addresses = addresses
+        self.ttl = ttl
+        self.source = source
+    }
+}
+
+/// Why a name could not be turned into addresses. DNS outcomes (`nameNotFound`, `noAddresses`) are
+/// answers; `resolverUnavailable` means no answer could be had.
+public enum ResolutionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The name is not a valid DNS host name.
+    case invalidHostName(String)
+    /// NXDOMAIN (RFC 1035 §4.1.1 RCODE 3): the name does not exist. `negativeTTL` in seconds from the
+    /// SOA minimum (RFC 2308 §5), when known.
+    case nameNotFound(host: String, negativeTTL: TimeInterval?)
+    /// The name exists but has no address of the requested families (NODATA, RFC 2308 §2.2).
+    case noAddresses(host: String, negativeTTL: TimeInterval?)
+    /// No resolver gave an answer; `reasons` lists each endpoint's failure, in order tried.
+    case resolverUnavailable(host: String, reasons: [String])
+
+    public var description: String {
+        switch self {
+        case .invalidHostName(let name):
+            "invalid host name '\(name)'"
+        case .nameNotFound(let host, _):
+            "could not resolve host '\(host)': name does not exist (NXDOMAIN)"
+        case .noAddresses(let host, _):
+            "could not resolve host '\(host)': the name has no addresses of the requested type"
+        case .resolverUnavailable(let host, let reasons):
+            "could not resolve host '\(host)': no resolver answered (\(reasons.joined(separator: "; ")))"
+        }
+    }
+}
+
+/// Turns a host name into addresses. The HTTP client sees resolvers only through this protocol.
+public protocol HostResolving: Sendable {
+    /// Resolves `host` for a connection to `port`.
+    ///
+    /// - Parameters:
+    ///   - host: A host name as written in a URL (any case, optional trailing dot). IP literals may be
+    ///     passed and are returned as they are with source `.literal`.
+    ///   - port: The TCP port the caller will connect to (static mappings are per host and port, as
+    ///     curl's `--resolve`).
+    /// - Returns: At least one address.
+    /// - Throws: `ResolutionError`.
+    func resolve(host: String, port: Int) async throws -> HostResolution
+}

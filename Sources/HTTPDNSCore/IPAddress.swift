@@ -1,0 +1,66 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An IPv4 or IPv6 address, as DNS answers carry it (RFC 1035 §3.4.1 A, RFC 3596 §2.2 AAAA).
+///
+/// Stored as raw network-order bytes: 4 for IPv4, 16 for IPv6. `description` gives the textual form
+/// (`192.0.2.1`, `2001:db8::1`, no brackets); `uriHost` gives the bracketed form an URL authority needs.
+public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
+    /// Address family.
+    public enum Family: String, Sendable, Hashable {
+        case ipv4
+        case ipv6
+    }
+
+    /// Network-order bytes: 4 (IPv4) or 16 (IPv6).
+    public let bytes: [UInt8]
+
+    /// An address from its network-order bytes; `nil` unless there are exactly 4 or 16.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 4 || bytes.count == 16 else { return nil }
+        self.bytes = bytes
+    }
+
+    /// Parses the textual form (`inet_pton`): dotted-quad IPv4 or RFC 4291 IPv6, optionally in
+    /// brackets (`[::1]`). Returns `nil` for anything else, including zone IDs and host names.
+    public init?(_ text: some StringProtocol) {
+        var text = String(text)
+        if text.hasPrefix("["), text.hasSuffix("]") {
+            text = String(text.dropFirst().dropLast())
+        }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            self.bytes = withUnsafeBytes(of: &v4) { Array($0) }
+            return
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 {
+            self.bytes = withUnsafeBytes(of: &v6) { Array($0) }
+            return
+        }
+        return nil
+    }
+
+    /// `.ipv4` for 4 bytes, `.ipv6` for 16.
+    public var family: Family { bytes.count == 4 ? .ipv4 : .ipv6 }
+
+    /// Textual form (`inet_ntop`), without brackets.
+    public var description: String {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let ok: Bool = bytes.withUnsafeBytes { raw in
+            inet_ntop(family == .ipv4 ? AF_INET : AF_INET6, raw.baseAddress, &buffer, socklen_t(buffer.count)) != nil
+        }
+        guard ok else { return "<invalid address>" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The form used in a URL authority or a `HOST:PORT:ADDR` entry: IPv6 in brackets.
+    public var uriHost: String { family == .ipv6 ? "[\(description)]" : description }
+
+    /// True for 127.0.0.0/8 and ::1.
+    public var isLoopback: Bool {
+        family == .ipv4 ? bytes[0] == 127 : bytes == [UInt8](repeating: 0, count: 15) + [1]
+    }
+}
