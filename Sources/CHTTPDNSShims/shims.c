@@ -1,5 +1,8 @@
 #include "CHTTPDNSShims.h"
 #include <openssl/err.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <errno.h>
 #include <openssl/pem.h>
 #include <openssl/bio.h>
 #include <stdlib.h>
@@ -25,6 +28,9 @@ CURLcode httpdns_easy_setopt_read_function(CURL *easy, curl_read_callback callba
 }
 CURLcode httpdns_easy_setopt_xferinfo_function(CURL *easy, curl_xferinfo_callback callback) {
     return curl_easy_setopt(easy, CURLOPT_XFERINFOFUNCTION, callback);
+}
+CURLcode httpdns_easy_setopt_seek_function(CURL *easy, curl_seek_callback callback) {
+    return curl_easy_setopt(easy, CURLOPT_SEEKFUNCTION, callback);
 }
 CURLcode httpdns_easy_set_trust(CURL *easy, void *trust) {
     CURLcode rc = curl_easy_setopt(easy, CURLOPT_SSL_CTX_FUNCTION, httpdns_ssl_ctx_callback);
@@ -190,3 +196,30 @@ int httpdns_ssl_alpn(const SSL *ssl, char *buffer, size_t length) {
 X509 *httpdns_ssl_peer_certificate(const SSL *ssl) { return SSL_get1_peer_certificate(ssl); }
 long httpdns_ssl_verify_result(const SSL *ssl) { return SSL_get_verify_result(ssl); }
 const char *httpdns_ssl_version(const SSL *ssl) { return SSL_get_version(ssl); }
+
+int httpdns_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+int httpdns_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+int httpdns_epoll_ctl(int epoll_fd, int operation, int fd, int events) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof(event));
+    if (events & HTTPDNS_EVENT_IN) event.events |= EPOLLIN;
+    if (events & HTTPDNS_EVENT_OUT) event.events |= EPOLLOUT;
+    event.data.fd = fd;
+    int op = operation == HTTPDNS_WATCH_ADD ? EPOLL_CTL_ADD
+           : operation == HTTPDNS_WATCH_MODIFY ? EPOLL_CTL_MOD : EPOLL_CTL_DEL;
+    return epoll_ctl(epoll_fd, op, fd, &event);
+}
+int httpdns_epoll_wait(int epoll_fd, struct httpdns_event *events, int capacity, int timeout_ms) {
+    struct epoll_event raw[256];
+    if (capacity > 256) capacity = 256;
+    int count = epoll_wait(epoll_fd, raw, capacity, timeout_ms);
+    for (int i = 0; i < count; i++) {
+        int flags = 0;
+        if (raw[i].events & EPOLLIN) flags |= HTTPDNS_EVENT_IN;
+        if (raw[i].events & EPOLLOUT) flags |= HTTPDNS_EVENT_OUT;
+        if (raw[i].events & (EPOLLERR | EPOLLHUP)) flags |= HTTPDNS_EVENT_ERROR;
+        events[i].fd = raw[i].data.fd;
+        events[i].events = flags;
+    }
+    return count;
+}

@@ -1,1 +1,4 @@
-print("httpdns")
+import Foundation
+import HTTPDNSCLI
+
+exit(await HTTPDNSTool.run(Array(CommandLine.arguments.dropFirst())))

@@ -15,6 +15,7 @@ CURLcode httpdns_easy_setopt_ptr(CURL *easy, CURLoption option, const void *valu
 CURLcode httpdns_easy_setopt_write_function(CURL *easy, CURLoption option, curl_write_callback callback);
 CURLcode httpdns_easy_setopt_read_function(CURL *easy, curl_read_callback callback);
 CURLcode httpdns_easy_setopt_xferinfo_function(CURL *easy, curl_xferinfo_callback callback);
+CURLcode httpdns_easy_setopt_seek_function(CURL *easy, curl_seek_callback callback);
 /// Installs `httpdns_ssl_ctx_callback` with `trust` (a `struct httpdns_trust *`) as its user pointer.
 CURLcode httpdns_easy_set_trust(CURL *easy, void *trust);
 
@@ -32,6 +33,19 @@ CURLMcode httpdns_multi_setopt_long(CURLM *multi, CURLMoption option, long value
 CURLMcode httpdns_multi_set_callbacks(CURLM *multi, httpdns_socket_callback socket_cb,
                                       httpdns_timer_callback timer_cb, void *userp);
 CURLSHcode httpdns_share_setopt_long(CURLSH *share, CURLSHoption option, long value);
+
+// MARK: epoll (Glibc's Swift module does not export sys/epoll.h; epoll_event is packed)
+enum { HTTPDNS_EVENT_IN = 1, HTTPDNS_EVENT_OUT = 2, HTTPDNS_EVENT_ERROR = 4 };
+enum { HTTPDNS_WATCH_ADD = 0, HTTPDNS_WATCH_MODIFY = 1, HTTPDNS_WATCH_REMOVE = 2 };
+struct httpdns_event { int fd; int events; };
+/// epoll_create1(EPOLL_CLOEXEC).
+int httpdns_epoll_create(void);
+/// A non-blocking, close-on-exec eventfd.
+int httpdns_eventfd(void);
+/// epoll_ctl with HTTPDNS_WATCH_* and HTTPDNS_EVENT_* values. Returns 0 or -1 (errno set).
+int httpdns_epoll_ctl(int epoll_fd, int operation, int fd, int events);
+/// epoll_wait, translating events to HTTPDNS_EVENT_* (HUP and ERR become HTTPDNS_EVENT_ERROR).
+int httpdns_epoll_wait(int epoll_fd, struct httpdns_event *events, int capacity, int timeout_ms);
 
 // MARK: Trust
 /// What the TLS context of a connection trusts. Read by `httpdns_ssl_ctx_callback` on the transfer thread.

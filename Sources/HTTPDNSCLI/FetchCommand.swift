@@ -1,0 +1,226 @@
+import Foundation
+import HTTPDNS
+
+/// `httpdns fetch URL`: one request, curl-style.
+enum FetchCommand {
+    static let help = """
+    Usage: httpdns fetch URL [options]
+
+    Resolves URL's host over DNS-over-HTTPS and sends the request straight to the resolved address,
+    with SNI, Host and certificate verification on the host name. The body goes to stdout.
+
+    Options:
+      -X, --request METHOD      Request method (default GET, or POST with -d).
+      -H, --header 'Name: value'
+                                Add a header, repeatable.
+      -d, --data DATA           POST DATA as application/x-www-form-urlencoded (as curl); @FILE reads
+                                the file and drops CR/LF, as curl does.
+          --data-binary DATA    POST DATA byte-exact; @FILE streams the file byte-exact.
+      -o, --output FILE         Write the body to FILE (atomically: written beside it, renamed when
+                                the transfer succeeds; never a partial file).
+      -i, --include             Print the status line and response headers before the body.
+      -v, --verbose             Report on stderr: the address used and where it came from, the SNI
+                                sent, the ALPN protocol, the server certificate's subject and issuer.
+      -s, --silent              No error messages.
+      -f, --fail                Exit 22 without output for HTTP status >= 400.
+          --http1.1             Use HTTP/1.1 only.
+          --http2               Use HTTP/2 when the server offers it by ALPN (default).
+          --max-time SECONDS    Limit for the whole request (exit 28 when exceeded).
+          --connect-timeout SECONDS
+                                Limit for connecting, TLS included (default 10).
+    \(ResolverOptions.help)
+      -h, --help                This help.
+
+    Exit status: 0 ok, 2 usage or bad input, 6 could not resolve host, 7 could not connect,
+    22 HTTP status >= 400 with -f, 28 timeout, 35 TLS handshake failed, 60 certificate verification
+    failed (the same numbers as curl).
+    """
+
+    static let parser = ArgumentParser(command: "fetch", options: [
+        .init(names: ["-X", "--request"], arity: .value),
+        .init(names: ["-H", "--header"], arity: .value),
+        .init(names: ["-d", "--data"], arity: .value),
+        .init(names: ["--data-binary"], arity: .value),
+        .init(names: ["-o", "--output"], arity: .value),
+        .init(names: ["-i", "--include"], arity: .flag),
+        .init(names: ["-v", "--verbose"], arity: .flag),
+        .init(names: ["-s", "--silent"], arity: .flag),
+        .init(names: ["-f", "--fail"], arity: .flag),
+        .init(names: ["--http1.1"], arity: .flag),
+        .init(names: ["--http2"], arity: .flag),
+        .init(names: ["--max-time"], arity: .value),
+        .init(names: ["--connect-timeout"], arity: .value),
+        .init(names: ["-h", "--help"], arity: .flag),
+    ] + ResolverOptions.parserOptions)
+
+    /// Everything a fetch needs, validated before any network traffic.
+    struct Plan {
+        var request: HTTPRequest
+        var output: URL?
+        var include: Bool
+        var verbose: Bool
+        var silent: Bool
+        var resolverOptions: ResolverOptions
+        var timeouts: Timeouts
+        var httpVersion: HTTPVersionPreference
+    }
+
+    static func run(_ arguments: [String], console: Console, environment: [String: String]) async -> Int32 {
+        let plan: Plan
+        do {
+            let parsed = try parser.parse(arguments)
+            if parsed.has("help") {
+                console.print(help)
+                return HTTPDNSTool.ExitStatus.success
+            }
+            plan = try makePlan(parsed, environment: environment)
+        } catch {
+            return HTTPDNSTool.report(error, console: console)
+        }
+        return await execute(plan, console: console)
+    }
+
+    static func makePlan(_ parsed: ArgumentParser.Parsed, environment: [String: String]) throws(UsageError) -> Plan {
+        guard parsed.positionals.count == 1, let text = parsed.positionals.first else {
+            throw UsageError(parsed.positionals.isEmpty ? "no URL given" : "one URL expected, got \(parsed.positionals.count)", command: "fetch")
+        }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
+            throw UsageError("malformed URL '\(text)'", command: "fetch")
+        }
+        guard scheme == "https" || scheme == "http" else {
+            throw UsageError("unsupported scheme '\(scheme)' in '\(text)' (use https or http)", command: "fetch")
+        }
+        guard let host = url.host(percentEncoded: false), !host.isEmpty,
+              IPAddress(host) != nil || HostName.normalize(host) != nil else {
+            throw UsageError("malformed URL '\(text)': no valid host", command: "fetch")
+        }
+        if let port = url.port, !(1...65535).contains(port) {
+            throw UsageError("malformed URL '\(text)': port out of range", command: "fetch")
+        }
+
+        var headers = HTTPHeaders()
+        for line in parsed.all("header") {
+            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
+                throw UsageError("bad header '\(line)' (expected 'Name: value')", command: "fetch")
+            }
+            let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
+            let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            headers.add(name: name, value: value)
+        }
+
+        var body: HTTPRequestBody?
+        if parsed.value("data") != nil, parsed.value("data-binary") != nil {
+            throw UsageError("use either -d or --data-binary, not both", command: "fetch")
+        }
+        if let data = parsed.value("data") {
+            body = .data(try formData(data))
+            if !headers.contains(name: "Content-Type") {
+                headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            }
+        } else if let data = parsed.value("data-binary") {
+            if data.hasPrefix("@") {
+                let path = String(data.dropFirst())
+                guard FileManager.default.isReadableFile(atPath: path) else {
+                    throw UsageError("--data-binary: cannot read file '\(path)'", command: "fetch")
+                }
+                body = .file(URL(fileURLWithPath: path))
+            } else {
+                body = .data(Data(data.utf8))
+            }
+        }
+
+        let method = parsed.value("request") ?? (body == nil ? "GET" : "POST")
+
+        var timeouts = Timeouts()
+        if let text = parsed.value("max-time") { timeouts.total = try seconds(text, option: "--max-time") }
+        if let text = parsed.value("connect-timeout") { timeouts.connect = try seconds(text, option: "--connect-timeout") }
+
+        var version = HTTPVersionPreference.http2
+        if let last = parsed.order.last(where: { $0 == "http1.1" || $0 == "http2" }), last == "http1.1" { version = .http1_1 }
+
+        let resolverOptions = try ResolverOptions(parsed, environment: environment, command: "fetch")
+
+        var output: URL?
+        if let path = parsed.value("output") {
+            let file = URL(fileURLWithPath: path)
+            var isDirectory: ObjCBool = false
+            let directory = file.deletingLastPathComponent().path
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw UsageError("-o: directory '\(directory)' does not exist", command: "fetch")
+            }
+            output = file
+        }
+
+        var request = HTTPRequest(url: url, method: method, headers: headers, body: body)
+        request.failsOnHTTPError = parsed.has("fail")
+        request.reportsTLSDetails = parsed.has("verbose")
+        request.timeouts = timeouts
+        request.httpVersion = version
+        return Plan(request: request, output: output, include: parsed.has("include"), verbose: parsed.has("verbose"),
+                    silent: parsed.has("silent"), resolverOptions: resolverOptions, timeouts: timeouts, httpVersion: version)
+    }
+
+    private static func seconds(_ text: String, option: String) throws(UsageError) -> Double {
+        guard let value = Double(text), value.isFinite, value > 0 else {
+            throw UsageError("\(option) needs a positive number of seconds, got '\(text)'", command: "fetch")
+        }
+        return value
+    }
+
+    /// curl's `-d`: literal text, or `@FILE` with carriage returns and newlines removed.
+    private static func formData(_ text: String) throws(UsageError) -> Data {
+        guard text.hasPrefix("@") else { return Data(text.utf8) }
+        let path = String(text.dropFirst())
+        guard let contents = FileManager.default.contents(atPath: path) else {
+            throw UsageError("-d: cannot read file '\(path)'", command: "fetch")
+        }
+        return Data(contents.filter { $0 != 0x0A && $0 != 0x0D })
+    }
+
+    static func execute(_ plan: Plan, console: Console) async -> Int32 {
+        let resolver = plan.resolverOptions.makeResolver()
+        let configuration = HTTPClient.Configuration(trust: plan.resolverOptions.trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
+        let client = HTTPClient(configuration: configuration, resolver: resolver)
+        let destination: ResponseBodyDestination = plan.output.map { .file($0) } ?? .memory(limit: nil)
+        do {
+            let response = try await client.execute(plan.request, to: destination)
+            if plan.verbose { describe(response, request: plan.request, console: console) }
+            if plan.include {
+                var head = "\(response.version) \(response.status)\r\n"
+                for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
+                console.output(Data((head + "\r\n").utf8))
+            }
+            if plan.output == nil { console.output(response.body) }
+            return HTTPDNSTool.ExitStatus.success
+        } catch let error as HTTPClientError {
+            if plan.verbose, let resolution = error.resolutionError { console.note("* resolution failed: \(resolution)") }
+            if !plan.silent { console.note("httpdns: \(error.message)") }
+            return error.curlExitStatus
+        } catch {
+            if !plan.silent { console.note("httpdns: \(error)") }
+            return 1
+        }
+    }
+
+    /// The -v report: where the addresses came from, where we connected, what TLS carried.
+    static func describe(_ response: HTTPResponse, request: HTTPRequest, console: Console) {
+        let connection = response.connection
+        if let resolution = connection.resolution {
+            var from = resolution.source.description
+            if case .doh(let endpoint) = resolution.source { from += " (\(endpoint.absoluteString))" }
+            let ttl = resolution.ttl.map { " ttl=\(Int($0))" } ?? ""
+            console.note("* resolved \(resolution.host) via \(from): \(resolution.addresses.map(\.description).joined(separator: ", "))\(ttl)")
+        } else if let host = request.url.host(percentEncoded: false) {
+            console.note("* \(host) is used as given (no resolution)")
+        }
+        let address = connection.remoteAddress ?? "?"
+        let port = connection.remotePort.map(String.init) ?? "?"
+        let source = connection.resolution?.source.description ?? "literal"
+        console.note("* connected to \(address) port \(port) (address from \(source))\(connection.reusedConnection ? ", reused connection" : "")")
+        if let tls = connection.tls {
+            console.note("* TLS: \(tls.protocolVersion ?? "?"), SNI \(tls.serverName ?? "(none sent)"), ALPN \(tls.alpn ?? "(none)")")
+            console.note("* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(tls.verified ? "verified" : "NOT verified") for \(request.url.host(percentEncoded: false) ?? "?")")
+        }
+        console.note("< \(response.version) \(response.status)")
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import HTTPDNS
+
+/// The `httpdns` command: `resolve`, `fetch`, `help`.
+public enum HTTPDNSTool {
+    /// Exit statuses, following curl's where the same failure exists (curl(1) "EXIT CODES").
+    public enum ExitStatus {
+        public static let success: Int32 = 0
+        /// Usage error or bad input (a malformed URL, `--resolve`, PEM file, unknown option).
+        public static let usage: Int32 = 2
+        public static let couldNotResolve: Int32 = 6
+        public static let couldNotConnect: Int32 = 7
+        public static let httpError: Int32 = 22
+        public static let timedOut: Int32 = 28
+        public static let tlsHandshakeFailed: Int32 = 35
+        public static let certificateVerificationFailed: Int32 = 60
+    }
+
+    static let usage = """
+    Usage: httpdns <command> [options]
+
+    HTTPS requests that resolve names over DNS-over-HTTPS (RFC 8484) and connect straight to the
+    resolved address, with SNI, Host and certificate verification on the name.
+
+    Commands:
+      resolve HOST...   resolve names, one line per address: HOST ADDRESS ttl=SECONDS source=doh|cache|system
+      fetch URL         send a request, body to stdout or -o FILE (curl-like options)
+      help [COMMAND]    show help
+
+    Run 'httpdns <command> --help' for a command's options.
+    """
+
+    /// Runs one command line (without the program name) and returns the exit status.
+    public static func run(_ arguments: [String], console: Console = .standard, environment: [String: String] = ProcessInfo.processInfo.environment) async -> Int32 {
+        guard let command = arguments.first else {
+            console.note(usage)
+            return ExitStatus.usage
+        }
+        let rest = Array(arguments.dropFirst())
+        switch command {
+        case "resolve":
+            return await ResolveCommand.run(rest, console: console, environment: environment)
+        case "fetch":
+            return await FetchCommand.run(rest, console: console, environment: environment)
+        case "help", "--help", "-h":
+            switch rest.first {
+            case "resolve": console.print(ResolveCommand.help)
+            case "fetch": console.print(FetchCommand.help)
+            default: console.print(usage)
+            }
+            return ExitStatus.success
+        case "--version":
+            console.print("httpdns 1.0")
+            return ExitStatus.success
+        default:
+            console.note("httpdns: unknown command '\(command)'; run 'httpdns --help'")
+            return ExitStatus.usage
+        }
+    }
+
+    /// Prints a usage error the same way for every command.
+    static func report(_ error: UsageError, console: Console) -> Int32 {
+        let hint = error.command.map { " (see 'httpdns \($0) --help')" } ?? ""
+        console.note("httpdns: \(error.message)\(hint)")
+        return ExitStatus.usage
+    }
+}

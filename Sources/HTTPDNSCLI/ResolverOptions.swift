@@ -1,0 +1,89 @@
+import Foundation
+import HTTPDNS
+
+/// The resolver and trust options `resolve` and `fetch` share.
+struct ResolverOptions {
+    static let parserOptions: [ArgumentParser.Option] = [
+        .init(names: ["--doh-url"], arity: .value),
+        .init(names: ["--resolve"], arity: .value),
+        .init(names: ["--cacert"], arity: .value),
+        .init(names: ["--no-fallback"], arity: .flag),
+    ]
+
+    static let help = """
+      --doh-url URL             DNS-over-HTTPS endpoint (RFC 8484), repeatable, tried in order.
+                                Default: $HTTPDNS_DOH_URL, else Cloudflare, Google and Quad9 with
+                                their published bootstrap addresses.
+      --resolve HOST:PORT:ADDR[,ADDR]...
+                                Use these addresses for HOST:PORT (PORT may be *), as curl does;
+                                also how a --doh-url host is reached without system DNS.
+      --cacert FILE             Also trust the CA certificates in this PEM file, for every TLS
+                                connection of the command, the DoH server's included.
+      --no-fallback             Do not fall back to the system resolver when every DoH endpoint fails.
+    """
+
+    var endpoints: [DoHEndpoint]
+    var staticEntries: [StaticHostResolver.Entry]
+    var trust: TrustPolicy
+    var fallback: Bool
+
+    /// - Throws: `UsageError` for a bad URL, `--resolve` entry or certificate file.
+    init(_ parsed: ArgumentParser.Parsed, environment: [String: String], command: String) throws(UsageError) {
+        var entries: [StaticHostResolver.Entry] = []
+        for text in parsed.all("resolve") {
+            do {
+                entries.append(try StaticHostResolver.Entry(parsing: text))
+            } catch {
+                throw UsageError("\(error)", command: command)
+            }
+        }
+        staticEntries = entries
+
+        var anchors: [Certificate] = []
+        for path in parsed.all("cacert") {
+            do {
+                anchors += try Certificate.certificates(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                throw UsageError("--cacert: \(error)", command: command)
+            }
+        }
+        trust = .anchors(anchors)
+        fallback = !parsed.has("no-fallback")
+
+        var urls = parsed.all("doh-url")
+        if urls.isEmpty, let fromEnvironment = environment["HTTPDNS_DOH_URL"], !fromEnvironment.isEmpty {
+            urls = fromEnvironment.split(separator: ",").map { String($0) }
+        }
+        if urls.isEmpty {
+            endpoints = DoHEndpoint.wellKnown
+        } else {
+            var parsedEndpoints: [DoHEndpoint] = []
+            for text in urls {
+                var endpoint: DoHEndpoint
+                do {
+                    endpoint = try DoHEndpoint(parsing: text)
+                } catch {
+                    throw UsageError("--doh-url: \(error)", command: command)
+                }
+                // Bootstrap: a --resolve entry for the endpoint's host:port says where it is.
+                if let host = endpoint.url.host(percentEncoded: false) {
+                    let port = endpoint.url.port ?? 443
+                    let pinned = StaticHostResolver(entries: entries, fallback: nil).addresses(host: host, port: port)
+                    if let pinned { endpoint.bootstrapAddresses = pinned }
+                }
+                parsedEndpoints.append(endpoint)
+            }
+            endpoints = parsedEndpoints
+        }
+    }
+
+    /// The resolver these options describe, and the client its DoH queries go through.
+    func makeResolver(families: AddressFamilies = .both) -> HostResolver {
+        var configuration = HostResolver.Configuration(endpoints: endpoints)
+        configuration.staticEntries = staticEntries
+        configuration.fallbackToSystemResolver = fallback
+        configuration.families = families
+        let dohClient = HTTPClient(configuration: HTTPClient.Configuration(trust: trust), resolver: SystemResolver())
+        return HostResolver(configuration: configuration, transport: dohClient)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import TLSTrust
+internal import CCurl
+internal import CHTTPDNSShims
+
+/// Identifies the pool for one trust policy; created once per distinct policy and kept for the
+/// life of the process.
+final class PoolDescriptor: Sendable {
+    let id: Int
+    let trust: CompiledTrust
+
+    init(id: Int, trust: CompiledTrust) {
+        self.id = id
+        self.trust = trust
+    }
+}
+
+/// One libcurl multi handle (its connection cache) plus a share handle for its TLS session cache.
+///
+/// libcurl's connection-reuse and session-resumption keys do not include what a
+/// CURLOPT_SSL_CTX_FUNCTION callback does, so requests under different trust policies must never
+/// meet in one multi handle: each policy gets its own pool. Touched only on the transfer thread.
+final class ConnectionPool {
+    let descriptor: PoolDescriptor
+    let multi: UnsafeMutableRawPointer
+    let share: UnsafeMutableRawPointer
+    unowned let engine: TransferEngine
+    /// When libcurl wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` next, in
+    /// `DispatchTime.uptimeNanoseconds`; nil when it wants no timer.
+    var deadline: UInt64?
+
+    init?(descriptor: PoolDescriptor, engine: TransferEngine) {
+        guard let multi = curl_multi_init() else { return nil }
+        guard let share = curl_share_init() else {
+            curl_multi_cleanup(multi)
+            return nil
+        }
+        self.descriptor = descriptor
+        self.multi = multi
+        self.share = share
+        self.engine = engine
+        _ = httpdns_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
+        // HTTP/2 multiplexing is libcurl's default for multi handles; stated here because the
+        // transport depends on it.
+        _ = httpdns_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        _ = httpdns_multi_set_callbacks(multi, socketCallback, timerCallback,
+                                        Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    func socketAction(_ socket: Int32, _ flags: Int32) {
+        var running: Int32 = 0
+        _ = curl_multi_socket_action(multi, curl_socket_t(socket), flags, &running)
+    }
+}
+
+/// CURLMOPT_SOCKETFUNCTION: libcurl asks to watch (or stop watching) a socket.
+private let socketCallback: httpdns_socket_callback = { _, socket, what, userp, _ in
+    guard let userp else { return -1 }
+    let pool = Unmanaged<ConnectionPool>.fromOpaque(userp).takeUnretainedValue()
+    pool.engine.watch(socket: Int32(socket), events: what, pool: pool)
+    return 0
+}
+
+/// CURLMOPT_TIMERFUNCTION: libcurl asks to be called after `timeoutMS` (-1: cancel the timer).
+private let timerCallback: httpdns_timer_callback = { _, timeoutMS, userp in
+    guard let userp else { return -1 }
+    let pool = Unmanaged<ConnectionPool>.fromOpaque(userp).takeUnretainedValue()
+    pool.deadline = timeoutMS < 0 ? nil : DispatchTime.now().uptimeNanoseconds + UInt64(timeoutMS) * 1_000_000
+    return 0
+}

@@ -1,0 +1,50 @@
+import Foundation
+import HTTPDNSCore
+import TLSTrust
+
+/// One HTTP request. The URL keeps the host name: the connection goes to an address from the
+/// client's resolver (or `connectTo`), while SNI, `Host` and certificate verification use the name.
+public struct HTTPRequest: Sendable {
+    /// `http` or `https` URL with a host. Its host is never replaced by an address.
+    public var url: URL
+    /// The method, sent as given (`GET`, `POST`, `PUT`, ...).
+    public var method: String
+    /// Fields to send. A `Host` field (any case) replaces the one derived from the URL.
+    public var headers: HTTPHeaders
+    /// The body, if any.
+    public var body: HTTPRequestBody?
+    /// Addresses to connect to instead of asking the resolver, tried in order (curl's `--resolve`
+    /// for this request only). Used for DoH bootstrap.
+    public var connectTo: [IPAddress]?
+    /// Overrides the client's timeouts.
+    public var timeouts: Timeouts?
+    /// Overrides the client's HTTP version preference.
+    public var httpVersion: HTTPVersionPreference?
+    /// Overrides the client's trust policy; requests with different policies never share a
+    /// connection or TLS session.
+    public var trust: TrustPolicy?
+    /// Fail with `.httpError` for a status of 400 or more, without keeping the body
+    /// (CURLOPT_FAILONERROR; curl's `-f`).
+    public var failsOnHTTPError: Bool
+    /// Collect the negotiated TLS facts (SNI sent, ALPN, peer certificate) into
+    /// `HTTPResponse.connection.tls`. Off by default: it costs a few microseconds per request.
+    public var reportsTLSDetails: Bool
+
+    public init(
+        url: URL,
+        method: String = "GET",
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: HTTPRequestBody? = nil
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.connectTo = nil
+        self.timeouts = nil
+        self.httpVersion = nil
+        self.trust = nil
+        self.failsOnHTTPError = false
+        self.reportsTLSDetails = false
+    }
+}

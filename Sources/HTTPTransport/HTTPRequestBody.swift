@@ -1,0 +1,26 @@
+import Foundation
+
+/// A request body, sent byte-exact. With a known length the request carries `Content-Length`;
+/// without one, HTTP/1.1 uses chunked transfer coding and HTTP/2 DATA frames.
+public enum HTTPRequestBody: Sendable {
+    /// Bytes in memory.
+    case data(Data)
+    /// The contents of a file, read as it is sent (never loaded whole). The file is opened before
+    /// the request starts; an unreadable file fails the request with `.invalidRequest`.
+    case file(URL)
+    /// Bytes pulled from `stream` as they are sent; `length` in bytes if known.
+    /// - Warning: The stream is read on the transfer thread; a stream that blocks for long stalls
+    ///   other transfers. Streams from memory or files are fine.
+    case stream(InputStreamBox, length: Int64?)
+
+    /// Wraps a Foundation `InputStream` for `.stream`.
+    public static func stream(_ stream: InputStream, length: Int64?) -> HTTPRequestBody {
+        .stream(InputStreamBox(stream), length: length)
+    }
+}
+
+/// Hands an `InputStream` to the transfer thread, which becomes its only user.
+public final class InputStreamBox: @unchecked Sendable {  // the stream is used by one thread at a time: the caller until the request starts, then the transfer thread
+    let stream: InputStream
+    public init(_ stream: InputStream) { self.stream = stream }
+}

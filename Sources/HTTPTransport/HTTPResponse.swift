@@ -1,0 +1,61 @@
+import Foundation
+import HTTPDNSCore
+
+/// A complete response: status, fields, body and how the connection was made.
+public struct HTTPResponse: Sendable {
+    /// Status code (RFC 9110 §15).
+    public var status: Int
+    /// Fields of the final response (interim 1xx responses are dropped).
+    public var headers: HTTPHeaders
+    /// Version the response came with.
+    public var version: HTTPVersion
+    /// The body when the destination was `.memory`; empty otherwise.
+    public var body: Data
+    /// Where the request went and what TLS negotiated.
+    public var connection: ConnectionReport
+}
+
+/// How a request reached its server.
+public struct ConnectionReport: Sendable {
+    /// The address connected to (CURLINFO_PRIMARY_IP), without brackets.
+    public var remoteAddress: String?
+    /// The port connected to (CURLINFO_PRIMARY_PORT).
+    public var remotePort: Int?
+    /// The addresses offered to the connection and where they came from; nil for IP-literal URLs
+    /// and explicit `connectTo`.
+    public var resolution: HostResolution?
+    /// True when the request reused a pooled connection (CURLINFO_NUM_CONNECTS was 0).
+    public var reusedConnection: Bool
+    /// Negotiated TLS facts, when `HTTPRequest.reportsTLSDetails` was set and the URL is https.
+    public var tls: TLSReport?
+}
+
+/// What the TLS handshake of the connection actually carried, read from the OpenSSL session.
+public struct TLSReport: Sendable, Hashable {
+    /// The server name sent in the ClientHello SNI extension (RFC 6066 §3); nil when none was
+    /// sent, as for IP-literal URLs.
+    public var serverName: String?
+    /// The ALPN protocol the server selected (RFC 7301), e.g. `h2` or `http/1.1`.
+    public var alpn: String?
+    /// The protocol version, e.g. `TLSv1.3`.
+    public var protocolVersion: String?
+    /// Subject of the server's certificate (RFC 2253 form).
+    public var peerSubject: String?
+    /// Issuer of the server's certificate (RFC 2253 form).
+    public var peerIssuer: String?
+    /// True when OpenSSL's chain verification succeeded (X509_V_OK). Always true for a completed
+    /// request, since verification failures abort the handshake.
+    public var verified: Bool
+}
+
+/// Where the response body goes.
+public enum ResponseBodyDestination: Sendable {
+    /// Collected into `HTTPResponse.body`. A body longer than `limit` bytes fails the request with
+    /// `.responseTooLarge`. `nil`: no limit.
+    case memory(limit: Int?)
+    /// Streamed to a temporary file beside `url` and renamed onto `url` only when the request
+    /// succeeds, so `url` never holds a partial body. Never held in memory.
+    case file(URL)
+    /// Each chunk as it arrives, on the transfer thread (keep the handler short).
+    case handler(@Sendable (Data) -> Void)
+}

@@ -1,0 +1,68 @@
+import Foundation
+import HTTPDNSCore
+
+/// The parts of a request URL the transport routes by.
+struct RequestTarget: Sendable {
+    /// Host as written, without IPv6 brackets (for messages and resolution).
+    let host: String
+    /// Host as libcurl sees it in CURLOPT_CONNECT_TO: IPv6 literals in brackets.
+    let curlHost: String
+    let port: Int
+    let isHTTPS: Bool
+    let isIPLiteral: Bool
+    let curlURL: String
+
+    /// - Throws: `HTTPClientError` `.invalidURL` or `.unsupportedScheme`.
+    init(url: URL) throws {
+        guard let scheme = url.scheme?.lowercased() else {
+            throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.absoluteString)': no scheme", url: url)
+        }
+        guard scheme == "https" || scheme == "http" else {
+            throw HTTPClientError(kind: .unsupportedScheme, message: "unsupported URL scheme '\(scheme)' in '\(url.absoluteString)' (use http or https)", url: url)
+        }
+        guard var host = url.host(percentEncoded: false), !host.isEmpty else {
+            throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.absoluteString)': no host", url: url)
+        }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let literal = IPAddress(host)
+        if literal == nil, HostName.normalize(host) == nil {
+            throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.absoluteString)': invalid host name '\(host)'", url: url)
+        }
+        if let port = url.port, !(1...65535).contains(port) {
+            throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.absoluteString)': port out of range", url: url)
+        }
+        self.host = host
+        self.isIPLiteral = literal != nil
+        self.curlHost = literal?.family == .ipv6 ? "[\(host)]" : host
+        self.isHTTPS = scheme == "https"
+        self.port = url.port ?? (scheme == "https" ? 443 : 80)
+        self.curlURL = url.absoluteString
+    }
+}
+
+/// A synthetic host name standing for one ordered set of addresses, for CURLOPT_CONNECT_TO and
+/// CURLOPT_RESOLVE. The name spells the addresses out (hex), so different sets never share a name.
+struct ConnectRoute {
+    let name: String
+    let resolveEntry: String
+
+    /// libcurl reads at most 255 bytes of a CURLOPT_RESOLVE host name.
+    private static let maximumNameLength = 240
+
+    init(addresses: [IPAddress], port: Int) {
+        var name = "httpdns"
+        var used: [IPAddress] = []
+        for address in addresses {
+            let label = address.bytes.map { byte in
+                let hex = String(byte, radix: 16)
+                return byte < 16 ? "0" + hex : hex
+            }.joined()
+            if name.utf8.count + label.utf8.count + 1 + ".invalid".utf8.count > Self.maximumNameLength { break }
+            name += "-" + label
+            used.append(address)
+        }
+        name += ".invalid"
+        self.name = name
+        self.resolveEntry = "\(name):\(port):" + used.map(\.uriHost).joined(separator: ",")
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Receives the response body from libcurl's write callback.
+final class ResponseBodySink {
+    private enum Storage {
+        case memory(Data, limit: Int?)
+        case file(fd: Int32, temporary: String, destination: String)
+        case handler(@Sendable (Data) -> Void)
+    }
+
+    private var storage: Storage
+    /// Why the last `write` refused the data.
+    private(set) var failure: HTTPClientError?
+
+    /// - Throws: `HTTPClientError(.outputFailed)` when the temporary file cannot be created.
+    init(_ destination: ResponseBodyDestination, url: URL) throws {
+        switch destination {
+        case .memory(let limit):
+            storage = .memory(Data(), limit: limit)
+        case .handler(let handler):
+            storage = .handler(handler)
+        case .file(let file):
+            let directory = file.deletingLastPathComponent().path
+            let template = "\(directory)/.\(file.lastPathComponent).httpdns-XXXXXX"
+            var buffer = Array(template.utf8CString)
+            let fd = mkstemp(&buffer)
+            guard fd >= 0 else {
+                throw HTTPClientError(kind: .outputFailed, message: "cannot create a file in '\(directory)': \(String(cString: strerror(errno)))", url: url)
+            }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            let temporary = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            // mkostemp creates 0600; give the result the permissions a new file normally gets.
+            let mask = umask(0)
+            umask(mask)
+            fchmod(fd, 0o666 & ~mask)
+            storage = .file(fd: fd, temporary: temporary, destination: file.path)
+        }
+    }
+
+    deinit { discard() }
+
+    /// Takes a chunk. Returns false (and sets `failure`) to make libcurl abort the transfer.
+    func write(_ bytes: UnsafeRawBufferPointer, url: URL?) -> Bool {
+        switch storage {
+        case .memory(var data, let limit):
+            if let limit, data.count + bytes.count > limit {
+                failure = HTTPClientError(kind: .responseTooLarge, message: "response body from \(url?.absoluteString ?? "server") exceeds the limit of \(limit) bytes", url: url)
+                return false
+            }
+            storage = .memory(Data(), limit: limit)  // keep `data` uniquely referenced while appending
+            data.append(bytes.bindMemory(to: UInt8.self))
+            storage = .memory(data, limit: limit)
+            return true
+        case .handler(let handler):
+            handler(Data(bytes))
+            return true
+        case .file(let fd, let temporary, _):
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = HTTPClientError(kind: .outputFailed, message: "writing '\(temporary)' failed: \(String(cString: strerror(errno)))", url: url)
+                    return false
+                }
+                offset += written
+            }
+            return true
+        }
+    }
+
+    /// The collected body (memory destination), else empty.
+    func takeBody() -> Data {
+        if case .memory(let data, let limit) = storage {
+            storage = .memory(Data(), limit: limit)
+            return data
+        }
+        return Data()
+    }
+
+    /// For a file destination, moves the complete body into place.
+    /// - Throws: `HTTPClientError(.outputFailed)`.
+    func commit(url: URL?) throws {
+        guard case .file(let fd, let temporary, let destination) = storage else { return }
+        storage = .memory(Data(), limit: 0)
+        defer { close(fd) }
+        guard fsync(fd) == 0 || errno == EINVAL, rename(temporary, destination) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw HTTPClientError(kind: .outputFailed, message: "cannot write '\(destination)': \(reason)", url: url)
+        }
+    }
+
+    /// Drops a partial body: a file destination's temporary file is removed.
+    func discard() {
+        if case .file(let fd, let temporary, _) = storage {
+            close(fd)
+            unlink(temporary)
+            storage = .memory(Data(), limit: 0)
+        }
+    }
+}
