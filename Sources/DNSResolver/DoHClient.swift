@@ -1,0 +1,229 @@
+import DNSWire
+import Foundation
+import HTTPDNSCore
+
+/// An RFC 8484 DNS-over-HTTPS client: asks one endpoint for a name's A and/or AAAA records.
+///
+/// It keeps DNS outcomes (addresses, NXDOMAIN, NODATA) apart from failures of the endpoint (transport
+/// errors, HTTP errors, malformed or truncated answers, SERVFAIL, REFUSED), which it throws so a caller
+/// can try the next endpoint. It neither caches nor retries; `HostResolver` does both.
+public struct DoHClient: Sendable {
+    /// What an endpoint said about a name.
+    public enum Answer: Sendable, Hashable {
+        /// The name's addresses, IPv6 first then IPv4, each family in answer order (never empty).
+        /// `ttl` in seconds: the least TTL over the records used, from both families when both answered.
+        case addresses([IPAddress], ttl: TimeInterval)
+        /// NXDOMAIN (RFC 1035 §4.1.1, RFC 2308 §2.1). `negativeTTL` in seconds from the SOA (RFC 2308 §5),
+        /// `nil` when the response has none.
+        case nameNotFound(negativeTTL: TimeInterval?)
+        /// The name exists but has no address of the requested families (NODATA, RFC 2308 §2.2).
+        case noAddresses(negativeTTL: TimeInterval?)
+    }
+
+    /// Why a lookup gave no answer.
+    public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The name cannot be put in a DNS query (e.g. non-ASCII or malformed labels); no endpoint was asked.
+        case invalidName(String, reason: String)
+        /// The endpoint gave no usable answer; try another. `reason` is one line, e.g. `HTTP 500`.
+        case endpointFailed(URL, reason: String)
+
+        /// One line: `https://dns.example/dns-query: HTTP 500`.
+        public var description: String {
+            switch self {
+            case .invalidName(let name, let reason): "cannot query '\(name)': \(reason)"
+            case .endpointFailed(let url, let reason): "\(url.absoluteString): \(reason)"
+            }
+        }
+    }
+
+    /// The RFC 8484 media type for DNS messages (§6).
+    public static let mediaType = "application/dns-message"
+    /// The default response size limit: the largest DNS message (65,535 bytes).
+    public static let defaultMaxResponseBytes = 65_535
+
+    /// Where requests go.
+    public let transport: any DoHTransport
+    /// Responses with a larger body are endpoint failures.
+    public var maxResponseBytes: Int
+
+    /// - Parameters:
+    ///   - transport: The HTTPS client.
+    ///   - maxResponseBytes: The largest response body accepted, in bytes; 65,535 by default.
+    public init(transport: any DoHTransport, maxResponseBytes: Int = DoHClient.defaultMaxResponseBytes) {
+        self.transport = transport
+        self.maxResponseBytes = maxResponseBytes
+    }
+
+    /// Looks up the addresses of `name` at `endpoint`; with `.both`, A and AAAA are asked in parallel.
+    ///
+    /// When both families are asked, addresses from either are an answer (the other family may be
+    /// NODATA or even fail); NXDOMAIN from either is an answer; NODATA from both is `.noAddresses`.
+    /// Anything else is a failure of the endpoint.
+    ///
+    /// - Parameters:
+    ///   - name: A normalized host name (see `HostName.normalize`).
+    ///   - families: The record types to ask for.
+    ///   - endpoint: The server.
+    ///   - timeout: Seconds allowed for each HTTP exchange.
+    /// - Returns: The DNS outcome.
+    /// - Throws: `Failure.invalidName` when no query can be built for `name`; `Failure.endpointFailed`
+    ///   on a transport error, an HTTP status other than 200 or a Content-Type other than
+    ///   `application/dns-message` (RFC 8484 §4.2.1), a body over `maxResponseBytes`, a malformed
+    ///   message, the TC bit, or an RCODE other than NOERROR/NXDOMAIN.
+    public func lookup(
+        _ name: String, families: AddressFamilies, endpoint: DoHEndpoint, timeout: TimeInterval
+    ) async throws(Failure) -> Answer {
+        let ipv4Query = families.includes(.ipv4) ? try query(name, type: .a) : nil
+        let ipv6Query = families.includes(.ipv6) ? try query(name, type: .aaaa) : nil
+
+        let outcomes: [FamilyOutcome]
+        switch (ipv4Query, ipv6Query) {
+        case (let v4?, let v6?):
+            async let ipv6 = exchange(v6, name: name, type: .aaaa, endpoint: endpoint, timeout: timeout)
+            async let ipv4 = exchange(v4, name: name, type: .a, endpoint: endpoint, timeout: timeout)
+            outcomes = await [ipv6, ipv4]
+        case (let v4?, nil):
+            outcomes = [await exchange(v4, name: name, type: .a, endpoint: endpoint, timeout: timeout)]
+        case (nil, let v6?):
+            outcomes = [await exchange(v6, name: name, type: .aaaa, endpoint: endpoint, timeout: timeout)]
+        case (nil, nil):
+            preconditionFailure("AddressFamilies always includes a family")
+        }
+        return try merge(outcomes, endpoint: endpoint)
+    }
+
+    // MARK: - One query
+
+    /// One record type's result from one endpoint.
+    private enum FamilyOutcome {
+        case answer(DNSAddressAnswer)
+        case failed(type: DNSRecordType, reason: String)
+    }
+
+    private func query(_ name: String, type: DNSRecordType) throws(Failure) -> [UInt8] {
+        do {
+            return try DNSMessage.query(name: name, type: type, id: 0, paddingBlockSize: 128)
+        } catch {
+            throw .invalidName(name, reason: error.description)
+        }
+    }
+
+    private func exchange(
+        _ query: [UInt8], name: String, type: DNSRecordType, endpoint: DoHEndpoint, timeout: TimeInterval
+    ) async -> FamilyOutcome {
+        let request = Self.request(for: query, endpoint: endpoint)
+        let response: DoHHTTPResponse
+        do {
+            response = try await transport.send(
+                url: request.url, method: endpoint.method.rawValue, headers: request.headers, body: request.body,
+                connectTo: endpoint.bootstrapAddresses, timeout: timeout, maxResponseBytes: maxResponseBytes
+            )
+        } catch is CancellationError {
+            return .failed(type: type, reason: "cancelled")
+        } catch {
+            return .failed(type: type, reason: Self.oneLine(String(describing: error)))
+        }
+        guard response.status == 200 else {
+            return .failed(type: type, reason: "HTTP \(response.status)")
+        }
+        guard let contentType = response.contentType else {
+            return .failed(type: type, reason: "no Content-Type (expected \(Self.mediaType))")
+        }
+        guard Self.isDNSMessage(contentType) else {
+            return .failed(type: type, reason: "unexpected Content-Type '\(Self.oneLine(contentType))' (expected \(Self.mediaType))")
+        }
+        guard response.body.count <= maxResponseBytes else {
+            return .failed(type: type, reason: "response of \(response.body.count) bytes exceeds the \(maxResponseBytes)-byte limit")
+        }
+        let message: DNSMessage
+        do {
+            message = try DNSMessage(parsing: response.body)
+        } catch {
+            return .failed(type: type, reason: "malformed DNS response: \(Self.oneLine(error.description))")
+        }
+        let answer = message.addressAnswer(for: name, type: type)
+        switch answer {
+        case .failure(let code):
+            return .failed(type: type, reason: "DNS \(code)")
+        case .truncated:
+            return .failed(type: type, reason: "truncated DNS response (TC)")
+        case .addresses, .nameError, .noData:
+            return .answer(answer)
+        }
+    }
+
+    /// The HTTP request for `query` (RFC 8484 §4.1): GET with `?dns=` in base64url without padding,
+    /// or POST with the message as the body.
+    static func request(for query: [UInt8], endpoint: DoHEndpoint) -> (url: URL, headers: [(String, String)], body: Data?) {
+        switch endpoint.method {
+        case .get:
+            let base = endpoint.url.absoluteString
+            let separator = endpoint.url.query == nil ? "?" : "&"
+            // base64url uses only unreserved URL characters, so the string needs no escaping.
+            let url = URL(string: base + separator + "dns=" + base64URL(query)) ?? endpoint.url
+            return (url, [("Accept", mediaType)], nil)
+        case .post:
+            return (endpoint.url, [("Accept", mediaType), ("Content-Type", mediaType)], Data(query))
+        }
+    }
+
+    /// Base64url (RFC 4648 §5) without `=` padding, as RFC 8484 §6 requires for GET.
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        var text = Data(bytes).base64EncodedString()
+        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        while text.hasSuffix("=") { text.removeLast() }
+        return text
+    }
+
+    /// Whether a Content-Type names `application/dns-message`, ignoring case and parameters.
+    private static func isDNSMessage(_ contentType: String) -> Bool {
+        let type = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return type.trimmingCharacters(in: .whitespaces).lowercased() == mediaType
+    }
+
+    private static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    // MARK: - Combining A and AAAA
+
+    private func merge(_ outcomes: [FamilyOutcome], endpoint: DoHEndpoint) throws(Failure) -> Answer {
+        var addresses: [IPAddress] = []
+        var ttl: UInt32?
+        var nameErrorTTLs: [UInt32?] = []
+        var noDataTTLs: [UInt32?] = []
+        var failures: [(type: DNSRecordType, reason: String)] = []
+        for outcome in outcomes {
+            switch outcome {
+            case .answer(.addresses(let found, let recordTTL, _)):
+                addresses += found.filter { !addresses.contains($0) }
+                ttl = min(ttl ?? recordTTL, recordTTL)
+            case .answer(.nameError(let negativeTTL)):
+                nameErrorTTLs.append(negativeTTL)
+            case .answer(.noData(let negativeTTL)):
+                noDataTTLs.append(negativeTTL)
+            case .answer(.failure), .answer(.truncated):
+                preconditionFailure("exchange(_:) reports these as failures")
+            case .failed(let type, let reason):
+                failures.append((type, reason))
+            }
+        }
+        if let ttl, !addresses.isEmpty {
+            return .addresses(addresses, ttl: TimeInterval(ttl))
+        }
+        if !nameErrorTTLs.isEmpty {
+            // Either family's NXDOMAIN proves the name absent, so any SOA-derived TTL applies to both.
+            return .nameNotFound(negativeTTL: nameErrorTTLs.compactMap { $0 }.min().map(TimeInterval.init))
+        }
+        if failures.isEmpty {
+            // NODATA is per type: one family without an SOA makes the whole answer uncacheable.
+            let negativeTTL = noDataTTLs.contains(where: { $0 == nil }) ? nil : noDataTTLs.compactMap { $0 }.min()
+            return .noAddresses(negativeTTL: negativeTTL.map(TimeInterval.init))
+        }
+        let reasons = Set(failures.map(\.reason))
+        let reason = reasons.count == 1
+            ? failures[0].reason
+            : failures.map { "\($0.type): \($0.reason)" }.joined(separator: "; ")
+        throw .endpointFailed(endpoint.url, reason: reason)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import HTTPDNSCore
+
+extension DoHEndpoint {
+    /// Why a DoH URL given on the command line was rejected.
+    public enum ParseError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// Not a URL at all.
+        case malformedURL(String)
+        /// The scheme is not `https` (RFC 8484 §3 requires HTTPS).
+        case notHTTPS(String)
+        /// There is no host, as in `https:///dns-query`.
+        case missingHost(String)
+        /// The port is not 1-65535.
+        case invalidPort(String)
+        /// User info, a fragment or a query other than the `{?dns}` template: DoH queries are built
+        /// from the path alone.
+        case unsupportedComponent(String, component: String)
+
+        public var description: String {
+            switch self {
+            case .malformedURL(let text):
+                "bad DoH URL '\(text)': expected https://host[:port][/path]"
+            case .notHTTPS(let text):
+                "bad DoH URL '\(text)': the scheme must be https (RFC 8484 §3)"
+            case .missingHost(let text):
+                "bad DoH URL '\(text)': no host"
+            case .invalidPort(let text):
+                "bad DoH URL '\(text)': the port must be 1-65535"
+            case .unsupportedComponent(let text, let component):
+                "bad DoH URL '\(text)': remove the \(component)"
+            }
+        }
+    }
+
+    /// Parses `https://host[:port][/path]` as given to `--doh-url`.
+    ///
+    /// An RFC 8484 URI template suffix `{?dns}` is accepted and dropped; an empty path becomes
+    /// `/dns-query`. Bootstrap addresses, when none are given, are the host itself for an IP literal,
+    /// those of `wellKnown` for a well-known host, and otherwise none (the transport resolves the host).
+    ///
+    /// - Parameters:
+    ///   - text: The URL.
+    ///   - bootstrapAddresses: Where to connect for the host; see above when empty.
+    ///   - method: `.post` (default) or `.get`.
+    /// - Throws: `DoHEndpoint.ParseError` naming what is wrong.
+    public init(parsing text: String, bootstrapAddresses: [IPAddress] = [], method: Method = .post) throws(ParseError) {
+        var template = text.trimmingCharacters(in: .whitespaces)
+        if template.hasSuffix("{?dns}") { template.removeLast("{?dns}".count) }
+        guard let components = URLComponents(string: template), let scheme = components.scheme else {
+            throw .malformedURL(text)
+        }
+        guard scheme.lowercased() == "https" else { throw .notHTTPS(text) }
+        guard let rawHost = components.host, !rawHost.isEmpty else { throw .missingHost(text) }
+        guard HostName.normalize(rawHost) != nil else { throw .missingHost(text) }
+        if let port = components.port, !(1...65535).contains(port) { throw .invalidPort(text) }
+        if components.user != nil || components.password != nil {
+            throw .unsupportedComponent(text, component: "user info")
+        }
+        if components.fragment != nil { throw .unsupportedComponent(text, component: "fragment") }
+        if components.query != nil { throw .unsupportedComponent(text, component: "query") }
+
+        var normalized = components
+        normalized.scheme = "https"
+        if normalized.path.isEmpty { normalized.path = "/dns-query" }
+        guard let url = normalized.url else { throw .malformedURL(text) }
+
+        var addresses = bootstrapAddresses
+        if addresses.isEmpty, let host = HostName.normalize(rawHost) {
+            if let literal = IPAddress(host) {
+                addresses = [literal]
+            } else if let known = Self.wellKnown.first(where: { $0.url.host?.lowercased() == host }) {
+                addresses = known.bootstrapAddresses
+            }
+        }
+        self.init(url: url, bootstrapAddresses: addresses, method: method)
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import HTTPDNSCore
+
+/// An RFC 8484 DNS-over-HTTPS server: its URL, the addresses to reach it at, and the HTTP method.
+public struct DoHEndpoint: Sendable, Hashable, CustomStringConvertible {
+    /// How queries are sent (RFC 8484 §4.1).
+    public enum Method: String, Sendable, Hashable {
+        /// The query is the request body, `Content-Type: application/dns-message`.
+        case post = "POST"
+        /// The query travels in the URL as `?dns=` in base64url without padding; responses are cacheable
+        /// by HTTP caches.
+        case get = "GET"
+    }
+
+    /// The `https` URL queries are sent to (RFC 8484 §3), e.g. `https://cloudflare-dns.com/dns-query`.
+    public var url: URL
+    /// Where to connect for `url`'s host, so reaching the resolver needs no DNS itself. TLS is still
+    /// verified for the URL's host. Empty: the transport resolves the host its own way.
+    public var bootstrapAddresses: [IPAddress]
+    /// The HTTP method; POST by default.
+    public var method: Method
+
+    /// - Parameters:
+    ///   - url: An `https` URL with a host.
+    ///   - bootstrapAddresses: Addresses of `url`'s host.
+    ///   - method: `.post` (default) or `.get`.
+    public init(url: URL, bootstrapAddresses: [IPAddress], method: Method = .post) {
+        self.url = url
+        self.bootstrapAddresses = bootstrapAddresses
+        self.method = method
+    }
+
+    /// The URL, as given.
+    public var description: String { url.absoluteString }
+
+    /// Cloudflare (`1.1.1.1`).
+    public static let cloudflare = DoHEndpoint(
+        url: URL(string: "https://cloudflare-dns.com/dns-query")!,
+        bootstrapAddresses: ["1.1.1.1", "1.0.0.1", "2606:4700:4700::1111"].compactMap { IPAddress($0) }
+    )
+    /// Google Public DNS (`8.8.8.8`).
+    public static let google = DoHEndpoint(
+        url: URL(string: "https://dns.google/dns-query")!,
+        bootstrapAddresses: ["8.8.8.8", "8.8.4.4", "2001:4860:4860::8888"].compactMap { IPAddress($0) }
+    )
+    /// Quad9 (`9.9.9.9`, filtering malware domains).
+    public static let quad9 = DoHEndpoint(
+        url: URL(string: "https://dns.quad9.net/dns-query")!,
+        bootstrapAddresses: ["9.9.9.9", "149.112.112.112"].compactMap { IPAddress($0) }
+    )
+
+    /// Public endpoints with their documented bootstrap addresses, in the default order of preference:
+    /// Cloudflare, Google, Quad9.
+    public static let wellKnown: [DoHEndpoint] = [cloudflare, google, quad9]
+}

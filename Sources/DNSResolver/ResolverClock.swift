@@ -1,0 +1,25 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The time source cache expiry is measured against. Injected so tests can move time without sleeping.
+public protocol ResolverClock: Sendable {
+    /// Seconds since an arbitrary fixed origin; never goes backwards.
+    func now() -> TimeInterval
+}
+
+/// The system's monotonic clock.
+///
+/// Reads `CLOCK_BOOTTIME` rather than `CLOCK_MONOTONIC`: both are monotonic, but only `CLOCK_BOOTTIME`
+/// keeps counting while the machine is suspended, and a TTL is a span of real time, so an answer cached
+/// before a suspend must not outlive its TTL after resume.
+public struct MonotonicClock: ResolverClock {
+    public init() {}
+
+    public func now() -> TimeInterval {
+        var time = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &time)
+        return TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1_000_000_000
+    }
+}

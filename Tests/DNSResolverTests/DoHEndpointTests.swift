@@ -1,0 +1,95 @@
+import DNSResolver
+import Foundation
+import HTTPDNSCore
+import Testing
+
+@Suite("DoHEndpoint")
+struct DoHEndpointTests {
+    @Test func wellKnownEndpointsAreHTTPSWithDocumentedBootstrapAddresses() {
+        let table = DoHEndpoint.wellKnown.map { ($0.url.absoluteString, $0.bootstrapAddresses.map(\.description)) }
+        #expect(table.map(\.0) == [
+            "https://cloudflare-dns.com/dns-query", "https://dns.google/dns-query", "https://dns.quad9.net/dns-query",
+        ])
+        #expect(table.map(\.1) == [
+            ["1.1.1.1", "1.0.0.1", "2606:4700:4700::1111"],
+            ["8.8.8.8", "8.8.4.4", "2001:4860:4860::8888"],
+            ["9.9.9.9", "149.112.112.112"],
+        ])
+    }
+
+    @Test func methodDefaultsToPOST() {
+        let endpoint = DoHEndpoint(url: URL(string: "https://dns.test/dns-query")!, bootstrapAddresses: [])
+        #expect(endpoint.method == .post)
+    }
+
+    @Test func parsingKeepsHostPortAndPath() throws {
+        let endpoint = try DoHEndpoint(parsing: "https://dns.test:8443/custom/path", method: .get)
+        #expect(endpoint.url.absoluteString == "https://dns.test:8443/custom/path")
+        #expect(endpoint.method == .get)
+        #expect(endpoint.bootstrapAddresses.isEmpty)
+    }
+
+    @Test func parsingDefaultsAnEmptyPathToDNSQuery() throws {
+        #expect(try DoHEndpoint(parsing: "https://dns.test").url.absoluteString == "https://dns.test/dns-query")
+    }
+
+    @Test func parsingDropsTheRFC8484URITemplate() throws {
+        let endpoint = try DoHEndpoint(parsing: "https://dns.test/dns-query{?dns}")
+        #expect(endpoint.url.absoluteString == "https://dns.test/dns-query")
+    }
+
+    @Test func parsingAWellKnownHostTakesItsBootstrapAddresses() throws {
+        let endpoint = try DoHEndpoint(parsing: "https://dns.google/dns-query")
+        #expect(endpoint.bootstrapAddresses == DoHEndpoint.google.bootstrapAddresses)
+    }
+
+    @Test func parsingAnIPLiteralHostBootstrapsToItself() throws {
+        let endpoint = try DoHEndpoint(parsing: "https://[2001:db8::53]:8443/dns-query")
+        #expect(endpoint.bootstrapAddresses == [IPAddress("2001:db8::53")!])
+    }
+
+    @Test func parsingKeepsGivenBootstrapAddresses() throws {
+        let endpoint = try DoHEndpoint(parsing: "https://dns.google/dns-query", bootstrapAddresses: [IPAddress("192.0.2.53")!])
+        #expect(endpoint.bootstrapAddresses == [IPAddress("192.0.2.53")!])
+    }
+
+    @Test func parsingRejectsPlainHTTP() {
+        #expect(throws: DoHEndpoint.ParseError.notHTTPS("http://dns.test/dns-query")) {
+            try DoHEndpoint(parsing: "http://dns.test/dns-query")
+        }
+    }
+
+    @Test func parsingRejectsAURLWithoutHost() {
+        #expect(throws: DoHEndpoint.ParseError.missingHost("https:///dns-query")) {
+            try DoHEndpoint(parsing: "https:///dns-query")
+        }
+    }
+
+    @Test func parsingRejectsSomethingThatIsNotAURL() {
+        #expect(throws: DoHEndpoint.ParseError.malformedURL("dns.test")) {
+            try DoHEndpoint(parsing: "dns.test")
+        }
+    }
+
+    @Test func parsingRejectsPortZero() {
+        #expect(throws: DoHEndpoint.ParseError.invalidPort("https://dns.test:0/dns-query")) {
+            try DoHEndpoint(parsing: "https://dns.test:0/dns-query")
+        }
+    }
+
+    @Test(arguments: [
+        ("https://user:pw@dns.test/dns-query", "user info"),
+        ("https://dns.test/dns-query#frag", "fragment"),
+        ("https://dns.test/dns-query?ct", "query"),
+    ])
+    func parsingRejectsComponentsDoHCannotUse(text: String, component: String) {
+        #expect(throws: DoHEndpoint.ParseError.unsupportedComponent(text, component: component)) {
+            try DoHEndpoint(parsing: text)
+        }
+    }
+
+    @Test func parseErrorsSayWhatToFix() {
+        #expect(DoHEndpoint.ParseError.notHTTPS("http://x").description
+            == "bad DoH URL 'http://x': the scheme must be https (RFC 8484 §3)")
+    }
+}
