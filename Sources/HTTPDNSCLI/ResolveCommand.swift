@@ -50,8 +50,10 @@ enum ResolveCommand {
             hosts = parsed.positionals
             options = try ResolverOptions(parsed, environment: environment, command: "resolve")
             json = parsed.has("json")
-        } catch {
+        } catch let error as UsageError {
             return HTTPDNSTool.report(error, console: console)
+        } catch {
+            return HTTPDNSTool.report(UsageError("\(error)", command: "resolve"), console: console)
         }
 
         let resolver = options.makeResolver(families: families)

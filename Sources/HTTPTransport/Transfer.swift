@@ -239,8 +239,9 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
         if reportsTLS && tls == nil { captureTLS() }
-        var line = Substring(decoding: bytes, as: UTF8.self)
-        while let last = line.last, last == "\r" || last == "\n" { line.removeLast() }
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        let line = Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             // A new status line: an interim (1xx) response's fields are dropped.
             headers = HTTPHeaders()

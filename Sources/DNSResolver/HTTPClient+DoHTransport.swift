@@ -1,0 +1,20 @@
+import Foundation
+import HTTPDNSCore
+import HTTPTransport
+
+/// DoH exchanges go through the libcurl client: HTTP/2 by ALPN, connecting to the endpoint's
+/// bootstrap addresses, TLS verified for the endpoint's own host name under the client's trust
+/// policy, and the body capped in memory.
+extension HTTPClient: DoHTransport {
+    public func send(
+        url: URL, method: String, headers: [(String, String)], body: Data?,
+        connectTo: [IPAddress], timeout: TimeInterval, maxResponseBytes: Int
+    ) async throws -> DoHHTTPResponse {
+        var request = HTTPRequest(url: url, method: method, headers: HTTPHeaders(headers), body: body.map { .data($0) })
+        request.connectTo = connectTo.isEmpty ? nil : connectTo
+        request.httpVersion = .http2
+        request.timeouts = Timeouts(connect: min(timeout, configuration.timeouts.connect ?? timeout), total: timeout)
+        let response = try await execute(request, to: .memory(limit: maxResponseBytes))
+        return DoHHTTPResponse(status: response.status, contentType: response.headers[first: "Content-Type"], body: response.body)
+    }
+}
