@@ -1,6 +1,7 @@
 import Foundation
 import HTTPDNSCore
 import HTTPTransport
+import TLSTrust
 
 /// DoH exchanges go through the libcurl client: HTTP/2 by ALPN, connecting to the endpoint's
 /// bootstrap addresses, TLS verified for the endpoint's own host name under the client's trust
@@ -16,5 +17,19 @@ extension HTTPClient: DoHTransport {
         request.timeouts = Timeouts(connect: min(timeout, configuration.timeouts.connect ?? timeout), total: timeout)
         let response = try await execute(request, to: .memory(limit: maxResponseBytes))
         return DoHHTTPResponse(status: response.status, contentType: response.headers[first: "Content-Type"], body: response.body)
+    }
+}
+
+extension HostResolver {
+    /// A resolver whose DoH queries go through an `HTTPClient` that verifies the endpoints'
+    /// certificates under `dohTrust`. An endpoint without bootstrap addresses is itself found with
+    /// the system resolver.
+    ///
+    /// - Parameters:
+    ///   - configuration: Endpoints, families, timeouts (seconds), fallback, cache limits.
+    ///   - dohTrust: What the DoH servers' certificates must chain to. Default: system roots.
+    public convenience init(configuration: Configuration = .default, dohTrust: TrustPolicy = .system) {
+        let client = HTTPClient(configuration: HTTPClient.Configuration(trust: dohTrust), resolver: SystemResolver())
+        self.init(configuration: configuration, transport: client)
     }
 }

@@ -77,13 +77,12 @@ struct ResolverOptions {
         }
     }
 
-    /// The resolver these options describe, and the client its DoH queries go through.
+    /// The resolver these options describe; its DoH queries trust what the command's TLS trusts.
     func makeResolver(families: AddressFamilies = .both) -> HostResolver {
         var configuration = HostResolver.Configuration(endpoints: endpoints)
         configuration.staticEntries = staticEntries
         configuration.fallbackToSystemResolver = fallback
         configuration.families = families
-        let dohClient = HTTPClient(configuration: HTTPClient.Configuration(trust: trust), resolver: SystemResolver())
-        return HostResolver(configuration: configuration, transport: dohClient)
+        return HostResolver(configuration: configuration, dohTrust: trust)
     }
 }

@@ -1,0 +1,55 @@
+import Foundation
+import HTTPDNS
+import TestSupport
+
+/// Clients and resolvers wired to the suite's real nginx and unbound.
+struct Fixture {
+    let servers: TestServers
+    let testCA: [Certificate]
+    let otherCA: [Certificate]
+
+    init() throws {
+        servers = try TestServers.shared()
+        testCA = try Certificate.certificates(contentsOf: servers.caCertificate)
+        otherCA = try Certificate.certificates(contentsOf: servers.otherCACertificate)
+    }
+
+    /// System roots plus the test CA, as `--cacert` gives.
+    var trust: TrustPolicy { .anchors(testCA) }
+
+    /// unbound's DoH endpoint, reached through its bootstrap address.
+    var endpoint: DoHEndpoint {
+        DoHEndpoint(url: servers.dohURL, bootstrapAddresses: [IPAddress("127.0.0.1")!])
+    }
+
+    /// A DoH endpoint on a port nothing listens on.
+    func deadEndpoint() throws -> DoHEndpoint {
+        let port = try FreePort.tcp()
+        return DoHEndpoint(url: URL(string: "https://dns.test:\(port)/dns-query")!, bootstrapAddresses: [IPAddress("127.0.0.1")!])
+    }
+
+    func resolver(endpoints: [DoHEndpoint]? = nil, fallback: Bool = false, method: DoHEndpoint.Method = .post) -> HostResolver {
+        var endpoints = endpoints ?? [endpoint]
+        for index in endpoints.indices { endpoints[index].method = method }
+        let configuration = HostResolver.Configuration(endpoints: endpoints, requestTimeout: 3, fallbackToSystemResolver: fallback)
+        return HostResolver(configuration: configuration, dohTrust: trust)
+    }
+
+    func client(trust: TrustPolicy? = nil, resolver: (any HostResolving)? = nil, version: HTTPVersionPreference = .http2) -> HTTPClient {
+        HTTPClient(configuration: HTTPClient.Configuration(trust: trust ?? self.trust, timeouts: Timeouts(connect: 5, total: 30), httpVersion: version),
+                   resolver: resolver ?? self.resolver())
+    }
+
+    func url(_ host: String, _ path: String = "/") -> URL { servers.httpsURL(host, path: path) }
+
+    /// A trust policy no other test uses, so its pool starts cold.
+    func freshTrust() -> TrustPolicy {
+        // Adding an unrelated anchor changes the policy without changing what verifies.
+        .anchors(testCA + otherCA + [otherCA[0]] + Array(repeating: testCA[0], count: Int.random(in: 1...1_000_000) % 7 + 1))
+    }
+}
+
+extension HTTPResponse {
+    var text: String { String(decoding: body, as: UTF8.self) }
+    var connectionNumber: String? { headers[first: "X-Connection"] }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+import HTTPDNS
+import TestSupport
+
+/// The core promise: the connection goes to the DoH-resolved address while SNI, Host and
+/// certificate verification use the name; against real nginx virtual hosts and a real unbound.
+@Suite("IP-direct HTTPS over DoH")
+struct IPDirectTests {
+    @Test("each name reaches its own virtual host with its own certificate, verified for the name",
+          arguments: ["a.test", "b.test", "www.a.test"])
+    func reachesTheVirtualHostChosenBySNI(host: String) async throws {
+        let fixture = try Fixture()
+        var request = HTTPRequest(url: fixture.url(host))
+        request.reportsTLSDetails = true
+        let response = try await fixture.client().execute(request)
+
+        #expect(response.status == 200)
+        let vhost = host == "www.a.test" ? "a.test" : host
+        #expect(response.text == "vhost=\(vhost)\n")
+        #expect(response.headers[first: "X-SNI"] == host)
+        #expect(response.headers[first: "X-Host"] == host)
+        let tls = try #require(response.connection.tls)
+        #expect(tls.serverName == host)
+        #expect(tls.verified)
+        #expect(tls.peerSubject?.contains("CN=\(vhost)") == true)
+        #expect(tls.peerIssuer?.contains("CN=httpdns Test Root CA") == true)
+        let resolution = try #require(response.connection.resolution)
+        #expect(resolution.source == .doh(endpoint: fixture.servers.dohURL))
+        let address = try #require(response.connection.remoteAddress)
+        #expect(resolution.addresses.map(\.description).contains(address))
+    }
+
+    @Test("HTTP/2 is negotiated by ALPN, HTTP/1.1 when asked")
+    func negotiatesHTTPVersionByALPN() async throws {
+        let fixture = try Fixture()
+        var request = HTTPRequest(url: fixture.url("a.test"))
+        request.reportsTLSDetails = true
+        let h2 = try await fixture.client().execute(request)
+        #expect(h2.version == .http2)
+        #expect(h2.connection.tls?.alpn == "h2")
+        #expect(h2.headers[first: "X-Protocol"] == "HTTP/2.0")
+        request.httpVersion = .http1_1
+        let h1 = try await fixture.client().execute(request)
+        #expect(h1.version == .http1_1)
+        #expect(h1.connection.tls?.alpn == "http/1.1")
+    }
+
+    @Test("DoH over GET (base64url ?dns=) resolves like POST")
+    func dohGETResolves() async throws {
+        let fixture = try Fixture()
+        let resolution = try await fixture.resolver(method: .get).resolve(host: "a.test", port: 443)
+        #expect(Set(resolution.addresses.map(\.description)).isSuperset(of: ["127.0.0.1"]))
+        #expect(resolution.ttl == 300)
+    }
+
+    @Test("the naive way (IP in the URL plus a Host header) sends no SNI and fails verification")
+    func ipLiteralURLWithHostHeaderFailsVerification() async throws {
+        let fixture = try Fixture()
+        let url = URL(string: "https://127.0.0.1:\(fixture.servers.httpsPort)/")!
+        let request = HTTPRequest(url: url, headers: ["Host": "a.test"])
+        let error = try await #require(throws: HTTPClientError.self) {
+            try await fixture.client().execute(request)
+        }
+        #expect(error.kind == .certificateVerificationFailed)
+        #expect(error.curlExitStatus == 60)
+        // Verified against the IP, as the seed problem found.
+        #expect(error.message.contains("'127.0.0.1'"))
+    }
+
+    @Test("a certificate for another name is rejected even when DNS answered")
+    func certificateForAnotherNameIsRejected() async throws {
+        let fixture = try Fixture()
+        let error = try await #require(throws: HTTPClientError.self) {
+            try await fixture.client().execute(HTTPRequest(url: fixture.url("wrong.test")))
+        }
+        #expect(error.kind == .certificateVerificationFailed)
+        #expect(error.message.contains("wrong.test"))
+    }
+
+    @Test("a certificate from a CA that is not trusted is rejected")
+    func untrustedCAIsRejected() async throws {
+        let fixture = try Fixture()
+        let client = fixture.client(trust: .anchors(fixture.otherCA, includingSystemRoots: false))
+        let error = try await #require(throws: HTTPClientError.self) {
+            try await client.execute(HTTPRequest(url: fixture.url("a.test")))
+        }
+        #expect(error.kind == .certificateVerificationFailed)
+    }
+
+    @Test("NXDOMAIN from DoH is 'could not resolve' without fallback")
+    func nxdomainIsCouldNotResolve() async throws {
+        let fixture = try Fixture()
+        let client = fixture.client(resolver: fixture.resolver(fallback: true))
+        let error = try await #require(throws: HTTPClientError.self) {
+            try await client.execute(HTTPRequest(url: fixture.url("nope.test")))
+        }
+        #expect(error.kind == .couldNotResolve)
+        guard case .nameNotFound(let host, let negativeTTL)? = error.resolutionError else {
+            Issue.record("expected nameNotFound, got \(String(describing: error.resolutionError))")
+            return
+        }
+        #expect(host == "nope.test")
+        #expect(negativeTTL == 60)
+    }
+
+    @Test("with the DoH server down, the system resolver answers")
+    func dohDownFallsBackToSystemResolver() async throws {
+        let fixture = try Fixture()
+        let resolver = fixture.resolver(endpoints: [try fixture.deadEndpoint()], fallback: true)
+        var request = HTTPRequest(url: fixture.url("localhost"))
+        request.reportsTLSDetails = true
+        let response = try await fixture.client(resolver: resolver).execute(request)
+        #expect(response.text == "vhost=localhost\n")
+        #expect(response.connection.resolution?.source == .system)
+        #expect(response.connection.tls?.serverName == "localhost")
+    }
+
+    @Test("with the DoH server down and fallback off, resolution fails listing the endpoint")
+    func dohDownWithoutFallbackFails() async throws {
+        let fixture = try Fixture()
+        let dead = try fixture.deadEndpoint()
+        let resolver = fixture.resolver(endpoints: [dead], fallback: false)
+        let error = try await #require(throws: HTTPClientError.self) {
+            try await fixture.client(resolver: resolver).execute(HTTPRequest(url: fixture.url("localhost")))
+        }
+        #expect(error.kind == .couldNotResolve)
+        guard case .resolverUnavailable(_, let reasons)? = error.resolutionError else {
+            Issue.record("expected resolverUnavailable, got \(String(describing: error.resolutionError))")
+            return
+        }
+        #expect(reasons.joined().contains(dead.url.absoluteString))
+    }
+
+    @Test("a failing first DoH endpoint fails over to the next")
+    func failsOverToTheNextEndpoint() async throws {
+        let fixture = try Fixture()
+        let resolver = fixture.resolver(endpoints: [try fixture.deadEndpoint(), fixture.endpoint], fallback: false)
+        let resolution = try await resolver.resolve(host: "b.test", port: 443)
+        #expect(resolution.source == .doh(endpoint: fixture.servers.dohURL))
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import Testing
+import HTTPDNS
+import TestSupport
+
+/// Bodies, connection pooling, timeouts and cancellation of the libcurl transport, against nginx.
+@Suite("HTTP transport")
+struct TransportTests {
+    static func randomBytes(_ count: Int) -> Data {
+        var generator = SystemRandomNumberGenerator()
+        var data = Data(count: count)
+        data.withUnsafeMutableBytes { raw in
+            for index in 0..<count { raw[index] = UInt8.random(in: 0...255, using: &generator) }
+        }
+        return data
+    }
+
+    @Test("a 1 MiB POST body is echoed byte-exact", arguments: [HTTPVersionPreference.http1_1, .http2])
+    func oneMebibyteBodyEchoesExactly(version: HTTPVersionPreference) async throws {
+        let fixture = try Fixture()
+        let payload = Self.randomBytes(1 << 20)
+        let request = HTTPRequest(url: fixture.url("a.test", "/echo"), method: "POST", body: .data(payload))
+        let response = try await fixture.client(version: version).execute(request)
+        #expect(response.status == 200)
+        #expect(response.version == (version == .http2 ? .http2 : .http1_1))
+        #expect(response.body.count == payload.count)
+        #expect(response.body == payload)
+    }
+
+    @Test("a body streamed from a file is echoed byte-exact", arguments: [HTTPVersionPreference.http1_1, .http2])
+    func fileBodyEchoesExactly(version: HTTPVersionPreference) async throws {
+        let fixture = try Fixture()
+        let payload = Self.randomBytes(3 << 20 + 17)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-body-\(UUID().uuidString)")
+        try payload.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let request = HTTPRequest(url: fixture.url("b.test", "/echo"), method: "PUT", body: .file(file))
+        let response = try await fixture.client(version: version).execute(request)
+        #expect(response.body == payload)
+    }
+
+    @Test("a body from an InputStream of unknown length is echoed byte-exact")
+    func streamBodyEchoesExactly() async throws {
+        let fixture = try Fixture()
+        let payload = Self.randomBytes(256 * 1024 + 3)
+        let request = HTTPRequest(url: fixture.url("a.test", "/echo"), method: "POST",
+                                  body: .stream(InputStream(data: payload), length: nil))
+        let response = try await fixture.client(version: .http1_1).execute(request)
+        #expect(response.body == payload)
+    }
+
+    @Test("an empty POST body is sent as an empty body, not dropped")
+    func emptyBody() async throws {
+        let fixture = try Fixture()
+        let request = HTTPRequest(url: fixture.url("a.test", "/echo"), method: "POST", body: .data(Data()))
+        let response = try await fixture.client().execute(request)
+        #expect(response.status == 200)
+        #expect(response.body.isEmpty)
+    }
+
+    @Test("a large response streams to a file that appears only when complete")
+    func responseStreamsToFile() async throws {
+        let fixture = try Fixture()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-out-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("large.bin")
+        let response = try await fixture.client().execute(HTTPRequest(url: fixture.url("a.test", "/large")), to: .file(output))
+        #expect(response.status == 200)
+        #expect(response.body.isEmpty)
+        let expected = try Data(contentsOf: fixture.servers.largeFile)
+        #expect(try Data(contentsOf: output) == expected)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["large.bin"])
+    }
+
+    @Test("a failed transfer leaves no output file, partial or temporary")
+    func failedTransferLeavesNoFile() async throws {
+        let fixture = try Fixture()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-out-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var request = HTTPRequest(url: fixture.url("a.test", "/status/404"))
+        request.failsOnHTTPError = true
+        let error = try await #require(throws: HTTPClientError.self) {
+            try await fixture.client().execute(request, to: .file(directory.appendingPathComponent("out")))
+        }
+        #expect(error.kind == .httpError)
+        #expect(error.status == 404)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test("a memory limit stops an oversized body")
+    func memoryLimitIsEnforced() async throws {
+        let fixture = try Fixture()
+        let error = try await #require(throws: HTTPClientError.self) {
+            try await fixture.client().execute(HTTPRequest(url: fixture.url("a.test", "/large")), to: .memory(limit: 64 * 1024))
+        }
+        #expect(error.kind == .responseTooLarge)
+    }
+
+    @Test("sequential requests reuse one keep-alive connection", arguments: [HTTPVersionPreference.http1_1, .http2])
+    func keepAliveReuse(version: HTTPVersionPreference) async throws {
+        let fixture = try Fixture()
+        let client = fixture.client(trust: fixture.freshTrust(), version: version)
+        let first = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
+        let second = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
+        #expect(first.connection.reusedConnection == false)
+        #expect(second.connection.reusedConnection == true)
+        #expect(first.connectionNumber == second.connectionNumber)
+    }
+
+    @Test("a cold start of 16 concurrent HTTP/2 requests multiplexes onto one connection")
+    func coldStartMultiplexes() async throws {
+        let fixture = try Fixture()
+        let client = fixture.client(trust: fixture.freshTrust(), version: .http2)
+        let connections = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<16 {
+                group.addTask { try await client.execute(HTTPRequest(url: fixture.url("a.test"))).connectionNumber }
+            }
+            var seen: Set<String?> = []
+            for try await connection in group { seen.insert(connection) }
+            return seen
+        }
+        #expect(connections.count == 1)
+    }
+
+    @Test("requests under different trust policies never share a connection")
+    func trustPoliciesDoNotShareConnections() async throws {
+        let fixture = try Fixture()
+        let policy = fixture.freshTrust()
+        let first = try await fixture.client(trust: policy).execute(HTTPRequest(url: fixture.url("a.test")))
+        let same = try await fixture.client(trust: policy).execute(HTTPRequest(url: fixture.url("a.test")))
+        let other = try await fixture.client(trust: fixture.freshTrust()).execute(HTTPRequest(url: fixture.url("a.test")))
+        #expect(same.connectionNumber == first.connectionNumber)
+        #expect(other.connectionNumber != first.connectionNumber)
+        #expect(other.connection.reusedConnection == false)
+    }
+
+    @Test("a pooled connection is reused only for the same address set")
+    func addressSetsDoNotShareConnections() async throws {
+        let fixture = try Fixture()
+        let client = fixture.client(trust: fixture.freshTrust())
+        var request = HTTPRequest(url: fixture.url("a.test"))
+        request.connectTo = [IPAddress("127.0.0.1")!]
+        let first = try await client.execute(request)
+        let again = try await client.execute(request)
+        request.connectTo = [IPAddress("127.0.0.1")!, IPAddress("127.0.0.2")!]
+        let otherSet = try await client.execute(request)
+        #expect(again.connectionNumber == first.connectionNumber)
+        #expect(otherSet.connectionNumber != first.connectionNumber)
+        #expect(otherSet.connection.remoteAddress == "127.0.0.1")
+    }
+
+    @Test("a dead first address falls through to the next")
+    func deadFirstAddressFallsThrough() async throws {
+        let fixture = try Fixture()
+        // nginx listens on 127.0.0.1 only, so 127.0.0.2 refuses the connection.
+        var request = HTTPRequest(url: fixture.url("a.test"))
+        request.connectTo = [IPAddress("127.0.0.2")!, IPAddress("127.0.0.1")!]
+        let response = try await fixture.client(trust: fixture.freshTrust()).execute(request)
+        #expect(response.text == "vhost=a.test\n")
+        #expect(response.connection.remoteAddress == "127.0.0.1")
+    }
+
+    @Test("nothing listening is 'could not connect' (curl 7)")
+    func connectionRefused() async throws {
+        let fixture = try Fixture()
+        let port = try FreePort.tcp()
+        var request = HTTPRequest(url: URL(string: "https://a.test:\(port)/")!)
+        request.connectTo = [IPAddress("127.0.0.1")!]
+        let error = try await #require(throws: HTTPClientError.self) {
+            try await fixture.client().execute(request)
+        }
+        #expect(error.kind == .couldNotConnect)
+        #expect(error.curlExitStatus == 7)
+        #expect(error.message.contains("127.0.0.1"))
+    }
+
+    @Test("a total time limit stops a slow response (curl 28)")
+    func totalTimeout() async throws {
+        let fixture = try Fixture()
+        var request = HTTPRequest(url: fixture.url("a.test", "/slow"))
+        request.timeouts = Timeouts(connect: 5, total: 1)
+        let start = ContinuousClock.now
+        let error = try await #require(throws: HTTPClientError.self) {
+            try await fixture.client().execute(request)
+        }
+        #expect(error.kind == .timedOut)
+        #expect(ContinuousClock.now - start < .seconds(4))
+    }
+
+    @Test("cancelling the task stops the transfer promptly")
+    func cancellationStopsTheTransfer() async throws {
+        let fixture = try Fixture()
+        let client = fixture.client()
+        let start = ContinuousClock.now
+        let task = Task { try await client.execute(HTTPRequest(url: fixture.url("a.test", "/slow"))) }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        let result = await task.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(ContinuousClock.now - start < .seconds(3))
+    }
+
+    @Test("malformed and unsupported URLs fail before any traffic")
+    func badURLs() async throws {
+        let fixture = try Fixture()
+        let client = fixture.client()
+        let ftp = try await #require(throws: HTTPClientError.self) {
+            try await client.execute(HTTPRequest(url: URL(string: "ftp://a.test/")!))
+        }
+        #expect(ftp.kind == .unsupportedScheme)
+        let noHost = try await #require(throws: HTTPClientError.self) {
+            try await client.execute(HTTPRequest(url: URL(string: "https:///path")!))
+        }
+        #expect(noHost.kind == .invalidURL)
+    }
+
+    @Test("a header with a line break is refused, not sent")
+    func headerInjectionIsRefused() async throws {
+        let fixture = try Fixture()
+        let request = HTTPRequest(url: fixture.url("a.test"), headers: ["X-Evil": "a\r\nInjected: yes"])
+        let error = try await #require(throws: HTTPClientError.self) {
+            try await fixture.client().execute(request)
+        }
+        #expect(error.kind == .invalidRequest)
+    }
+}
