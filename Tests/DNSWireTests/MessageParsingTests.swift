@@ -179,4 +179,13 @@ import DNSWire
         #expect(DNSResponseCode.refused.description == "REFUSED")
         #expect(DNSResponseCode(rawValue: 3841).description == "RCODE3841")
     }
+
+    @Test func encoderTurnsEscapesBackIntoLabelOctets() throws {
+        let message = DNSMessage(isResponse: true, answers: [
+            DNSResourceRecord(name: "a\\.b.\\000x.com", type: .a, ttl: 1, data: .a(try #require(IPAddress("192.0.2.1")))),
+        ])
+        let bytes = try message.encoded()
+        #expect(Array(bytes[12..<24]) == [3, 0x61, 0x2E, 0x62, 2, 0x00, 0x78, 3, 0x63, 0x6f, 0x6d, 0])
+        #expect(try DNSMessage(parsing: bytes) == message)
+    }
 }
