@@ -21,6 +21,7 @@ public enum DNSWireError: Error, Hashable, Sendable, CustomStringConvertible {
         /// or any backslash where escapes are not accepted (the query builder).
         case invalidEscape
 
+        /// The problem as the end of a sentence, e.g. "a label is 64 octets long; the limit is 63 (RFC 1035 §2.3.4)".
         public var description: String {
             switch self {
             case .empty: "the name is empty (use \".\" for the root)"
@@ -77,6 +78,7 @@ public enum DNSWireError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A response's question does not echo the query's; `received` is `nil` when it has none.
     case questionMismatch(expected: DNSQuestion, received: DNSQuestion?)
 
+    /// One line saying what failed and where (offset, name or section), suitable for logs and CLI output.
     public var description: String {
         switch self {
         case .truncated(let offset, let needed, let available):
