@@ -69,7 +69,7 @@ public struct DoHClient: Sendable {
     /// - Throws: `Failure.invalidName` when no query can be built for `name`; `Failure.endpointFailed`
     ///   on a transport error, an HTTP status other than 200 or a Content-Type other than
     ///   `application/dns-message` (RFC 8484 §4.2.1), a body over `maxResponseBytes`, a malformed
-    ///   message, the TC bit, or an RCODE other than NOERROR/NXDOMAIN.
+    ///   message or one that does not answer the query (ID, QR, question), the TC bit, or an RCODE other than NOERROR/NXDOMAIN.
     public func lookup(
         _ name: String, families: AddressFamilies, endpoint: DoHEndpoint, timeout: TimeInterval
     ) async throws(Failure) -> Answer {
@@ -138,6 +138,7 @@ public struct DoHClient: Sendable {
         let message: DNSMessage
         do {
             message = try DNSMessage(parsing: response.body)
+            try message.validateResponse(toQueryFor: name, type: type, id: 0)
         } catch {
             return .failed(type: type, reason: "malformed DNS response: \(Self.oneLine(error.description))")
         }
