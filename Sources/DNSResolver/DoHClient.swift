@@ -38,6 +38,9 @@ public struct DoHClient: Sendable {
 
     /// The RFC 8484 media type for DNS messages (§6).
     public static let mediaType = "application/dns-message"
+    /// The longest TTL, in seconds, given to addresses of one family when the other family's query
+    /// failed, so the missing family is asked again soon rather than forgotten for the whole TTL.
+    public static let partialAnswerTTLCap: TimeInterval = 30
     /// The default response size limit: the largest DNS message (65,535 bytes).
     public static let defaultMaxResponseBytes = 65_535
 
@@ -56,9 +59,10 @@ public struct DoHClient: Sendable {
 
     /// Looks up the addresses of `name` at `endpoint`; with `.both`, A and AAAA are asked in parallel.
     ///
-    /// When both families are asked, addresses from either are an answer (the other family may be
-    /// NODATA or even fail); NXDOMAIN from either is an answer; NODATA from both is `.noAddresses`.
-    /// Anything else is a failure of the endpoint.
+    /// When both families are asked, addresses from either are an answer: the other family may be
+    /// NODATA, or even fail, in which case the TTL is capped at `partialAnswerTTLCap` (a partial DoH
+    /// answer is better than failing over to a resolver without DoH's protection). NXDOMAIN from either
+    /// is an answer; NODATA from both is `.noAddresses`. Anything else is a failure of the endpoint.
     ///
     /// - Parameters:
     ///   - name: A normalized host name (see `HostName.normalize`).
@@ -210,7 +214,8 @@ public struct DoHClient: Sendable {
             }
         }
         if let ttl, !addresses.isEmpty {
-            return .addresses(addresses, ttl: TimeInterval(ttl))
+            let kept = failures.isEmpty ? TimeInterval(ttl) : min(TimeInterval(ttl), Self.partialAnswerTTLCap)
+            return .addresses(addresses, ttl: kept)
         }
         if !nameErrorTTLs.isEmpty {
             // Either family's NXDOMAIN proves the name absent, so any SOA-derived TTL applies to both.
