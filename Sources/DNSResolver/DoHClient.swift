@@ -38,6 +38,9 @@ public struct DoHClient: Sendable {
 
     /// The RFC 8484 media type for DNS messages (§6).
     public static let mediaType = "application/dns-message"
+    /// The longest TTL, in seconds, given to addresses of one family when the other family's query
+    /// failed, so the missing family is asked again soon rather than forgotten for the whole TTL.
+    public static let partialAnswerTTLCap: TimeInterval = 30
     /// The default response size limit: the largest DNS message (65,535 bytes).
     public static let defaultMaxResponseBytes = 65_535
 
@@ -56,9 +59,10 @@ public struct DoHClient: Sendable {
 
     /// Looks up the addresses of `name` at `endpoint`; with `.both`, A and AAAA are asked in parallel.
     ///
-    /// When both families are asked, addresses from either are an answer (the other family may be
-    /// NODATA or even fail); NXDOMAIN from either is an answer; NODATA from both is `.noAddresses`.
-    /// Anything else is a failure of the endpoint.
+    /// When both families are asked, addresses from either are an answer: the other family may be
+    /// NODATA, or even fail, in which case the TTL is capped at `partialAnswerTTLCap` (a partial DoH
+    /// answer is better than failing over to a resolver without DoH's protection). NXDOMAIN from either
+    /// is an answer; NODATA from both is `.noAddresses`. Anything else is a failure of the endpoint.
     ///
     /// - Parameters:
     ///   - name: A normalized host name (see `HostName.normalize`).
@@ -69,7 +73,7 @@ public struct DoHClient: Sendable {
     /// - Throws: `Failure.invalidName` when no query can be built for `name`; `Failure.endpointFailed`
     ///   on a transport error, an HTTP status other than 200 or a Content-Type other than
     ///   `application/dns-message` (RFC 8484 §4.2.1), a body over `maxResponseBytes`, a malformed
-    ///   message, the TC bit, or an RCODE other than NOERROR/NXDOMAIN.
+    ///   message or one that does not answer the query (ID, QR, question), the TC bit, or an RCODE other than NOERROR/NXDOMAIN.
     public func lookup(
         _ name: String, families: AddressFamilies, endpoint: DoHEndpoint, timeout: TimeInterval
     ) async throws(Failure) -> Answer {
@@ -138,6 +142,7 @@ public struct DoHClient: Sendable {
         let message: DNSMessage
         do {
             message = try DNSMessage(parsing: response.body)
+            try message.validateResponse(toQueryFor: name, type: type, id: 0)
         } catch {
             return .failed(type: type, reason: "malformed DNS response: \(Self.oneLine(error.description))")
         }
@@ -209,7 +214,8 @@ public struct DoHClient: Sendable {
             }
         }
         if let ttl, !addresses.isEmpty {
-            return .addresses(addresses, ttl: TimeInterval(ttl))
+            let kept = failures.isEmpty ? TimeInterval(ttl) : min(TimeInterval(ttl), Self.partialAnswerTTLCap)
+            return .addresses(addresses, ttl: kept)
         }
         if !nameErrorTTLs.isEmpty {
             // Either family's NXDOMAIN proves the name absent, so any SOA-derived TTL applies to both.

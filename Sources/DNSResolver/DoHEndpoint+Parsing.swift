@@ -10,6 +10,8 @@ extension DoHEndpoint {
         case notHTTPS(String)
         /// There is no host, as in `https:///dns-query`.
         case missingHost(String)
+        /// The host is not a valid host name or IP literal (RFC 1035 §2.3.4).
+        case invalidHost(String)
         /// The port is not 1-65535.
         case invalidPort(String)
         /// User info, a fragment or a query other than the `{?dns}` template: DoH queries are built
@@ -24,6 +26,8 @@ extension DoHEndpoint {
                 "bad DoH URL '\(text)': the scheme must be https (RFC 8484 §3)"
             case .missingHost(let text):
                 "bad DoH URL '\(text)': no host"
+            case .invalidHost(let text):
+                "bad DoH URL '\(text)': the host is not a valid host name or IP address"
             case .invalidPort(let text):
                 "bad DoH URL '\(text)': the port must be 1-65535"
             case .unsupportedComponent(let text, let component):
@@ -51,7 +55,7 @@ extension DoHEndpoint {
         }
         guard scheme.lowercased() == "https" else { throw .notHTTPS(text) }
         guard let rawHost = components.host, !rawHost.isEmpty else { throw .missingHost(text) }
-        guard HostName.normalize(rawHost) != nil else { throw .missingHost(text) }
+        guard let host = HostName.normalize(rawHost) else { throw .invalidHost(text) }
         if let port = components.port, !(1...65535).contains(port) { throw .invalidPort(text) }
         if components.user != nil || components.password != nil {
             throw .unsupportedComponent(text, component: "user info")
@@ -65,7 +69,7 @@ extension DoHEndpoint {
         guard let url = normalized.url else { throw .malformedURL(text) }
 
         var addresses = bootstrapAddresses
-        if addresses.isEmpty, let host = HostName.normalize(rawHost) {
+        if addresses.isEmpty {
             if let literal = IPAddress(host) {
                 addresses = [literal]
             } else if let known = Self.wellKnown.first(where: { $0.url.host?.lowercased() == host }) {

@@ -8,8 +8,9 @@ extension HostResolver {
         public var endpoints: [DoHEndpoint]
         /// Which record types to ask for: A, AAAA or both (default, asked in parallel).
         public var families: AddressFamilies
-        /// Limit for each HTTP exchange with an endpoint, in seconds (default 5). A lookup that fails
-        /// over through every endpoint can take up to this times the number of endpoints.
+        /// Limit for each HTTP exchange with an endpoint, in seconds (default 5), passed to and enforced by
+        /// the `DoHTransport`. A lookup that fails over through every endpoint can take up to this times
+        /// the number of endpoints, plus the system resolver's time.
         public var requestTimeout: TimeInterval
         /// Ask the operating system's resolver when no DoH endpoint answers (default `true`).
         ///

@@ -138,6 +138,16 @@ struct DoHClientTests {
         #expect(answer == .addresses([IPAddress("192.0.2.4")!], ttl: 120))
     }
 
+    @Test func oneFamilysAddressesSurviveTheOtherFailingWithAShortTTL() async throws {
+        let transport = FakeDoHTransport { request in
+            request.question?.type == DNSFixture.typeAAAA
+                ? .dns(DNSFixture.response(to: request.query, code: .serverFailure))
+                : Self.zone.respond(to: request.query)
+        }
+        let answer = try await lookup("both.test", transport: transport)
+        #expect(answer == .addresses([IPAddress("192.0.2.1")!, IPAddress("192.0.2.2")!], ttl: DoHClient.partialAnswerTTLCap))
+    }
+
     @Test func noDataForBothFamiliesIsNoAddresses() async throws {
         let answer = try await lookup("none.test", transport: FakeDoHTransport(zone: Self.zone))
         #expect(answer == .noAddresses(negativeTTL: 60))
@@ -193,6 +203,16 @@ struct DoHClientTests {
 
     @Test func aGarbageBodyIsAnEndpointFailure() async {
         let failure = await failure { _ in .dns(Data([0xDE, 0xAD, 0xBE, 0xEF])) }
+        #expect(failure?.description.hasPrefix("https://dns.test:8443/dns-query: malformed DNS response: ") == true)
+    }
+
+    @Test func anAnswerToAnotherQuestionIsAnEndpointFailure() async {
+        let failure = await failure { request in
+            // Addresses for another name, as a confused or hostile server might send.
+            let other = Array(DNSFixture.encode(name: "evil.test")) + [0, 1, 0, 1]
+            let query = Array(request.query[0..<12]) + other
+            return .dns(DNSFixture.response(to: query, answers: [.a("evil.test", "203.0.113.66", ttl: 60)]))
+        }
         #expect(failure?.description.hasPrefix("https://dns.test:8443/dns-query: malformed DNS response: ") == true)
     }
 

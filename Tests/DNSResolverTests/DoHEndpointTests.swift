@@ -65,6 +65,12 @@ struct DoHEndpointTests {
         }
     }
 
+    @Test func parsingRejectsAnInvalidHostName() {
+        #expect(throws: DoHEndpoint.ParseError.invalidHost("https://dns..test/dns-query")) {
+            try DoHEndpoint(parsing: "https://dns..test/dns-query")
+        }
+    }
+
     @Test func parsingRejectsSomethingThatIsNotAURL() {
         #expect(throws: DoHEndpoint.ParseError.malformedURL("dns.test")) {
             try DoHEndpoint(parsing: "dns.test")

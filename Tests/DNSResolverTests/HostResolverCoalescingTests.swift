@@ -1,18 +1,17 @@
 @testable import DNSResolver
 import Foundation
 import HTTPDNSCore
-import Synchronization
 import Testing
 
 @Suite("HostResolver coalescing")
 struct HostResolverCoalescingTests {
     /// A harness whose transport holds every request until `gate` opens. TTL 0 answers are not cached,
     /// so only sharing the query in flight can keep the query count down.
-    static func held(by gate: Gate, observeCancellation: Mutex<[Bool]>? = nil) -> ResolverHarness {
+    static func held(by gate: Gate, observeCancellation: Recorder<Bool>? = nil) -> ResolverHarness {
         let zone = FakeZone(hosts: ["a.test": .init(ipv4: ["192.0.2.1"], ipv6: ["2001:db8::1"], ttl: 0)])
         return ResolverHarness(transport: FakeDoHTransport { request in
             await gate.wait()
-            observeCancellation?.withLock { $0.append(Task.isCancelled) }
+            observeCancellation?.append(Task.isCancelled)
             return zone.respond(to: request.query)
         })
     }
@@ -38,7 +37,7 @@ struct HostResolverCoalescingTests {
 
     @Test func cancellingOneWaiterLeavesTheSharedQueryForTheOthers() async throws {
         let gate = Gate()
-        let cancelled = Mutex<[Bool]>([])
+        let cancelled = Recorder<Bool>()
         let harness = Self.held(by: gate, observeCancellation: cancelled)
         let starter = Task { try await harness.resolve("a.test") }
         let other = Task { try await harness.resolve("a.test") }
@@ -52,7 +51,7 @@ struct HostResolverCoalescingTests {
         gate.open()
         let resolution = try await other.value
         #expect(resolution.addresses.count == 2)
-        #expect(cancelled.withLock { $0 } == [false, false], "the shared query was not cancelled")
+        #expect(cancelled.all == [false, false], "the shared query was not cancelled")
         #expect(harness.queries == 2)
     }
 

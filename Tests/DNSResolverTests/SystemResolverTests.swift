@@ -10,7 +10,7 @@ struct SystemResolverTests {
         #expect(resolution.source == .system)
         #expect(resolution.ttl == nil)
         #expect(!resolution.addresses.isEmpty)
-        #expect(resolution.addresses.allSatisfy(\.isLoopback))
+        #expect(resolution.addresses.allSatisfy { $0.isLoopback })
         #expect(Set(resolution.addresses).count == resolution.addresses.count, "no duplicates")
     }
 

@@ -44,3 +44,12 @@ func eventually(_ condition: () -> Bool) async -> Bool {
     }
     return condition()
 }
+
+/// A list appended to from any task.
+final class Recorder<Element: Sendable>: Sendable {
+    private let items = Mutex<[Element]>([])
+
+    func append(_ item: Element) { items.withLock { $0.append(item) } }
+
+    var all: [Element] { items.withLock { $0 } }
+}
