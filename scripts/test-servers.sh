@@ -66,6 +66,23 @@ kill_group() {
     kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
 }
 
+# Runs "$@" in the background in a session of its own (its pid is then its process group, see
+# kill_group), with stdin from /dev/null, stdout and stderr to LOG, and none of the other descriptors
+# this script inherited. That last part matters: Foundation's Process learns that a child exited when
+# a socket it handed down reaches end of file, so a server holding that socket would keep a Swift
+# caller waiting for this script until the server stops.
+spawn_detached() {
+    local log=$1
+    shift
+    (
+        for fd in /proc/"$BASHPID"/fd/*; do
+            fd=${fd##*/}
+            if ((fd > 2)); then eval "exec $fd>&-"; fi
+        done
+        exec setsid "$@" </dev/null >>"$log" 2>&1
+    ) &
+}
+
 stop_servers() {
     local dir=$1 file pid
     for file in watchdog.pid nginx.pid unbound.pid; do
@@ -298,8 +315,8 @@ start_nginx() {
     mkdir -p "$dir/nginx-tmp"
     # -e: nginx opens its error log before reading the config, so the default /var/log path must
     # be overridden on the command line. -p keeps relative paths inside DIR.
-    setsid "$NGINX" -p "$dir" -e "$dir/nginx-error.log" -c "$dir/nginx.conf" \
-        </dev/null >"$dir/nginx.out" 2>&1 &
+    : >"$dir/nginx.out"
+    spawn_detached "$dir/nginx.out" "$NGINX" -p "$dir" -e "$dir/nginx-error.log" -c "$dir/nginx.conf"
     NGINX_PID=$!
     echo "$NGINX_PID" >"$dir/nginx.pid"
 }
@@ -375,7 +392,8 @@ EOF
 
 start_unbound() {
     local dir=$1
-    setsid "$UNBOUND" -d -c "$dir/unbound.conf" </dev/null >"$dir/unbound.out" 2>&1 &
+    : >"$dir/unbound.out"
+    spawn_detached "$dir/unbound.out" "$UNBOUND" -d -c "$dir/unbound.conf"
     UNBOUND_PID=$!
     echo "$UNBOUND_PID" >"$dir/unbound.pid"
 }
@@ -455,7 +473,7 @@ cmd_start() {
     done
 
     if [[ -n ${TEST_SERVERS_OWNER_PID:-} ]]; then
-        setsid "$script" watch "$dir" "$TEST_SERVERS_OWNER_PID" </dev/null >>"$dir/watchdog.log" 2>&1 &
+        spawn_detached "$dir/watchdog.log" "$script" watch "$dir" "$TEST_SERVERS_OWNER_PID"
         echo $! >"$dir/watchdog.pid"
     fi
 
