@@ -12,6 +12,7 @@ packages=(
     openssl                 # CLI that makes the test PKI
     curl                    # used by tests and the README demo as a reference client
     python3                 # picks free ports in scripts/test-servers.sh
+    iproute2                # ss: test-servers.sh checks which process owns a port
 )
 
 missing=()

@@ -39,6 +39,7 @@ require_tools() {
     [[ -x $UNBOUND ]] || die "unbound not found at $UNBOUND: install unbound (scripts/install-deps.sh)"
     command -v openssl >/dev/null || die "openssl not found: install openssl (scripts/install-deps.sh)"
     command -v python3 >/dev/null || die "python3 not found: install python3 (scripts/install-deps.sh)"
+    command -v ss >/dev/null || die "ss not found: install iproute2 (scripts/install-deps.sh)"
 }
 
 # --- processes -----------------------------------------------------------------------------------
@@ -48,7 +49,7 @@ owned_by_dir() {
     local pid=$1 dir=$2
     [[ $pid =~ ^[0-9]+$ ]] || return 1
     [[ -r /proc/$pid/cmdline ]] || return 1
-    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$dir"
+    tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF -- "$dir"
 }
 
 # Every server is started with setsid, so its pid is also its process group: killing the group
@@ -138,19 +139,26 @@ print(1 if ipv6 else 0, *ports)
 PY
 }
 
-# Waits until 127.0.0.1:PORT accepts a TCP connection; fails with the log tail if PID dies or the
-# wait times out.
+# True when PID itself listens on 127.0.0.1:PORT (TCP). Asking ss for the owner, rather than just
+# connecting, keeps a port that someone else took meanwhile from passing for ours.
+listens_on() {
+    local pid=$1 port=$2
+    ss -Hltnp "sport = :$port" 2>/dev/null | grep -F "127.0.0.1:$port " | grep -qF "pid=$pid,"
+}
+
+# Waits until PID listens on 127.0.0.1:PORT; fails with the log tail if PID dies first (nginx gives
+# up on a port in use after about 2.5 s of retries) or the wait times out.
 wait_for_port() {
     local name=$1 pid=$2 port=$3 log=$4
     local deadline=$((SECONDS + READY_TIMEOUT))
-    while ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+    until listens_on "$pid" "$port"; do
         if ! kill -0 "$pid" 2>/dev/null; then
             echo "test-servers: $name exited during start-up; last lines of $log:" >&2
             tail -n 20 "$log" >&2 || true
             return 1
         fi
         if ((SECONDS >= deadline)); then
-            echo "test-servers: $name does not accept connections on 127.0.0.1:$port after ${READY_TIMEOUT}s; last lines of $log:" >&2
+            echo "test-servers: $name does not listen on 127.0.0.1:$port after ${READY_TIMEOUT}s; last lines of $log:" >&2
             tail -n 20 "$log" >&2 || true
             return 1
         fi
@@ -400,7 +408,8 @@ start_unbound() {
 
 # --- commands ------------------------------------------------------------------------------------
 
-# Tries once with fresh ports; returns non-zero (servers stopped) if either server fails.
+# Tries once with fresh ports. On failure the servers are stopped and the status is 2 when a port
+# turned out to be in use (worth retrying), 1 otherwise.
 start_once() {
     local dir=$1 picked
     picked=$(pick_ports 4)
@@ -421,6 +430,10 @@ start_once() {
     fi
     cat "$dir/nginx.out" "$dir/unbound.out" >&2 2>/dev/null || true
     stop_servers "$dir"
+    # Only a port taken between picking and binding is worth another try.
+    if grep -qs "in use" "$dir/nginx-error.log" "$dir/nginx.out" "$dir/unbound.log" "$dir/unbound.out"; then
+        return 2
+    fi
     return 1
 }
 
@@ -465,11 +478,14 @@ cmd_start() {
     mkdir -p "$WWW_DIR"
     head -c $((16 * 1024 * 1024)) /dev/urandom >"$WWW_DIR/large.bin"
 
-    local attempt
+    local attempt status
     for ((attempt = 1; ; attempt++)); do
-        if start_once "$dir"; then break; fi
+        status=0
+        start_once "$dir" || status=$?
+        ((status == 0)) && break
+        ((status == 2)) || die "servers did not start (logs in $dir)"
         ((attempt < START_ATTEMPTS)) || die "servers did not start after $START_ATTEMPTS attempts (logs in $dir)"
-        echo "test-servers: retrying with other ports" >&2
+        echo "test-servers: a port was taken meanwhile; retrying with other ports" >&2
     done
 
     if [[ -n ${TEST_SERVERS_OWNER_PID:-} ]]; then
