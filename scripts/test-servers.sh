@@ -16,7 +16,7 @@ set -euo pipefail
 readonly NGINX=/usr/sbin/nginx
 readonly UNBOUND=/usr/sbin/unbound
 readonly ECHO_MODULE=/usr/lib/nginx/modules/ngx_http_echo_module.so
-readonly READY_TIMEOUT=10   # seconds to wait for each server to accept connections
+readonly READY_TIMEOUT=10   # seconds to wait for each server to listen on its ports
 readonly START_ATTEMPTS=3   # a port picked as free can be taken by someone else before we bind it
 
 script=$(readlink -f "${BASH_SOURCE[0]}")
