@@ -1,0 +1,523 @@
+#!/usr/bin/env bash
+# The real servers that the integration tests and the README demo talk to, all on loopback:
+#   nginx   - one TLS port (HTTP/1.1 + HTTP/2) with name-based virtual hosts chosen by SNI, and a plain-HTTP port
+#   unbound - DNS-over-HTTPS (RFC 8484) at https://dns.test:DOH_PORT/dns-query, and plain DNS on DNS_PORT,
+#             answering authoritatively for the zone "test." and refusing everything else
+# plus a throw-away PKI whose root CA the clients are told to trust.
+#
+# Usage:
+#   scripts/test-servers.sh start DIR   start both servers; writes and prints DIR/servers.env
+#   scripts/test-servers.sh stop DIR    stop the servers recorded in DIR (safe to repeat)
+#
+# With TEST_SERVERS_OWNER_PID set, `start` also leaves a watchdog that stops the servers once that
+# process has exited, so a test run that crashes before it can call `stop` does not leak them.
+set -euo pipefail
+
+readonly NGINX=/usr/sbin/nginx
+readonly UNBOUND=/usr/sbin/unbound
+readonly ECHO_MODULE=/usr/lib/nginx/modules/ngx_http_echo_module.so
+readonly READY_TIMEOUT=10   # seconds to wait for each server to listen on its ports
+readonly START_ATTEMPTS=3   # a port picked as free can be taken by someone else before we bind it
+
+script=$(readlink -f "${BASH_SOURCE[0]}")
+readonly script
+
+die() {
+    echo "test-servers: $*" >&2
+    exit 1
+}
+
+usage() {
+    echo "usage: $0 start DIR | stop DIR" >&2
+    exit 2
+}
+
+# Fails with the Debian package to install, never skips: a test run without its servers must fail.
+require_tools() {
+    [[ -x $NGINX ]] || die "nginx not found at $NGINX: install nginx-light (scripts/install-deps.sh)"
+    [[ -f $ECHO_MODULE ]] || die "nginx echo module not found at $ECHO_MODULE: install libnginx-mod-http-echo (scripts/install-deps.sh)"
+    [[ -x $UNBOUND ]] || die "unbound not found at $UNBOUND: install unbound (scripts/install-deps.sh)"
+    command -v openssl >/dev/null || die "openssl not found: install openssl (scripts/install-deps.sh)"
+    command -v python3 >/dev/null || die "python3 not found: install python3 (scripts/install-deps.sh)"
+    command -v ss >/dev/null || die "ss not found: install iproute2 (scripts/install-deps.sh)"
+}
+
+# --- processes -----------------------------------------------------------------------------------
+
+# True when PID is alive and its command line mentions DIR, so a recycled pid is never killed.
+owned_by_dir() {
+    local pid=$1 dir=$2
+    [[ $pid =~ ^[0-9]+$ ]] || return 1
+    [[ -r /proc/$pid/cmdline ]] || return 1
+    tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF -- "$dir"
+}
+
+# Every server is started with setsid, so its pid is also its process group: killing the group
+# takes nginx's workers along even if the master has to be killed hard.
+kill_group() {
+    local pid=$1 dir=$2 name=$3
+    owned_by_dir "$pid" "$dir" || return 0
+    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+    local i
+    for ((i = 0; i < 50; i++)); do
+        owned_by_dir "$pid" "$dir" || return 0
+        sleep 0.1
+    done
+    echo "test-servers: $name (pid $pid) ignored SIGTERM for 5 s; killing it" >&2
+    kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+}
+
+# Runs "$@" in the background in a session of its own (its pid is then its process group, see
+# kill_group), with stdin from /dev/null, stdout and stderr to LOG, and none of the other descriptors
+# this script inherited. That last part matters: Foundation's Process learns that a child exited when
+# a socket it handed down reaches end of file, so a server holding that socket would keep a Swift
+# caller waiting for this script until the server stops.
+spawn_detached() {
+    local log=$1
+    shift
+    (
+        for fd in /proc/"$BASHPID"/fd/*; do
+            fd=${fd##*/}
+            if ((fd > 2)); then eval "exec $fd>&-"; fi
+        done
+        exec setsid "$@" </dev/null >>"$log" 2>&1
+    ) &
+}
+
+stop_servers() {
+    local dir=$1 file pid
+    for file in watchdog.pid nginx.pid unbound.pid; do
+        [[ -f $dir/$file ]] || continue
+        pid=$(<"$dir/$file")
+        # The watchdog stops the servers itself through this function; it must not kill itself.
+        if [[ $pid != "$$" ]]; then
+            kill_group "$pid" "$dir" "${file%.pid}"
+        fi
+        rm -f "$dir/$file"
+    done
+}
+
+# --- ports ---------------------------------------------------------------------------------------
+
+# Prints "IPV6 PORT..." : whether ::1 can be bound, then COUNT distinct ports that are free for TCP
+# on 127.0.0.1 (and ::1 when available) and for UDP on 127.0.0.1. All sockets stay open until every
+# port is chosen, so the ports differ from each other.
+pick_ports() {
+    python3 - "$1" <<'PY'
+import socket, sys
+
+count = int(sys.argv[1])
+try:
+    probe = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    probe.bind(("::1", 0))
+    probe.close()
+    ipv6 = True
+except OSError:
+    ipv6 = False
+
+held, ports = [], []
+while len(ports) < count:
+    first = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    first.bind(("127.0.0.1", 0))
+    port = first.getsockname()[1]
+    group = [first]
+    try:
+        udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        group.append(udp)
+        udp.bind(("127.0.0.1", port))
+        if ipv6:
+            tcp6 = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+            group.append(tcp6)
+            tcp6.bind(("::1", port))
+    except OSError:
+        for s in group:
+            s.close()
+        continue
+    held.extend(group)
+    ports.append(port)
+print(1 if ipv6 else 0, *ports)
+PY
+}
+
+# True when PID itself listens on 127.0.0.1:PORT (TCP). Asking ss for the owner, rather than just
+# connecting, keeps a port that someone else took meanwhile from passing for ours.
+listens_on() {
+    local pid=$1 port=$2
+    ss -Hltnp "sport = :$port" 2>/dev/null | grep -F "127.0.0.1:$port " | grep -qF "pid=$pid,"
+}
+
+# Waits until PID listens on 127.0.0.1:PORT; fails with the log tail if PID dies first (nginx gives
+# up on a port in use after about 2.5 s of retries) or the wait times out.
+wait_for_port() {
+    local name=$1 pid=$2 port=$3 log=$4
+    local deadline=$((SECONDS + READY_TIMEOUT))
+    until listens_on "$pid" "$port"; do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            echo "test-servers: $name exited during start-up; last lines of $log:" >&2
+            tail -n 20 "$log" >&2 || true
+            return 1
+        fi
+        if ((SECONDS >= deadline)); then
+            echo "test-servers: $name does not listen on 127.0.0.1:$port after ${READY_TIMEOUT}s; last lines of $log:" >&2
+            tail -n 20 "$log" >&2 || true
+            return 1
+        fi
+        sleep 0.05
+    done
+}
+
+# --- PKI -----------------------------------------------------------------------------------------
+
+# EC P-256 keys: generated in milliseconds (RSA would make every start noticeably slower).
+new_key() {
+    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null
+    chmod 600 "$1"
+}
+
+# make_ca PREFIX "COMMON NAME": self-signed root PREFIX.pem with key PREFIX.key.
+make_ca() {
+    local prefix=$1 cn=$2
+    new_key "$prefix.key"
+    openssl req -new -x509 -key "$prefix.key" -out "$prefix.pem" -days 3650 -sha256 \
+        -subj "/O=httpdns tests/CN=$cn" \
+        -addext "basicConstraints=critical,CA:TRUE" \
+        -addext "keyUsage=critical,keyCertSign,cRLSign" \
+        -addext "subjectKeyIdentifier=hash"
+}
+
+# make_leaf CA_PREFIX OUT_PREFIX SAN: server certificate OUT_PREFIX.pem (key OUT_PREFIX.key) for the
+# names in SAN ("DNS:a.test,DNS:www.a.test"), its CN the first of them, signed by CA_PREFIX.
+make_leaf() {
+    local ca=$1 out=$2 san=$3
+    local cn=${san%%,*}
+    cn=${cn#*:}
+    new_key "$out.key"
+    openssl req -new -key "$out.key" -subj "/O=httpdns tests/CN=$cn" -out "$out.csr"
+    openssl x509 -req -in "$out.csr" -CA "$ca.pem" -CAkey "$ca.key" -out "$out.pem" \
+        -set_serial "0x$(openssl rand -hex 16)" -days 365 -sha256 \
+        -extfile <(printf '%s\n' \
+            "basicConstraints=critical,CA:FALSE" \
+            "keyUsage=critical,digitalSignature" \
+            "extendedKeyUsage=serverAuth" \
+            "subjectAltName=$san" \
+            "subjectKeyIdentifier=hash" \
+            "authorityKeyIdentifier=keyid,issuer") 2>/dev/null
+    rm -f "$out.csr"
+}
+
+make_pki() {
+    local pki=$1
+    rm -rf "$pki"
+    mkdir -p "$pki"
+    make_ca "$pki/ca" "httpdns Test Root CA"
+    make_leaf "$pki/ca" "$pki/a.test" "DNS:a.test,DNS:www.a.test"
+    make_leaf "$pki/ca" "$pki/b.test" "DNS:b.test"
+    make_leaf "$pki/ca" "$pki/default.test" "DNS:default.test"
+    make_leaf "$pki/ca" "$pki/other.test" "DNS:other.test"
+    make_leaf "$pki/ca" "$pki/localhost" "DNS:localhost,IP:127.0.0.1,IP:::1"
+    make_leaf "$pki/ca" "$pki/dns.test" "DNS:dns.test"
+    # A CA no client trusts, with a leaf that is right in every other way (not served yet).
+    make_ca "$pki/other-ca" "httpdns Other CA"
+    make_leaf "$pki/other-ca" "$pki/other-ca-a.test" "DNS:a.test,DNS:www.a.test"
+}
+
+# --- nginx ---------------------------------------------------------------------------------------
+
+# One server block: NAME is what X-Vhost and GET / report, SERVER_NAMES what nginx matches
+# (SNI for the certificate, Host for the request), CERT the PKI file prefix it presents.
+nginx_server() {
+    local name=$1 server_names=$2 cert=$3 default=$4
+    local listen
+    for listen in "${listens[@]}"; do
+        echo "        listen $listen:$HTTPS_PORT ssl http2${default:+ default_server};"
+        echo "        listen $listen:$HTTP_PORT${default:+ default_server};"
+    done
+    cat <<EOF
+        server_name $server_names;
+        ssl_certificate     $PKI_DIR/$cert.pem;
+        ssl_certificate_key $PKI_DIR/$cert.key;
+
+        # "always": error responses (404, 500) carry them too.
+        add_header X-Vhost "$name" always;
+        add_header X-SNI "\$ssl_server_name" always;
+        add_header X-Host "\$host" always;
+        add_header X-Protocol "\$server_protocol" always;
+        # Lets tests see whether requests shared a connection.
+        add_header X-Connection "\$connection" always;
+        add_header X-Connection-Requests "\$connection_requests" always;
+
+        location = / { return 200 "vhost=$name\n"; }
+        # echo_request_body only sees a body held in memory: client_body_buffer_size keeps up to
+        # 64 MiB there instead of spilling it to a temporary file.
+        location = /echo {
+            client_max_body_size 100m;
+            client_body_buffer_size 64m;
+            echo_read_request_body;
+            echo_request_body;
+        }
+        location = /status/404 { return 404 "status=404\n"; }
+        location = /status/500 { return 500 "status=500\n"; }
+        location = /large { alias $WWW_DIR/large.bin; }
+        location = /slow { echo_sleep 5; echo "slow"; }
+EOF
+}
+
+write_nginx_conf() {
+    local dir=$1
+    local listens=(127.0.0.1)
+    [[ $IPV6 == 1 ]] && listens+=("[::1]")
+    {
+        cat <<EOF
+# Generated by scripts/test-servers.sh; rewritten at every start.
+load_module $ECHO_MODULE;
+daemon off;
+master_process on;
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/nginx-error.log info;
+EOF
+        # A root master would switch its workers to "nobody", who cannot read a 0700 temp directory.
+        if [[ $(id -u) -eq 0 ]]; then echo "user root;"; fi
+        cat <<EOF
+events { worker_connections 1024; }
+http {
+    default_type application/octet-stream;
+    log_format tests '\$remote_addr [\$time_local] "\$request" \$status \$body_bytes_sent '
+                     'sni=\$ssl_server_name host=\$host conn=\$connection reqs=\$connection_requests';
+    access_log $dir/nginx-access.log tests;
+    # Keep every temporary file inside DIR instead of /var/lib/nginx.
+    client_body_temp_path $dir/nginx-tmp/body;
+    proxy_temp_path $dir/nginx-tmp/proxy;
+    fastcgi_temp_path $dir/nginx-tmp/fastcgi;
+    uwsgi_temp_path $dir/nginx-tmp/uwsgi;
+    scgi_temp_path $dir/nginx-tmp/scgi;
+    keepalive_requests 10000;
+    keepalive_timeout 75s;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    server_names_hash_bucket_size 64;
+
+    # No SNI, or a name no other block claims (an IP literal, say): default.test.
+    server {
+$(nginx_server default.test default.test default.test yes)
+    }
+    server {
+$(nginx_server a.test "a.test www.a.test" a.test "")
+    }
+    server {
+$(nginx_server b.test b.test b.test "")
+    }
+    server {
+$(nginx_server localhost localhost localhost "")
+    }
+    # Presents the other.test certificate, so a client that checks the name must refuse it.
+    server {
+$(nginx_server wrong.test wrong.test other.test "")
+    }
+}
+EOF
+    } >"$dir/nginx.conf"
+}
+
+start_nginx() {
+    local dir=$1
+    mkdir -p "$dir/nginx-tmp"
+    # -e: nginx opens its error log before reading the config, so the default /var/log path must
+    # be overridden on the command line. -p keeps relative paths inside DIR.
+    : >"$dir/nginx.out"
+    spawn_detached "$dir/nginx.out" "$NGINX" -p "$dir" -e "$dir/nginx-error.log" -c "$dir/nginx.conf"
+    NGINX_PID=$!
+    echo "$NGINX_PID" >"$dir/nginx.pid"
+}
+
+# --- unbound -------------------------------------------------------------------------------------
+
+# The zone "test." that the DoH and DNS ports answer for. Any other name under test. is NXDOMAIN,
+# with the SOA (negative TTL 60 s, RFC 2308) in the authority section.
+write_zone() {
+    cat >"$1/test.zone" <<'EOF'
+$ORIGIN test.
+test.         3600 IN SOA   ns.test. hostmaster.test. 1 3600 600 86400 60
+a.test.        300 IN A     127.0.0.1
+a.test.        300 IN AAAA  ::1
+www.a.test.    120 IN CNAME a.test.
+chain.test.    120 IN CNAME www.a.test.
+b.test.        300 IN A     127.0.0.1
+b.test.        300 IN AAAA  ::1
+wrong.test.    300 IN A     127.0.0.1
+dns.test.      300 IN A     127.0.0.1
+v4only.test.   300 IN A     127.0.0.1
+nodata.test.   300 IN TXT   "no addresses here"
+ttl0.test.       0 IN A     127.0.0.1
+EOF
+}
+
+write_unbound_conf() {
+    local dir=$1
+    write_zone "$dir"
+    cat >"$dir/unbound.conf" <<EOF
+# Generated by scripts/test-servers.sh; rewritten at every start.
+server:
+    verbosity: 1
+    log-queries: yes
+    use-syslog: no
+    logfile: "$dir/unbound.log"
+    chroot: ""
+    username: ""
+    directory: "$dir"
+    pidfile: "$dir/unbound.pid"
+    do-daemonize: no
+    num-threads: 1
+    # Two unbounds (other worktrees, other runs) must never share a port through SO_REUSEPORT.
+    so-reuseport: no
+    do-ip6: no
+    interface: 127.0.0.1@$DNS_PORT
+    interface: 127.0.0.1@$DOH_PORT
+    https-port: $DOH_PORT
+    http-endpoint: "/dns-query"
+    tls-service-key: "$PKI_DIR/dns.test.key"
+    tls-service-pem: "$PKI_DIR/dns.test.pem"
+    access-control: 127.0.0.0/8 allow
+    module-config: "iterator"
+    # Everything outside test. is refused locally: no query may ever leave this machine.
+    local-zone: "." refuse
+    # test. is one of unbound's built-in NXDOMAIN zones (RFC 6761); "transparent" lets queries
+    # through to the auth-zone below instead.
+    local-zone: "test." transparent
+
+# An auth-zone rather than local-data: local-data answers a CNAME alone, while an authoritative
+# zone follows in-zone CNAME chains in one answer, as the recursive DoH servers in the wild do.
+auth-zone:
+    name: "test."
+    zonefile: "$dir/test.zone"
+    for-downstream: yes
+    for-upstream: no
+    fallback-enabled: no
+
+remote-control:
+    control-enable: no
+EOF
+}
+
+start_unbound() {
+    local dir=$1
+    : >"$dir/unbound.out"
+    spawn_detached "$dir/unbound.out" "$UNBOUND" -d -c "$dir/unbound.conf"
+    UNBOUND_PID=$!
+    echo "$UNBOUND_PID" >"$dir/unbound.pid"
+}
+
+# --- commands ------------------------------------------------------------------------------------
+
+# Tries once with fresh ports. On failure the servers are stopped and the status is 2 when a port
+# turned out to be in use (worth retrying), 1 otherwise.
+start_once() {
+    local dir=$1 picked
+    picked=$(pick_ports 4)
+    read -r IPV6 HTTPS_PORT HTTP_PORT DOH_PORT DNS_PORT <<<"$picked"
+
+    write_nginx_conf "$dir"
+    write_unbound_conf "$dir"
+    : >"$dir/nginx-error.log"
+    : >"$dir/unbound.log"
+    start_nginx "$dir"
+    start_unbound "$dir"
+
+    if wait_for_port nginx "$NGINX_PID" "$HTTPS_PORT" "$dir/nginx-error.log" &&
+        wait_for_port nginx "$NGINX_PID" "$HTTP_PORT" "$dir/nginx-error.log" &&
+        wait_for_port unbound "$UNBOUND_PID" "$DOH_PORT" "$dir/unbound.log" &&
+        wait_for_port unbound "$UNBOUND_PID" "$DNS_PORT" "$dir/unbound.log"; then
+        return 0
+    fi
+    cat "$dir/nginx.out" "$dir/unbound.out" >&2 2>/dev/null || true
+    stop_servers "$dir"
+    # Only a port taken between picking and binding is worth another try.
+    if grep -qs "in use" "$dir/nginx-error.log" "$dir/nginx.out" "$dir/unbound.log" "$dir/unbound.out"; then
+        return 2
+    fi
+    return 1
+}
+
+write_env() {
+    local dir=$1
+    cat >"$dir/servers.env" <<EOF
+TEST_SERVERS_DIR=$dir
+HTTPS_PORT=$HTTPS_PORT
+HTTP_PORT=$HTTP_PORT
+DOH_PORT=$DOH_PORT
+DOH_URL=https://dns.test:$DOH_PORT/dns-query
+DOH_ADDRESS=127.0.0.1
+DNS_PORT=$DNS_PORT
+CA_CERT=$PKI_DIR/ca.pem
+OTHER_CA_CERT=$PKI_DIR/other-ca.pem
+PKI_DIR=$PKI_DIR
+WWW_DIR=$WWW_DIR
+LARGE_FILE=$WWW_DIR/large.bin
+NGINX_PID=$NGINX_PID
+UNBOUND_PID=$UNBOUND_PID
+NGINX_ERROR_LOG=$dir/nginx-error.log
+NGINX_ACCESS_LOG=$dir/nginx-access.log
+UNBOUND_LOG=$dir/unbound.log
+IPV6=$IPV6
+EOF
+}
+
+cmd_start() {
+    local dir=$1
+    require_tools
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd -P)
+    # The paths go unquoted into nginx.conf, unbound.conf and servers.env.
+    [[ $dir =~ ^[A-Za-z0-9_./-]+$ ]] || die "DIR must be a path of letters, digits and _ . / - only: $dir"
+
+    stop_servers "$dir" # stale servers from an earlier start in the same DIR
+    rm -f "$dir/servers.env"
+
+    PKI_DIR=$dir/pki
+    WWW_DIR=$dir/www
+    make_pki "$PKI_DIR"
+    mkdir -p "$WWW_DIR"
+    head -c $((16 * 1024 * 1024)) /dev/urandom >"$WWW_DIR/large.bin"
+
+    local attempt status
+    for ((attempt = 1; ; attempt++)); do
+        status=0
+        start_once "$dir" || status=$?
+        ((status == 0)) && break
+        ((status == 2)) || die "servers did not start (logs in $dir)"
+        ((attempt < START_ATTEMPTS)) || die "servers did not start after $START_ATTEMPTS attempts (logs in $dir)"
+        echo "test-servers: a port was taken meanwhile; retrying with other ports" >&2
+    done
+
+    if [[ -n ${TEST_SERVERS_OWNER_PID:-} ]]; then
+        spawn_detached "$dir/watchdog.log" "$script" watch "$dir" "$TEST_SERVERS_OWNER_PID"
+        echo $! >"$dir/watchdog.pid"
+    fi
+
+    write_env "$dir"
+    cat "$dir/servers.env"
+}
+
+cmd_stop() {
+    local dir=$1
+    [[ -d $dir ]] || return 0
+    dir=$(cd "$dir" && pwd -P)
+    stop_servers "$dir"
+    rm -f "$dir/servers.env"
+}
+
+# Internal: stops DIR's servers once OWNER_PID has exited (see TEST_SERVERS_OWNER_PID).
+cmd_watch() {
+    local dir=$1 owner=$2
+    while kill -0 "$owner" 2>/dev/null; do sleep 1; done
+    echo "test-servers: owner $owner exited; stopping servers in $dir"
+    stop_servers "$dir"
+    rm -f "$dir/servers.env"
+}
+
+[[ $# -ge 2 ]] || usage
+case $1 in
+start) cmd_start "$2" ;;
+stop) cmd_stop "$2" ;;
+watch) [[ $# -eq 3 ]] || usage; cmd_watch "$2" "$3" ;;
+*) usage ;;
+esac
