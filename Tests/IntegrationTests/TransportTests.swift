@@ -8,11 +8,17 @@ import TestSupport
 struct TransportTests {
     static func randomBytes(_ count: Int) -> Data {
         var generator = SystemRandomNumberGenerator()
-        var data = Data(count: count)
-        data.withUnsafeMutableBytes { raw in
-            for index in 0..<count { raw[index] = UInt8.random(in: 0...255, using: &generator) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var index = 0
+        while index < count {
+            var word = generator.next()
+            for _ in 0..<8 where index < count {
+                bytes[index] = UInt8(truncatingIfNeeded: word)
+                word >>= 8
+                index += 1
+            }
         }
-        return data
+        return Data(bytes)
     }
 
     @Test("a 1 MiB POST body is echoed byte-exact", arguments: [HTTPVersionPreference.http1_1, .http2])
