@@ -84,18 +84,13 @@ enum FetchCommand {
         guard parsed.positionals.count == 1, let text = parsed.positionals.first else {
             throw UsageError(parsed.positionals.isEmpty ? "no URL given" : "one URL expected, got \(parsed.positionals.count)", command: "fetch")
         }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
+        guard let url = URL(string: text) else {
             throw UsageError("malformed URL '\(text)'", command: "fetch")
         }
-        guard scheme == "https" || scheme == "http" else {
-            throw UsageError("unsupported scheme '\(scheme)' in '\(text)' (use https or http)", command: "fetch")
-        }
-        guard let host = url.host(percentEncoded: false), !host.isEmpty,
-              IPAddress(host) != nil || HostName.normalize(host) != nil else {
-            throw UsageError("malformed URL '\(text)': no valid host", command: "fetch")
-        }
-        if let port = url.port, !(1...65535).contains(port) {
-            throw UsageError("malformed URL '\(text)': port out of range", command: "fetch")
+        do {
+            try HTTPRequest.validate(url: url)
+        } catch {
+            throw UsageError(error.message, command: "fetch")
         }
 
         var headers = HTTPHeaders()

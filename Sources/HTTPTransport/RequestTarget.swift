@@ -1,6 +1,15 @@
 import Foundation
 import HTTPDNSCore
 
+extension HTTPRequest {
+    /// Checks that `url` can be sent: scheme `http` or `https`, a valid host name or IP literal,
+    /// a port in 1-65535. The same check `HTTPClient.execute` makes before any traffic.
+    /// - Throws: `HTTPClientError` of kind `.invalidURL` or `.unsupportedScheme`.
+    public static func validate(url: URL) throws(HTTPClientError) {
+        _ = try RequestTarget(url: url)
+    }
+}
+
 /// The parts of a request URL the transport routes by.
 struct RequestTarget: Sendable {
     /// Host as written, without IPv6 brackets (for messages and resolution).
@@ -13,7 +22,7 @@ struct RequestTarget: Sendable {
     let curlURL: String
 
     /// - Throws: `HTTPClientError` `.invalidURL` or `.unsupportedScheme`.
-    init(url: URL) throws {
+    init(url: URL) throws(HTTPClientError) {
         guard let scheme = url.scheme?.lowercased() else {
             throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.absoluteString)': no scheme", url: url)
         }
