@@ -38,6 +38,13 @@ let package = Package(
         .target(name: "HTTPDNSCLI", dependencies: ["HTTPDNS"]),
         .executableTarget(name: "httpdns", dependencies: ["HTTPDNSCLI"]),
 
+        // Figures side by side with the peers, against the same real servers as the tests.
+        .executableTarget(
+            name: "httpdns-bench",
+            dependencies: ["HTTPDNS", "TestSupport", "CCurl", "CHTTPDNSShims"],
+            path: "Benchmarks/HTTPDNSBenchmarks"
+        ),
+
         // Starts real nginx and unbound on free loopback ports with a PKI made at test time.
         .target(name: "TestSupport", dependencies: ["HTTPDNSCore"], path: "Tests/TestSupport"),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),

@@ -55,6 +55,8 @@ struct ConnectRoute {
     let name: String
     let resolveEntry: String
 
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
     /// libcurl reads at most 255 bytes of a CURLOPT_RESOLVE host name.
     private static let maximumNameLength = 240
 
@@ -62,10 +64,13 @@ struct ConnectRoute {
         var name = "httpdns"
         var used: [IPAddress] = []
         for address in addresses {
-            let label = address.bytes.map { byte in
-                let hex = String(byte, radix: 16)
-                return byte < 16 ? "0" + hex : hex
-            }.joined()
+            var digits: [UInt8] = []
+            digits.reserveCapacity(address.bytes.count * 2)
+            for byte in address.bytes {
+                digits.append(Self.hexDigits[Int(byte >> 4)])
+                digits.append(Self.hexDigits[Int(byte & 0x0F)])
+            }
+            let label = String(decoding: digits, as: UTF8.self)
             if name.utf8.count + label.utf8.count + 1 + ".invalid".utf8.count > Self.maximumNameLength { break }
             name += "-" + label
             used.append(address)

@@ -239,19 +239,30 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
         if reportsTLS && tls == nil { captureTLS() }
+        // Parsed as bytes: this runs for every header line of every response.
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
-        let line = Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
+        if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {  // "HTTP/"
             // A new status line: an interim (1xx) response's fields are dropped.
             headers = HTTPHeaders()
-            let parts = line.split(separator: " ", maxSplits: 2)
-            status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = String(line[..<colon])
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            headers.add(name: name, value: value)
+            var index = 5
+            while index < end, bytes[index] != 0x20 { index += 1 }
+            while index < end, bytes[index] == 0x20 { index += 1 }
+            var code = 0
+            while index < end, bytes[index] >= 0x30, bytes[index] <= 0x39, code < 1000 {
+                code = code * 10 + Int(bytes[index] - 0x30)
+                index += 1
+            }
+            status = code
+            return bytes.count
         }
+        guard let colon = bytes[0..<end].firstIndex(of: 0x3A) else { return bytes.count }
+        var valueStart = colon + 1
+        while valueStart < end, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
+        var valueEnd = end
+        while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+        headers.add(name: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self),
+                    value: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self))
         return bytes.count
     }
 

@@ -1,0 +1,196 @@
+// httpdns-bench: figures measured side by side in one run against the same real local servers the
+// tests use (scripts/test-servers.sh). The machine is shared and noisy, so compare the ratios printed
+// for each run rather than absolute numbers across runs.
+//
+//   swift run -c release httpdns-bench [--requests N]
+import Foundation
+import HTTPDNS
+import TestSupport
+internal import CCurl
+internal import CHTTPDNSShims
+
+@main
+struct Benchmarks {
+    static func main() async throws {
+        let arguments = CommandLine.arguments
+        let requests = arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) } ?? 2_000
+        let servers = try TestServers.shared()
+        let ca = try Certificate.certificates(contentsOf: servers.caCertificate)
+        // --profile VERSION: only this library's sequential workload, for perf record.
+        if let index = arguments.firstIndex(of: "--profile") {
+            let version: HTTPVersionPreference = arguments[index + 1] == "h2" ? .http2 : .http1_1
+            let rate = try await Ours.sequential(servers: servers, ca: ca, count: requests, version: version)
+            print(String(format: "httpdns HTTPClient sequential: %.0f req/s", rate))
+            return
+        }
+        print("httpdns-bench: \(requests) requests per workload; nginx https://a.test:\(servers.httpsPort), 2 cores shared")
+        print("")
+
+        print("== cold start: 16 concurrent HTTP/2 requests on an empty pool (raw libcurl multi)")
+        for pipewait in [false, true] {
+            let connections = RawCurl.coldStartConnections(servers: servers, count: 16, pipewait: pipewait)
+            print("   CURLOPT_PIPEWAIT=\(pipewait ? 1 : 0): \(connections) connections opened")
+        }
+        print("")
+
+        for version in [HTTPVersionPreference.http1_1, .http2] {
+            print("== sequential requests, 1 in flight, keep-alive, \(version == .http2 ? "HTTP/2" : "HTTP/1.1")")
+            let blocking = RawCurl.sequential(servers: servers, count: requests, http2: version == .http2)
+            let ours = try await Ours.sequential(servers: servers, ca: ca, count: requests, version: version)
+            print(String(format: "   reused blocking easy handle: %8.0f req/s", blocking))
+            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   (%.2fx)", ours, ours / blocking))
+            print("")
+            print("== 16 concurrent, \(version == .http2 ? "HTTP/2" : "HTTP/1.1")")
+            let oursConcurrent = try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version)
+            let curlCLI = try CurlCLI.parallel(servers: servers, count: requests * 2, width: 16, http2: version == .http2)
+            print(String(format: "   curl --parallel-max 16:      %8.0f req/s", curlCLI))
+            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   (%.2fx)", oursConcurrent, oursConcurrent / curlCLI))
+            print("")
+        }
+
+        print("== cached resolution through HostResolver.resolve, 10,000 names cached")
+        let perLookup = try await Ours.cachedLookups(names: 10_000, lookups: 200_000)
+        print(String(format: "   %.0f ns per lookup (1 task)", perLookup))
+    }
+}
+
+/// The peers built straight on libcurl.
+enum RawCurl {
+    static func configure(_ easy: UnsafeMutableRawPointer, servers: TestServers, http2: Bool) {
+        _ = servers.httpsURL("a.test").absoluteString.withCString { httpdns_easy_setopt_ptr(easy, CURLOPT_URL, $0) }
+        _ = servers.caCertificate.path.withCString { httpdns_easy_setopt_ptr(easy, CURLOPT_CAINFO, $0) }
+        _ = httpdns_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1)
+        _ = httpdns_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION, { _, size, count, _ in size * count })
+        _ = httpdns_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+    }
+
+    static func resolveList(_ servers: TestServers) -> UnsafeMutablePointer<curl_slist>? {
+        curl_slist_append(nil, "a.test:\(servers.httpsPort):127.0.0.1")
+    }
+
+    /// One easy handle reused for every request: the floor of what libcurl allows sequentially.
+    static func sequential(servers: TestServers, count: Int, http2: Bool) -> Double {
+        let easy = curl_easy_init()!
+        let list = resolveList(servers)
+        configure(easy, servers: servers, http2: http2)
+        _ = httpdns_easy_setopt_ptr(easy, CURLOPT_RESOLVE, list)
+        _ = curl_easy_perform(easy)  // warm the connection
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<count { _ = curl_easy_perform(easy) }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        curl_easy_cleanup(easy)
+        curl_slist_free_all(list)
+        return Double(count) / seconds
+    }
+
+    /// Connections a cold multi handle opens for `count` simultaneous HTTP/2 requests.
+    static func coldStartConnections(servers: TestServers, count: Int, pipewait: Bool) -> Int {
+        let multi = curl_multi_init()!
+        let list = resolveList(servers)
+        var handles: [UnsafeMutableRawPointer] = []
+        for _ in 0..<count {
+            let easy = curl_easy_init()!
+            configure(easy, servers: servers, http2: true)
+            _ = httpdns_easy_setopt_ptr(easy, CURLOPT_RESOLVE, list)
+            _ = httpdns_easy_setopt_long(easy, CURLOPT_PIPEWAIT, pipewait ? 1 : 0)
+            curl_multi_add_handle(multi, easy)
+            handles.append(easy)
+        }
+        var running: Int32 = 1
+        while running > 0 {
+            curl_multi_perform(multi, &running)
+            if running > 0 { curl_multi_poll(multi, nil, 0, 100, nil) }
+        }
+        var connections = 0
+        for easy in handles {
+            var opened = 0
+            _ = httpdns_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &opened)
+            connections += opened
+            curl_multi_remove_handle(multi, easy)
+            curl_easy_cleanup(easy)
+        }
+        curl_multi_cleanup(multi)
+        curl_slist_free_all(list)
+        return connections
+    }
+}
+
+/// This library through its public API.
+enum Ours {
+    static func client(servers: TestServers, ca: [Certificate], version: HTTPVersionPreference) -> HTTPClient {
+        let resolver = StaticHostResolver(entries: [.init(host: "a.test", port: servers.httpsPort, addresses: [IPAddress("127.0.0.1")!])], fallback: nil)
+        return HTTPClient(configuration: .init(trust: .anchors(ca), httpVersion: version), resolver: resolver)
+    }
+
+    static func sequential(servers: TestServers, ca: [Certificate], count: Int, version: HTTPVersionPreference) async throws -> Double {
+        let client = client(servers: servers, ca: ca, version: version)
+        let request = HTTPRequest(url: servers.httpsURL("a.test"))
+        _ = try await client.execute(request)
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<count { _ = try await client.execute(request) }
+        return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+
+    static func concurrent(servers: TestServers, ca: [Certificate], count: Int, width: Int, version: HTTPVersionPreference) async throws -> Double {
+        let client = client(servers: servers, ca: ca, version: version)
+        let request = HTTPRequest(url: servers.httpsURL("a.test"))
+        _ = try await client.execute(request)
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<width {
+                group.addTask {
+                    var index = lane
+                    while index < count {
+                        _ = try await client.execute(request)
+                        index += width
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+
+    /// A transport that answers every DoH query with one A record, so the cache can be filled.
+    struct FixedTransport: DoHTransport {
+        func send(url: URL, method: String, headers: [(String, String)], body: Data?, connectTo: [IPAddress],
+                  timeout: TimeInterval, maxResponseBytes: Int) async throws -> DoHHTTPResponse {
+            var query = try DNSMessage(parsing: body ?? Data())
+            query.isResponse = true
+            if let question = query.questions.first, question.type == .a {
+                query.answers = [DNSResourceRecord(name: question.name, type: .a, ttl: 3600, data: .a(IPAddress("192.0.2.1")!))]
+            }
+            return DoHHTTPResponse(status: 200, contentType: "application/dns-message", body: Data(try query.encoded()))
+        }
+    }
+
+    static func cachedLookups(names: Int, lookups: Int) async throws -> Double {
+        let endpoint = DoHEndpoint(url: URL(string: "https://dns.test/dns-query")!, bootstrapAddresses: [IPAddress("127.0.0.1")!])
+        let resolver = HostResolver(configuration: .init(endpoints: [endpoint], families: .ipv4, cacheCapacity: names * 2),
+                                    transport: FixedTransport())
+        let hosts = (0..<names).map { "host\($0).example" }
+        for host in hosts { _ = try await resolver.resolve(host: host, port: 443) }
+        let start = DispatchTime.now().uptimeNanoseconds
+        for index in 0..<lookups { _ = try await resolver.resolve(host: hosts[index % names], port: 443) }
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / Double(lookups)
+    }
+}
+
+/// The curl command-line tool with --parallel.
+enum CurlCLI {
+    static func parallel(servers: TestServers, count: Int, width: Int, http2: Bool) throws -> Double {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-bench-\(getpid()).curlrc")
+        var lines = ""
+        for _ in 0..<count { lines += "url = \"\(servers.httpsURL("a.test").absoluteString)\"\noutput = \"/dev/null\"\n" }
+        try lines.write(to: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: config) }
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result = try Command.run(URL(fileURLWithPath: "/usr/bin/curl"),
+                                     ["-s", "--parallel", "--parallel-max", String(width), http2 ? "--http2" : "--http1.1",
+                                      "--resolve", "a.test:\(servers.httpsPort):127.0.0.1", "--cacert", servers.caCertificate.path,
+                                      "-K", config.path], timeout: 600)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        guard result.status == 0 else { throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "curl failed: \(result.stderrText)"]) }
+        return Double(count) / seconds
+    }
+}
