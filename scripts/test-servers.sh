@@ -369,6 +369,10 @@ server:
     num-threads: 1
     # Two unbounds (other worktrees, other runs) must never share a port through SO_REUSEPORT.
     so-reuseport: no
+    # The suite runs many clients at once; unbound's default of 10 TCP (and so DoH) connections
+    # makes it drop the rest with a broken pipe.
+    incoming-num-tcp: 512
+    http-max-streams: 1000
     do-ip6: no
     interface: 127.0.0.1@$DNS_PORT
     interface: 127.0.0.1@$DOH_PORT

@@ -274,12 +274,21 @@ public final class HostResolver: HostResolving {
             var resolution = try await systemResolver.resolve(host: name, port: key.port)
             resolution.addresses = resolution.addresses.filter { families.includes($0.family) }
             guard !resolution.addresses.isEmpty else {
-                return Outcome(result: .failure(.noAddresses(host: name, negativeTTL: nil)))
+                let reason = "system resolver: no addresses of the requested type"
+                return Outcome(result: .failure(.resolverUnavailable(host: name, reasons: dohReasons + [reason])))
             }
+            resolution.fallbackReasons = dohReasons
             return Outcome(result: .success(resolution))
         } catch ResolutionError.resolverUnavailable(_, let reasons) {
             let system = reasons.isEmpty ? ["system resolver: no answer"] : reasons.map { "system resolver: \($0)" }
             return Outcome(result: .failure(.resolverUnavailable(host: name, reasons: dohReasons + system)))
+        } catch ResolutionError.nameNotFound {
+            // The trusted resolvers gave no answer; what the untrusted one says is reported beside
+            // their failures rather than as the answer.
+            return Outcome(result: .failure(.resolverUnavailable(host: name, reasons: dohReasons + ["system resolver: name does not exist"])))
+        } catch ResolutionError.noAddresses {
+            let reason = "system resolver: no addresses of the requested type"
+            return Outcome(result: .failure(.resolverUnavailable(host: name, reasons: dohReasons + [reason])))
         } catch let error as ResolutionError {
             return Outcome(result: .failure(error))
         } catch {

@@ -17,11 +17,12 @@ enum FetchCommand {
                                 the file and drops CR/LF, as curl does.
           --data-binary DATA    POST DATA byte-exact; @FILE streams the file byte-exact.
       -o, --output FILE         Write the body to FILE (atomically: written beside it, renamed when
-                                the transfer succeeds; never a partial file).
+                                the transfer succeeds; never a partial file). "-" is stdout.
       -i, --include             Print the status line and response headers before the body.
       -v, --verbose             Report on stderr: the address used and where it came from, the SNI
                                 sent, the ALPN protocol, the server certificate's subject and issuer.
-      -s, --silent              No error messages.
+      -s, --silent              No error messages (unless -S).
+      -S, --show-error          With -s, still print error messages.
       -f, --fail                Exit 22 without output for HTTP status >= 400.
           --http1.1             Use HTTP/1.1 only.
           --http2               Use HTTP/2 when the server offers it by ALPN (default).
@@ -32,8 +33,9 @@ enum FetchCommand {
       -h, --help                This help.
 
     Exit status: 0 ok, 2 usage or bad input, 6 could not resolve host, 7 could not connect,
-    22 HTTP status >= 400 with -f, 28 timeout, 35 TLS handshake failed, 60 certificate verification
-    failed (the same numbers as curl).
+    22 HTTP status >= 400 with -f, 23 writing the output failed, 28 timeout, 35 TLS handshake
+    failed, 56 connection broken while receiving, 60 certificate verification failed (the same
+    numbers as curl); 130/143 interrupted by SIGINT/SIGTERM (no output file is left behind).
     """
 
     static let parser = ArgumentParser(command: "fetch", options: [
@@ -45,6 +47,7 @@ enum FetchCommand {
         .init(names: ["-i", "--include"], arity: .flag),
         .init(names: ["-v", "--verbose"], arity: .flag),
         .init(names: ["-s", "--silent"], arity: .flag),
+        .init(names: ["-S", "--show-error"], arity: .flag),
         .init(names: ["-f", "--fail"], arity: .flag),
         .init(names: ["--http1.1"], arity: .flag),
         .init(names: ["--http2"], arity: .flag),
@@ -83,6 +86,12 @@ enum FetchCommand {
     static func makePlan(_ parsed: ArgumentParser.Parsed, environment: [String: String]) throws(UsageError) -> Plan {
         guard parsed.positionals.count == 1, let text = parsed.positionals.first else {
             throw UsageError(parsed.positionals.isEmpty ? "no URL given" : "one URL expected, got \(parsed.positionals.count)", command: "fetch")
+        }
+        guard !text.contains(where: { $0.isWhitespace }) else {
+            throw UsageError("malformed URL '\(text)': it contains white space (percent-encode it as %20)", command: "fetch")
+        }
+        guard text.contains("://") else {
+            throw UsageError("malformed URL '\(text)': no scheme (write it as https://\(text))", command: "fetch")
         }
         guard let url = URL(string: text) else {
             throw UsageError("malformed URL '\(text)'", command: "fetch")
@@ -136,12 +145,19 @@ enum FetchCommand {
         let resolverOptions = try ResolverOptions(parsed, environment: environment, command: "fetch")
 
         var output: URL?
-        if let path = parsed.value("output") {
+        if let path = parsed.value("output"), path != "-" {  // "-" is standard output, as in curl
+            guard !path.isEmpty else { throw UsageError("-o needs a file name", command: "fetch") }
             let file = URL(fileURLWithPath: path)
             var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw UsageError("-o: '\(path)' is a directory", command: "fetch")
+            }
             let directory = file.deletingLastPathComponent().path
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
                 throw UsageError("-o: directory '\(directory)' does not exist", command: "fetch")
+            }
+            guard FileManager.default.isWritableFile(atPath: directory) else {
+                throw UsageError("-o: directory '\(directory)' is not writable", command: "fetch")
             }
             output = file
         }
@@ -152,7 +168,7 @@ enum FetchCommand {
         request.timeouts = timeouts
         request.httpVersion = version
         return Plan(request: request, output: output, include: parsed.has("include"), verbose: parsed.has("verbose"),
-                    silent: parsed.has("silent"), resolverOptions: resolverOptions, timeouts: timeouts, httpVersion: version)
+                    silent: parsed.has("silent") && !parsed.has("show-error"), resolverOptions: resolverOptions, timeouts: timeouts, httpVersion: version)
     }
 
     private static func seconds(_ text: String, option: String) throws(UsageError) -> Double {
@@ -177,8 +193,14 @@ enum FetchCommand {
         let configuration = HTTPClient.Configuration(trust: plan.resolverOptions.trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
         let client = HTTPClient(configuration: configuration, resolver: resolver)
         let destination: ResponseBodyDestination = plan.output.map { .file($0) } ?? .memory(limit: nil)
+        let request = plan.request
+        let transfer = Task { try await client.execute(request, to: destination) }
+        // SIGINT/SIGTERM cancel the transfer, which removes any partial output, then exit as a
+        // signalled process would (128 + signal number).
+        let interruption = SignalInterruption(cancelling: transfer)
+        defer { interruption.stop() }
         do {
-            let response = try await client.execute(plan.request, to: destination)
+            let response = try await transfer.value
             if plan.verbose { describe(response, request: plan.request, console: console) }
             if plan.include {
                 var head = "\(response.version) \(response.status)\r\n"
@@ -188,23 +210,37 @@ enum FetchCommand {
             if plan.output == nil { console.output(response.body) }
             return HTTPDNSTool.ExitStatus.success
         } catch let error as HTTPClientError {
-            if plan.verbose, let resolution = error.resolutionError { console.note("* resolution failed: \(resolution)") }
+            if plan.verbose {
+                if let resolution = error.resolution { describe(resolution, console: console) }
+                if let failure = error.resolutionError { console.note("* resolution failed: \(failure)") }
+            }
             if !plan.silent { console.note("httpdns: \(error.message)") }
             return error.curlExitStatus
+        } catch is CancellationError {
+            return interruption.exitStatus ?? 1
         } catch {
             if !plan.silent { console.note("httpdns: \(error)") }
             return 1
         }
     }
 
+    /// Where the addresses came from, and why DoH was passed over if it was.
+    static func describe(_ resolution: HostResolution, console: Console) {
+        for reason in resolution.fallbackReasons {
+            console.note("* DoH failed: \(reason)")
+        }
+        var from = resolution.source.description
+        if case .doh(let endpoint) = resolution.source { from += " (\(endpoint.absoluteString))" }
+        if !resolution.fallbackReasons.isEmpty { from += ", after every DoH endpoint failed" }
+        let ttl = resolution.ttl.map { " ttl=\(Int($0))" } ?? ""
+        console.note("* resolved \(resolution.host) via \(from): \(resolution.addresses.map(\.description).joined(separator: ", "))\(ttl)")
+    }
+
     /// The -v report: where the addresses came from, where we connected, what TLS carried.
     static func describe(_ response: HTTPResponse, request: HTTPRequest, console: Console) {
         let connection = response.connection
         if let resolution = connection.resolution {
-            var from = resolution.source.description
-            if case .doh(let endpoint) = resolution.source { from += " (\(endpoint.absoluteString))" }
-            let ttl = resolution.ttl.map { " ttl=\(Int($0))" } ?? ""
-            console.note("* resolved \(resolution.host) via \(from): \(resolution.addresses.map(\.description).joined(separator: ", "))\(ttl)")
+            describe(resolution, console: console)
         } else if let host = request.url.host(percentEncoded: false) {
             console.note("* \(host) is used as given (no resolution)")
         }

@@ -23,9 +23,11 @@ public enum HTTPDNSTool {
     resolved address, with SNI, Host and certificate verification on the name.
 
     Commands:
-      resolve HOST...   resolve names, one line per address: HOST ADDRESS ttl=SECONDS source=doh|cache|system
+      resolve HOST...   resolve names, one line per address:
+                          HOST ADDRESS ttl=SECONDS source=doh|cache|system|static|literal
       fetch URL         send a request, body to stdout or -o FILE (curl-like options)
       help [COMMAND]    show help
+      --version         show the version
 
     Run 'httpdns <command> --help' for a command's options.
     """
@@ -46,7 +48,10 @@ public enum HTTPDNSTool {
             switch rest.first {
             case "resolve": console.print(ResolveCommand.help)
             case "fetch": console.print(FetchCommand.help)
-            default: console.print(usage)
+            case nil: console.print(usage)
+            case let other?:
+                console.note("httpdns: no help for unknown command '\(other)'; run 'httpdns --help'")
+                return ExitStatus.usage
             }
             return ExitStatus.success
         case "--version":

@@ -45,7 +45,7 @@ enum ResolveCommand {
             case nil, "both": families = .both
             case "a": families = .ipv4
             case "aaaa": families = .ipv6
-            case let other?: throw UsageError("--type must be A, AAAA or both, not '\(other)'", command: "resolve")
+            default: throw UsageError("--type must be A, AAAA or both, not '\(parsed.value("type") ?? "")'", command: "resolve")
             }
             hosts = parsed.positionals
             options = try ResolverOptions(parsed, environment: environment, command: "resolve")

@@ -11,15 +11,15 @@ struct ResolverOptions {
     ]
 
     static let help = """
-      --doh-url URL             DNS-over-HTTPS endpoint (RFC 8484), repeatable, tried in order.
+          --doh-url URL             DNS-over-HTTPS endpoint (RFC 8484), repeatable, tried in order.
                                 Default: $HTTPDNS_DOH_URL, else Cloudflare, Google and Quad9 with
                                 their published bootstrap addresses.
-      --resolve HOST:PORT:ADDR[,ADDR]...
+          --resolve HOST:PORT:ADDR[,ADDR]...
                                 Use these addresses for HOST:PORT (PORT may be *), as curl does;
                                 also how a --doh-url host is reached without system DNS.
-      --cacert FILE             Also trust the CA certificates in this PEM file, for every TLS
+          --cacert FILE         Also trust the CA certificates in this PEM file, for every TLS
                                 connection of the command, the DoH server's included.
-      --no-fallback             Do not fall back to the system resolver when every DoH endpoint fails.
+          --no-fallback         Do not fall back to the system resolver when every DoH endpoint fails.
     """
 
     var endpoints: [DoHEndpoint]
@@ -51,8 +51,10 @@ struct ResolverOptions {
         fallback = !parsed.has("no-fallback")
 
         var urls = parsed.all("doh-url")
+        var origin = "--doh-url"
         if urls.isEmpty, let fromEnvironment = environment["HTTPDNS_DOH_URL"], !fromEnvironment.isEmpty {
             urls = fromEnvironment.split(separator: ",").map { String($0) }
+            origin = "HTTPDNS_DOH_URL"
         }
         if urls.isEmpty {
             endpoints = DoHEndpoint.wellKnown
@@ -63,7 +65,7 @@ struct ResolverOptions {
                 do {
                     endpoint = try DoHEndpoint(parsing: text)
                 } catch {
-                    throw UsageError("--doh-url: \(error)", command: command)
+                    throw UsageError("\(origin): \(error)", command: command)
                 }
                 // Bootstrap: a --resolve entry for the endpoint's host:port says where it is.
                 if let host = endpoint.url.host(percentEncoded: false) {

@@ -36,12 +36,16 @@ public struct HostResolution: Sendable, Hashable {
     public var ttl: TimeInterval?
     /// Where the addresses came from.
     public var source: ResolutionSource
+    /// Why the trusted resolvers were passed over when `source` is `.system` after a fallback: one
+    /// line per DoH endpoint that failed. Empty otherwise.
+    public var fallbackReasons: [String]
 
-    public init(host: String, addresses: [IPAddress], ttl: TimeInterval?, source: ResolutionSource) {
+    public init(host: String, addresses: [IPAddress], ttl: TimeInterval?, source: ResolutionSource, fallbackReasons: [String] = []) {
         self.host = host
         self.addresses = addresses
         self.ttl = ttl
         self.source = source
+        self.fallbackReasons = fallbackReasons
     }
 }
 

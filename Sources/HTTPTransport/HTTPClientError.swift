@@ -51,6 +51,8 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     public var resolutionError: ResolutionError?
     /// The HTTP status for `.httpError`.
     public var status: Int?
+    /// The addresses the request was sent to and where they came from, when resolution succeeded.
+    public var resolution: HostResolution?
 
     public init(kind: Kind, message: String, url: URL? = nil, curlCode: Int? = nil,
                 resolutionError: ResolutionError? = nil, status: Int? = nil) {

@@ -87,7 +87,10 @@ final class ResponseBodySink {
         guard case .file(let fd, let temporary, let destination) = storage else { return }
         storage = .memory(Data(), limit: 0)
         defer { close(fd) }
-        guard fsync(fd) == 0 || errno == EINVAL, rename(temporary, destination) == 0 else {
+        // No fsync: this runs on the transfer thread, where a flush of a large file to a busy disk
+        // would stall every other transfer. The rename is what keeps readers from ever seeing a
+        // partial file.
+        guard rename(temporary, destination) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw HTTPClientError(kind: .outputFailed, message: "cannot write '\(destination)': \(reason)", url: url)

@@ -21,6 +21,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private let sink: ResponseBodySink
     private let resolution: HostResolution?
     private let addresses: [IPAddress]?
+    /// The synthetic CURLOPT_CONNECT_TO host, which libcurl may name in its messages.
+    private var routeName: String?
     private let displayHost: String
     private let port: Int
     private let reportsTLS: Bool
@@ -166,6 +168,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         // connection to other addresses is not reused.
         if let addresses, !addresses.isEmpty, !target.isIPLiteral {
             let route = ConnectRoute(addresses: addresses, port: target.port)
+            routeName = route.name
             try set(CURLOPT_CONNECT_TO, list: ["\(target.curlHost):\(target.port):\(route.name):\(target.port)"])
             try set(CURLOPT_RESOLVE, list: [route.resolveEntry])
         }
@@ -341,7 +344,17 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     }
 
     private func error(for code: CURLcode) -> HTTPClientError {
-        let detail = String(cString: errorBuffer)
+        var error = plainError(for: code)
+        error.resolution = resolution
+        return error
+    }
+
+    private func plainError(for code: CURLcode) -> HTTPClientError {
+        var detail = String(cString: errorBuffer)
+        if let routeName, let addresses {
+            // Say where libcurl connected in terms the caller knows: the addresses, not the route.
+            detail = detail.replacingOccurrences(of: routeName, with: addresses.map(\.description).joined(separator: ", "))
+        }
         let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         let endpoint = "\(displayHost):\(port)"
         let tried = addresses.map { list in " (addresses tried: \(list.map(\.description).joined(separator: ", ")))" } ?? ""

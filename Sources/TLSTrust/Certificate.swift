@@ -49,11 +49,15 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// Every certificate in a PEM file; a DER file (one certificate) is accepted too.
     /// - Throws: `TrustError.unreadableFile`, `TrustError.invalidPEM`, `TrustError.noCertificates`.
     public static func certificates(contentsOf file: URL) throws(TrustError) -> [Certificate] {
-        let data: Data
-        do {
-            data = try Data(contentsOf: file)
-        } catch {
-            throw TrustError.unreadableFile(path: file.path, reason: (error as NSError).localizedDescription)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
+            throw TrustError.unreadableFile(path: file.path, reason: "no such file")
+        }
+        guard !isDirectory.boolValue else {
+            throw TrustError.unreadableFile(path: file.path, reason: "is a directory")
+        }
+        guard let data = FileManager.default.contents(atPath: file.path) else {
+            throw TrustError.unreadableFile(path: file.path, reason: "permission denied or unreadable")
         }
         if let first = data.first, first == 0x30, let der = try? Certificate(der: data) {
             return [der]
