@@ -23,7 +23,10 @@ source "$dir/servers.env"
 doh=(--doh-url "$DOH_URL" --resolve "dns.test:$DOH_PORT:127.0.0.1" --cacert "$CA_CERT")
 
 run() {
-    printf '\n$ httpdns %s\n' "$*"
+    printf '\n$ httpdns'
+    printf ' %q' "$@"
+    printf '\n'
+
     set +e
     "$bin" "$@"
     local status=$?
@@ -41,6 +44,9 @@ echo
 echo "== the naive way: the IP in the URL and a Host header. No SNI is sent, nginx answers with its"
 echo "   default certificate, and the certificate is checked against the IP: verification fails (60)."
 run fetch -v -H "Host: a.test" --cacert "$CA_CERT" "https://127.0.0.1:$HTTPS_PORT/"
+echo
+echo "   What nginx presents to a client that sends no SNI (openssl s_client without -servername):"
+openssl s_client -connect "127.0.0.1:$HTTPS_PORT" -noservername </dev/null 2>/dev/null | openssl x509 -noout -subject
 echo
 echo "== a certificate for another name is rejected even though DNS answered (60)"
 run fetch "${doh[@]}" "https://wrong.test:$HTTPS_PORT/"

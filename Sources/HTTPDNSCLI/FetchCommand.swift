@@ -212,6 +212,9 @@ enum FetchCommand {
         } catch let error as HTTPClientError {
             if plan.verbose {
                 if let resolution = error.resolution { describe(resolution, console: console) }
+                if let host = plan.request.url.host(percentEncoded: false), IPAddress(host) != nil {
+                    console.note("* \(host) is an IP literal: no resolution, no SNI sent, certificate checked against the IP")
+                }
                 if let failure = error.resolutionError { console.note("* resolution failed: \(failure)") }
             }
             if !plan.silent { console.note("httpdns: \(error.message)") }
@@ -242,7 +245,7 @@ enum FetchCommand {
         if let resolution = connection.resolution {
             describe(resolution, console: console)
         } else if let host = request.url.host(percentEncoded: false) {
-            console.note("* \(host) is used as given (no resolution)")
+            console.note("* \(host) is an IP literal: no resolution, no SNI sent, certificate checked against the IP")
         }
         let address = connection.remoteAddress ?? "?"
         let port = connection.remotePort.map(String.init) ?? "?"
