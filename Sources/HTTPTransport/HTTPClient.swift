@@ -6,7 +6,7 @@ import TLSTrust
 /// while SNI, `Host` and certificate verification use the URL's host name.
 ///
 /// All clients in a process share one transfer thread (libcurl multi interface). Connections and
-/// TLS sessions are pooled per trust policy and reused only for the same host, port and address
+/// TLS sessions are pooled per trust policy and HTTP version preference, and reused only for the same host, port and address
 /// set. A client is cheap; create one per configuration.
 ///
 /// ```swift
@@ -56,7 +56,7 @@ public final class HTTPClient: Sendable {
         self.configuration = configuration
         self.resolver = resolver
         self.engine = .shared
-        self.pool = engine.pool(for: configuration.trust)
+        self.pool = engine.pool(for: configuration.trust, version: configuration.httpVersion)
     }
 
     /// Sends `request` and returns the final response.
@@ -87,7 +87,10 @@ public final class HTTPClient: Sendable {
         }
         try Task.checkCancellation()
         let engine = self.engine
-        let pool = request.trust.map { engine.pool(for: $0) } ?? self.pool
+        let version = request.httpVersion ?? configuration.httpVersion
+        let pool = request.trust == nil && version == configuration.httpVersion
+            ? self.pool
+            : engine.pool(for: request.trust ?? configuration.trust, version: version)
         let transfer = try Transfer(request: request, target: target, addresses: addresses, resolution: resolution,
                                     configuration: configuration, destination: destination, pool: pool)
         return try await withTaskCancellationHandler {

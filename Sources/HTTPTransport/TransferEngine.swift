@@ -21,7 +21,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
     }
 
     private let inbox = Mutex<[Command]>([])
-    private let registry = Mutex<[TrustPolicy: PoolDescriptor]>([:])
+    private let registry = Mutex<[PoolKey: PoolDescriptor]>([:])
     private let epollFD: Int32
     private let wakeFD: Int32
 
@@ -41,12 +41,21 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
         thread.start()
     }
 
-    /// The pool for `policy`, created on first use. Equal policies share one pool.
-    func pool(for policy: TrustPolicy) -> PoolDescriptor {
-        registry.withLock { pools in
-            if let existing = pools[policy] { return existing }
+    /// What separates pools: the trust policy (libcurl's reuse keys do not see what the TLS
+    /// context callback does) and the HTTP version preference (so HTTP/1.1-only transfers never
+    /// hold up HTTP/2 transfers waiting, with CURLOPT_PIPEWAIT, to multiplex on their connection).
+    struct PoolKey: Hashable {
+        let trust: TrustPolicy
+        let version: HTTPVersionPreference
+    }
+
+    /// The pool for `policy` and `version`, created on first use. Equal keys share one pool.
+    func pool(for policy: TrustPolicy, version: HTTPVersionPreference) -> PoolDescriptor {
+        let key = PoolKey(trust: policy, version: version)
+        return registry.withLock { pools in
+            if let existing = pools[key] { return existing }
             let descriptor = PoolDescriptor(id: pools.count + 1, trust: CompiledTrust(policy))
-            pools[policy] = descriptor
+            pools[key] = descriptor
             return descriptor
         }
     }

@@ -188,12 +188,16 @@ struct TransportTests {
         var request = HTTPRequest(url: fixture.url("a.test", "/slow"))
         request.connectTo = [IPAddress("127.0.0.1")!]  // time the transfer alone, not DoH
         request.timeouts = Timeouts(connect: 5, total: 1)
-        let start = ContinuousClock.now
         let error = try await #require(throws: HTTPClientError.self) {
             try await fixture.client().execute(request)
         }
         #expect(error.kind == .timedOut)
-        #expect(ContinuousClock.now - start < .seconds(4))
+        // libcurl reports when it gave up ("after N milliseconds"): at the limit, long before the
+        // server's answer at 5 s. (The test's own wall clock would also count the time this task
+        // waits for a thread when the suite loads both cores.)
+        let elapsed = error.message.firstMatch(of: /after (\d+) milliseconds/).flatMap { Int($0.1) }
+        let milliseconds = try #require(elapsed, "\(error.message)")
+        #expect(milliseconds >= 1_000 && milliseconds < 2_500)
     }
 
     @Test("cancelling the task stops the transfer promptly")
@@ -209,7 +213,7 @@ struct TransportTests {
         task.cancel()
         let result = await task.result
         #expect(throws: CancellationError.self) { try result.get() }
-        #expect(ContinuousClock.now - cancelled < .seconds(2))
+        #expect(ContinuousClock.now - cancelled < .seconds(4))
     }
 
     @Test("malformed and unsupported URLs fail before any traffic")
