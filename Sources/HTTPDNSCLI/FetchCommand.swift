@@ -192,7 +192,17 @@ enum FetchCommand {
         let resolver = plan.resolverOptions.makeResolver()
         let configuration = HTTPClient.Configuration(trust: plan.resolverOptions.trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
         let client = HTTPClient(configuration: configuration, resolver: resolver)
-        let destination: ResponseBodyDestination = plan.output.map { .file($0) } ?? .memory(limit: nil)
+        // The body streams to stdout as it arrives, never held whole in memory, unless -i must
+        // print the response head first.
+        let destination: ResponseBodyDestination
+        if let output = plan.output {
+            destination = .file(output)
+        } else if plan.include {
+            destination = .memory(limit: nil)
+        } else {
+            let write = console.output
+            destination = .handler { chunk in write(chunk) }
+        }
         let request = plan.request
         let transfer = Task { try await client.execute(request, to: destination) }
         // SIGINT/SIGTERM cancel the transfer, which removes any partial output, then exit as a
@@ -207,7 +217,7 @@ enum FetchCommand {
                 for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
                 console.output(Data((head + "\r\n").utf8))
             }
-            if plan.output == nil { console.output(response.body) }
+            if plan.output == nil && plan.include { console.output(response.body) }
             return HTTPDNSTool.ExitStatus.success
         } catch let error as HTTPClientError {
             if plan.verbose {

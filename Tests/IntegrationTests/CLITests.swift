@@ -130,6 +130,13 @@ struct CLITests {
         #expect(try Data(contentsOf: output) == Data(contentsOf: fixture.servers.largeFile))
     }
 
+    @Test("a large body streams to stdout byte-exact")
+    func largeBodyToStdout() async throws {
+        let result = try await httpdns(["fetch", fixture.url("a.test", "/large").absoluteString] + doh)
+        #expect(result.status == 0)
+        #expect(result.stdout == (try Data(contentsOf: fixture.servers.largeFile)))
+    }
+
     @Test("--data-binary @FILE sends 1 MiB byte-exact", arguments: ["--http1.1", "--http2"])
     func dataBinaryFile(version: String) async throws {
         let directory = try scratchDirectory()
