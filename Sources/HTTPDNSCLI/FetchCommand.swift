@@ -173,7 +173,7 @@ enum FetchCommand {
     }
 
     static func execute(_ plan: Plan, console: Console) async -> Int32 {
-        let resolver = plan.resolverOptions.makeResolver()
+        let resolver = plan.resolverOptions.makeResolver(observer: plan.verbose ? ConsoleResolverObserver(console: console) : nil)
         let configuration = HTTPClient.Configuration(trust: plan.resolverOptions.trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
         let client = HTTPClient(configuration: configuration, resolver: resolver)
         let destination: ResponseBodyDestination = plan.output.map { .file($0) } ?? .memory(limit: nil)

@@ -25,6 +25,7 @@ public enum HTTPDNSTool {
     Commands:
       resolve HOST...   resolve names, one line per address: HOST ADDRESS ttl=SECONDS source=doh|cache|system
       fetch URL         send a request, body to stdout or -o FILE (curl-like options)
+      probe URL         check every address of URL's host: connect, TLS, certificate, status
       help [COMMAND]    show help
 
     Run 'httpdns <command> --help' for a command's options.
@@ -42,10 +43,13 @@ public enum HTTPDNSTool {
             return await ResolveCommand.run(rest, console: console, environment: environment)
         case "fetch":
             return await FetchCommand.run(rest, console: console, environment: environment)
+        case "probe":
+            return await ProbeCommand.run(rest, console: console, environment: environment)
         case "help", "--help", "-h":
             switch rest.first {
             case "resolve": console.print(ResolveCommand.help)
             case "fetch": console.print(FetchCommand.help)
+            case "probe": console.print(ProbeCommand.help)
             default: console.print(usage)
             }
             return ExitStatus.success

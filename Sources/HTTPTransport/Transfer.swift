@@ -277,6 +277,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         if let peer = httpdns_ssl_peer_certificate(ssl) {
             report.peerSubject = Certificate.name(of: peer, httpdns_x509_subject)
             report.peerIssuer = Certificate.name(of: peer, httpdns_x509_issuer)
+            report.peerNotAfter = Self.date(X509_get0_notAfter(peer))
             X509_free(peer)
         }
         tls = report
@@ -315,8 +316,26 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         var port: Int = 0
         _ = httpdns_easy_getinfo_long(easy, CURLINFO_PRIMARY_PORT, &port)
         let address = ip.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-        return ConnectionReport(remoteAddress: address, remotePort: port == 0 ? nil : port,
-                                resolution: resolution, reusedConnection: false, tls: tls)
+        var report = ConnectionReport(remoteAddress: address, remotePort: port == 0 ? nil : port,
+                                      resolution: resolution, reusedConnection: false, tls: tls)
+        report.timing = TransferTiming(connect: seconds(CURLINFO_CONNECT_TIME_T), tlsHandshake: seconds(CURLINFO_APPCONNECT_TIME_T),
+                                       firstByte: seconds(CURLINFO_STARTTRANSFER_TIME_T), total: seconds(CURLINFO_TOTAL_TIME_T))
+        return report
+    }
+
+    /// A `CURLINFO_*_TIME_T` value (microseconds) in seconds.
+    private func seconds(_ info: CURLINFO) -> TimeInterval {
+        var value: curl_off_t = 0
+        _ = httpdns_easy_getinfo_off(easy, info, &value)
+        return TimeInterval(value) / 1_000_000
+    }
+
+    /// An ASN1_TIME as a date (UTC).
+    private static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
+        guard let time else { return nil }
+        var parts = tm()
+        guard ASN1_TIME_to_tm(time, &parts) == 1 else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
     }
 
     private static func version(_ value: Int) -> HTTPVersion {
