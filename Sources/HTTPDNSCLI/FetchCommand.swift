@@ -205,6 +205,8 @@ enum FetchCommand {
             if case .doh(let endpoint) = resolution.source { from += " (\(endpoint.absoluteString))" }
             let ttl = resolution.ttl.map { " ttl=\(Int($0))" } ?? ""
             console.note("* resolved \(resolution.host) via \(from): \(resolution.addresses.map(\.description).joined(separator: ", "))\(ttl)")
+        } else if let proxy = connection.proxy {
+            console.note("* sent by name via proxy \(proxy.absoluteString) (no IP replacement; the proxy resolves the host)")
         } else if let host = request.url.host(percentEncoded: false) {
             console.note("* \(host) is used as given (no resolution)")
         }

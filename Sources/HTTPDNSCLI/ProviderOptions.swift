@@ -78,7 +78,11 @@ struct ProviderOptions {
     /// The providers for `--provider` at `urls` (already parsed as DoH URLs into `endpoints`, which
     /// carry their `--resolve` bootstrap addresses). Without URLs: the vendors' public defaults.
     func providers(urls: [String], endpoints: [DoHEndpoint], command: String) throws(UsageError) -> [any ResolutionProvider] {
-        let given = urls.isEmpty ? [] : endpoints
+        // DoH URL parsing (https, host, port) validated them; the vendor APIs take the URL as given
+        // (no default /dns-query path), with the same --resolve bootstrap.
+        let given = urls.isEmpty ? [] : zip(urls, endpoints).map { text, endpoint in
+            DoHEndpoint(url: URL(string: text) ?? endpoint.url, bootstrapAddresses: endpoint.bootstrapAddresses)
+        }
         switch kind {
         case "json":
             let list = given.isEmpty ? [

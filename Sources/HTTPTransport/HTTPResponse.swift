@@ -30,6 +30,8 @@ public struct ConnectionReport: Sendable {
     public var tls: TLSReport?
     /// How long each phase took.
     public var timing: TransferTiming? = nil
+    /// The HTTP proxy the request went through (by host name; `remoteAddress` is then the proxy's).
+    public var proxy: URL? = nil
 }
 
 /// What the TLS handshake of the connection actually carried, read from the OpenSSL session.

@@ -25,6 +25,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private let port: Int
     private let reportsTLS: Bool
     private let isHTTPS: Bool
+    /// The proxy the request goes through, if any.
+    private var proxy: URL?
 
     // Response state, filled by the header callback.
     private var status = 0
@@ -127,9 +129,14 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         try check(httpdns_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorBuffer), CURLOPT_ERRORBUFFER)
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_PROTOCOLS_STR, "http,https")
-        // Environment proxies would change where the connection goes; IP-direct requests are
-        // made directly.
-        try set(CURLOPT_PROXY, "")
+        // The proxy, if the client's ProxyPolicy picks one for this URL, is set explicitly; else
+        // none ("" also stops libcurl reading the environment itself). IP-direct requests
+        // (addresses given) never go through one.
+        let proxy = addresses == nil
+            ? configuration.proxy.proxy(scheme: target.isHTTPS ? "https" : "http", host: target.host, port: target.port)
+            : nil
+        self.proxy = proxy
+        try set(CURLOPT_PROXY, proxy?.absoluteString ?? "")
         try set(CURLOPT_FOLLOWLOCATION, 0)
 
         // Response callbacks.
@@ -318,6 +325,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         let address = ip.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
         var report = ConnectionReport(remoteAddress: address, remotePort: port == 0 ? nil : port,
                                       resolution: resolution, reusedConnection: false, tls: tls)
+        report.proxy = proxy
         report.timing = TransferTiming(connect: seconds(CURLINFO_CONNECT_TIME_T), tlsHandshake: seconds(CURLINFO_APPCONNECT_TIME_T),
                                        firstByte: seconds(CURLINFO_STARTTRANSFER_TIME_T), total: seconds(CURLINFO_TOTAL_TIME_T))
         return report

@@ -44,31 +44,9 @@ public struct ProviderTestServer: Sendable {
         let leaf = servers.leaf("dns.test")
         let log = servers.directory.appendingPathComponent("provider-requests.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let script = PackagePaths.scripts.appendingPathComponent("provider-test-server.py")
-        for _ in 0..<3 {
-            let port = try FreePort.tcp()
-            let output = servers.directory.appendingPathComponent("provider-server-\(port).out")
-            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-            // A child of this process that it does not wait for; it exits with this process
-            // (--owner-pid), and its output goes to a file, never a pipe anyone waits on.
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = [script.path, "--port", String(port), "--cert", leaf.certificate.path, "--key", leaf.key.path,
-                                 "--log", log.path, "--owner-pid", String(getpid())]
-            process.standardInput = FileHandle.nullDevice
-            let handle = try FileHandle(forWritingTo: output)
-            process.standardOutput = handle
-            process.standardError = handle
-            try process.run()
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline {
-                if ((try? String(contentsOf: output, encoding: .utf8)) ?? "").contains("ready") {
-                    return ProviderTestServer(port: port, baseURL: URL(string: "https://dns.test:\(port)")!, requestLog: log)
-                }
-                if !process.isRunning { break }
-                usleep(20_000)  // waiting for a child process to listen, not for a TTL
-            }
+        let port = try BackgroundScript.start("provider-test-server.py", in: servers.directory) { _ in
+            ["--cert", leaf.certificate.path, "--key", leaf.key.path, "--log", log.path]
         }
-        throw TestServersError.startFailed(directory: servers.directory.path, status: -1, output: "provider-test-server.py did not start")
+        return ProviderTestServer(port: port, baseURL: URL(string: "https://dns.test:\(port)")!, requestLog: log)
     }
 }
