@@ -31,7 +31,7 @@ let package = Package(
         // HTTP/1.1 + HTTP/2 client on the libcurl multi interface; connects where the resolver says.
         .target(name: "HTTPTransport", dependencies: ["HTTPDNSCore", "TLSTrust", "CCurl", "COpenSSL", "CHTTPDNSShims"]),
         // DoH client, system resolver, TTL cache and fallback.
-        .target(name: "DNSResolver", dependencies: ["HTTPDNSCore", "DNSWire", "HTTPTransport", "TLSTrust"]),
+        .target(name: "DNSResolver", dependencies: ["HTTPDNSCore", "DNSWire", "HTTPTransport", "TLSTrust", "COpenSSL"]),
         // The library users import.
         .target(name: "HTTPDNS", dependencies: ["HTTPDNSCore", "DNSWire", "TLSTrust", "HTTPTransport", "DNSResolver"]),
         // The command-line tool: commands live in a library so tests can drive them in-process.

@@ -216,6 +216,8 @@ make_pki() {
     make_leaf "$pki/ca" "$pki/other.test" "DNS:other.test"
     make_leaf "$pki/ca" "$pki/localhost" "DNS:localhost,IP:127.0.0.1,IP:::1"
     make_leaf "$pki/ca" "$pki/dns.test" "DNS:dns.test"
+    # bücher.test as its IDNA A-label (RFC 3492), for Unicode host names end to end.
+    make_leaf "$pki/ca" "$pki/xn--bcher-kva.test" "DNS:xn--bcher-kva.test"
     # A CA no client trusts, with a leaf that is right in every other way (not served yet).
     make_ca "$pki/other-ca" "httpdns Other CA"
     make_leaf "$pki/other-ca" "$pki/other-ca-a.test" "DNS:a.test,DNS:www.a.test"
@@ -313,6 +315,9 @@ $(nginx_server localhost localhost localhost "")
     server {
 $(nginx_server wrong.test wrong.test other.test "")
     }
+    server {
+$(nginx_server xn--bcher-kva.test xn--bcher-kva.test xn--bcher-kva.test "")
+    }
 }
 EOF
     } >"$dir/nginx.conf"
@@ -348,6 +353,7 @@ dns.test.      300 IN A     127.0.0.1
 v4only.test.   300 IN A     127.0.0.1
 nodata.test.   300 IN TXT   "no addresses here"
 ttl0.test.       0 IN A     127.0.0.1
+xn--bcher-kva.test. 300 IN A 127.0.0.1
 EOF
 }
 

@@ -4,9 +4,16 @@ import HTTPDNSCore
 extension HostResolver {
     /// How a `HostResolver` resolves and caches. All durations are in seconds.
     public struct Configuration: Sendable {
-        /// DoH servers, tried in order until one answers. Default: `DoHEndpoint.wellKnown`.
-        public var endpoints: [DoHEndpoint]
-        /// Which record types to ask for: A, AAAA or both (default, asked in parallel).
+        /// The providers asked, in order, until one answers: RFC 8484 DoH, JSON DoH, HTTPDNS APIs.
+        /// Default: `DoHEndpoint.wellKnown`.
+        public var providers: [any ResolutionProvider]
+        /// The RFC 8484 endpoints among `providers`; setting it replaces every provider with these.
+        public var endpoints: [DoHEndpoint] {
+            get { providers.compactMap { $0 as? DoHEndpoint } }
+            set { providers = newValue }
+        }
+        /// Which record types to ask for: A, AAAA, both (default, asked in parallel), or `auto` (the
+        /// families this host has a route for, by `routeProbe`).
         public var families: AddressFamilies
         /// Limit for each HTTP exchange with an endpoint, in seconds (default 5), passed to and enforced by
         /// the `DoHTransport`. A lookup that fails over through every endpoint can take up to this times
@@ -34,6 +41,52 @@ extension HostResolver {
         /// The largest DoH response body accepted, in bytes (default 65,535).
         public var maxResponseBytes: Int
 
+        // MARK: Failover and health
+
+        /// Ask the first two available providers at once and take the first answer (default `false`).
+        /// Halves the worst-case latency of a dead first provider at the cost of twice the queries.
+        public var racesFirstTwoProviders: Bool = false
+        /// After this many consecutive failures a provider is skipped (default 3; 0 never skips).
+        public var failureThreshold: Int = 3
+        /// How long, in seconds, a provider over `failureThreshold` is skipped before it is probed again
+        /// (default 30). When every provider is in back-off they are all tried anyway, in order.
+        public var failureBackoff: TimeInterval = 30
+
+        // MARK: Cache policy
+
+        /// Opt-in stale reuse ("expired IP reuse"): an answer expired by at most this many seconds is
+        /// returned at once (`isStale`, ttl 0) while a background refresh runs. `nil` (default): off.
+        ///
+        /// - Warning: A stale address may no longer be the server's; TLS verification on the name still
+        ///   protects the connection, but the request may fail where a fresh lookup would not.
+        public var maximumStaleness: TimeInterval? = nil
+        /// Refresh-ahead: a cached answer used with at most this many seconds left starts a background
+        /// refresh, so names in use do not expire under their users. `nil` (default): off.
+        public var refreshAheadWindow: TimeInterval? = nil
+        /// Names resolved in the background when the resolver is created (batched where the first
+        /// provider has a batch API). Default none.
+        public var preResolveHosts: [String] = []
+        /// A file the cache is kept in, so a restarted process has answers at once. Written atomically
+        /// after each new answer; read at creation. `nil` (default): memory only.
+        public var persistentCacheFile: URL? = nil
+        /// Records in the cache file expired longer ago than this, in seconds, are dropped on load
+        /// (default 86,400). Records expired less long are kept, usable only as stale answers.
+        public var persistentCacheMaximumAge: TimeInterval = 86_400
+
+        // MARK: When not to use the providers
+
+        /// Names that go straight to the system resolver: `name` matches exactly, `.suffix` (or
+        /// `*.suffix`) matches every name under it. `localhost` and `*.localhost` always do; IP
+        /// literals are never resolved.
+        public var bypassList: [String] = []
+
+        // MARK: Families and observation
+
+        /// Decides `AddressFamilies.auto`.
+        public var routeProbe: RouteProbe = RouteProbe()
+        /// Receives cache, provider, failover and fallback events. Default none.
+        public var observer: (any ResolverObserver)? = nil
+
         public init(
             endpoints: [DoHEndpoint] = DoHEndpoint.wellKnown,
             families: AddressFamilies = .both,
@@ -46,7 +99,7 @@ extension HostResolver {
             cacheCapacity: Int = 1_000,
             maxResponseBytes: Int = DoHClient.defaultMaxResponseBytes
         ) {
-            self.endpoints = endpoints
+            self.providers = endpoints
             self.families = families
             self.requestTimeout = requestTimeout
             self.fallbackToSystemResolver = fallbackToSystemResolver

@@ -2,34 +2,38 @@ import Foundation
 import HTTPDNSCore
 import Synchronization
 
-/// Resolves host names over DNS-over-HTTPS (RFC 8484) with a TTL cache, endpoint failover and an
-/// optional fallback to the system resolver.
+/// Resolves host names through trusted providers (RFC 8484 DoH, JSON DoH, HTTPDNS service APIs) with
+/// a TTL cache, provider failover with health tracking, and an optional fallback to the system resolver.
 ///
 /// Order of a lookup: IP literal (returned as is, source `.literal`) → static entry for host and port
-/// (`.staticMapping`) → cache (`.cache`, with the remaining TTL) → DoH endpoints in order (`.doh`) →
-/// system resolver (`.system`) if `fallbackToSystemResolver`.
+/// (`.staticMapping`) → bypass (`localhost`, `bypassList`: system resolver) → cache (`.cache`, with the
+/// remaining TTL; stale when allowed) → providers in order, skipping those in back-off → system resolver
+/// (`.system`) if `fallbackToSystemResolver`.
 ///
 /// - Positive answers are cached for their TTL clamped to `minimumTTL...maximumTTL`; TTL 0 answers are
 ///   returned but not cached. NXDOMAIN and NODATA are cached for their negative TTL capped at
 ///   `negativeCacheTTLCap` and rethrown from the cache. System-resolver answers are not cached.
-/// - NXDOMAIN from a DoH endpoint is final: no other endpoint and no system resolver is asked.
+/// - NXDOMAIN from a provider is final: no other provider and no system resolver is asked. Anything
+///   that is not an answer (HTTP 429/5xx, timeouts, garbage) fails over to the next provider.
 /// - Concurrent lookups of one name share one query. Cancelling a waiting lookup makes it throw
 ///   `CancellationError` at once; the shared query carries on for the others (and fills the cache).
 public final class HostResolver: HostResolving {
     /// How this resolver behaves; fixed at creation.
     public let configuration: Configuration
 
-    private let client: DoHClient
-    private let systemResolver: any HostResolving
-    private let clock: any ResolverClock
+    let transport: any DoHTransport
+    let systemResolver: any HostResolving
+    let clock: any ResolverClock
     private let staticResolver: StaticHostResolver
     private let state: Mutex<State>
+    private let fileLock = Mutex<Void>(())
 
     /// - Parameters:
-    ///   - configuration: Endpoints, families, timeouts, fallback, static entries and cache limits.
-    ///   - transport: The HTTPS client DoH requests go through.
-    ///   - systemResolver: Asked when every endpoint fails and `fallbackToSystemResolver` is set.
-    ///   - clock: The time cache expiry is measured on.
+    ///   - configuration: Providers, families, timeouts, fallback, static entries, cache policy.
+    ///   - transport: The HTTPS client provider requests go through.
+    ///   - systemResolver: Asked when every provider fails and `fallbackToSystemResolver` is set, for
+    ///     bypassed names, and for hijack checks.
+    ///   - clock: The time cache expiry and provider back-off are measured on.
     public init(
         configuration: Configuration = .default,
         transport: any DoHTransport,
@@ -37,11 +41,18 @@ public final class HostResolver: HostResolving {
         clock: any ResolverClock = MonotonicClock()
     ) {
         self.configuration = configuration
-        self.client = DoHClient(transport: transport, maxResponseBytes: configuration.maxResponseBytes)
+        self.transport = transport
         self.systemResolver = systemResolver
         self.clock = clock
         self.staticResolver = StaticHostResolver(entries: configuration.staticEntries, fallback: nil)
-        self.state = Mutex(State(cache: ResolutionCache(capacity: configuration.cacheCapacity)))
+        self.state = Mutex(State(
+            cache: ResolutionCache(capacity: configuration.cacheCapacity),
+            health: Array(repeating: ProviderHealth(), count: configuration.providers.count)))
+        loadPersistentCache()
+        if !configuration.preResolveHosts.isEmpty {
+            let hosts = configuration.preResolveHosts
+            Task { _ = await self.preResolve(hosts) }
+        }
     }
 
     /// Resolves `host` for the configured `families`. See `resolve(host:port:families:)`.
@@ -52,17 +63,20 @@ public final class HostResolver: HostResolving {
     /// Resolves `host` for a connection to `port`.
     ///
     /// - Parameters:
-    ///   - host: A host name (any case, optional trailing dot) or an IP literal (optionally bracketed).
+    ///   - host: A host name (any case, optional trailing dot, Unicode allowed: converted to A-labels)
+    ///     or an IP literal (optionally bracketed).
     ///   - port: The port the caller will connect to; only static entries depend on it.
     ///   - families: The address families wanted; cached separately per selection.
-    /// - Returns: At least one address, IPv6 before IPv4 for DoH answers; `ttl` is the remaining
-    ///   lifetime in seconds for DoH and cached answers, `nil` otherwise.
+    /// - Returns: At least one address, IPv6 before IPv4 for provider answers; `ttl` is the remaining
+    ///   lifetime in seconds for provider and cached answers (0 for a stale one), `nil` otherwise;
+    ///   `provider` and `latency` say who answered and how long it took.
     /// - Throws: `ResolutionError.invalidHostName` for a name that is not a valid host name;
     ///   `.nameNotFound` (NXDOMAIN) and `.noAddresses` (NODATA) as answered, live or from the cache,
-    ///   with the negative TTL in seconds; `.resolverUnavailable` listing each endpoint's failure (and the
+    ///   with the negative TTL in seconds; `.resolverUnavailable` listing each provider's failure (and the
     ///   system resolver's) when nothing answered; `CancellationError` when the calling task is cancelled
     ///   while waiting.
     public func resolve(host: String, port: Int, families: AddressFamilies) async throws -> HostResolution {
+        let started = clock.now()
         guard let name = HostName.normalize(host) else { throw ResolutionError.invalidHostName(host) }
         if let literal = IPAddress(name) {
             return HostResolution(host: name, addresses: [literal], ttl: nil, source: .literal)
@@ -70,32 +84,62 @@ public final class HostResolver: HostResolving {
         if let addresses = staticResolver.addresses(host: name, port: port) {
             return HostResolution(host: name, addresses: addresses, ttl: nil, source: .staticMapping)
         }
+        let families = concrete(families)
+        if bypasses(name) {
+            configuration.observer?.bypassed(host: name)
+            var resolution = try await systemResolver.resolve(host: name, port: port)
+            resolution.addresses = resolution.addresses.filter { families.includes($0.family) }
+            guard !resolution.addresses.isEmpty else { throw ResolutionError.noAddresses(host: name, negativeTTL: nil) }
+            resolution.provider = "system"
+            resolution.latency = clock.now() - started
+            return resolution
+        }
         let key = ResolutionCache.Key(name: name, families: families)
         let now = clock.now()
-        if let hit = state.withLock({ $0.cache.value(for: key, now: now) }) {
-            return try Self.resolution(from: hit, name: name).get()
+        let hit = state.withLock { $0.cache.lookup(key, now: now, staleLimit: configuration.maximumStaleness) }
+        if let hit {
+            var result = Self.resolution(from: hit, name: name)
+            if case .success(var resolution) = result {
+                resolution.latency = clock.now() - started
+                result = .success(resolution)
+                if hit.isStale {
+                    configuration.observer?.staleAnswerServed(host: name, resolution: resolution, expiredFor: -hit.remaining)
+                    refreshInBackground(FlightKey(cacheKey: key, port: port), reason: .stale)
+                } else {
+                    configuration.observer?.cacheHit(host: name, resolution: resolution)
+                    if let window = configuration.refreshAheadWindow, hit.remaining <= window {
+                        refreshInBackground(FlightKey(cacheKey: key, port: port), reason: .refreshAhead)
+                    }
+                }
+            }
+            return try result.get()
         }
-        return try await sharedLookup(FlightKey(cacheKey: key, port: port))
+        configuration.observer?.cacheMiss(host: name)
+        var resolution = try await sharedLookup(FlightKey(cacheKey: key, port: port))
+        if resolution.source != .cache { resolution.latency = clock.now() - started }
+        return resolution
     }
 
     /// The cached addresses for `host` with their remaining TTL (source `.cache`), or `nil` when none are
     /// cached or they have expired. Negative answers are not shown. Asks nothing.
     public func cachedResolution(host: String, families: AddressFamilies? = nil) -> HostResolution? {
         guard let name = HostName.normalize(host) else { return nil }
-        let key = ResolutionCache.Key(name: name, families: families ?? configuration.families)
+        let key = ResolutionCache.Key(name: name, families: concrete(families ?? configuration.families))
         let now = clock.now()
         guard let hit = state.withLock({ $0.cache.value(for: key, now: now) }),
-              case .success(let resolution) = Self.resolution(from: hit, name: name)
+              case .success(let resolution) = Self.resolution(from: .init(value: hit.value, remaining: hit.remaining, provider: nil), name: name)
         else { return nil }
         return resolution
     }
 
-    /// Forgets every cached answer. Lookups already under way are not cached when they finish.
+    /// Forgets every cached answer (call it when the network changes). Lookups already under way are not
+    /// cached when they finish. The cache file, if any, is rewritten empty.
     public func flush() {
         state.withLock { state in
             state.cache.removeAll()
             state.flightByKey.removeAll()
         }
+        savePersistentCache()
     }
 
     /// Forgets the cached answers for `host` (all family selections). A lookup of it already under way
@@ -106,6 +150,32 @@ public final class HostResolver: HostResolving {
             state.cache.remove(name: name)
             state.flightByKey = state.flightByKey.filter { $0.key.cacheKey.name != name }
         }
+        savePersistentCache()
+    }
+
+    /// How many answers (positive and negative, fresh and stale) the cache holds.
+    public var cachedCount: Int { state.withLock { $0.cache.count } }
+
+    // MARK: - Bypass and families
+
+    /// Whether `name` (normalized) goes straight to the system resolver.
+    public func bypasses(_ name: String) -> Bool {
+        if name == "localhost" || name.hasSuffix(".localhost") { return true }
+        for entry in configuration.bypassList {
+            var pattern = entry.lowercased()
+            if pattern.hasPrefix("*.") { pattern.removeFirst() }
+            if pattern.hasPrefix(".") {
+                let suffix = HostName.normalize(String(pattern.dropFirst())) ?? String(pattern.dropFirst())
+                if name == suffix || name.hasSuffix("." + suffix) { return true }
+            } else if name == (HostName.normalize(pattern) ?? pattern) {
+                return true
+            }
+        }
+        return false
+    }
+
+    func concrete(_ families: AddressFamilies) -> AddressFamilies {
+        families == .auto ? configuration.routeProbe.families() : families
     }
 
     // MARK: - Coalescing
@@ -116,6 +186,17 @@ public final class HostResolver: HostResolving {
         state.withLock { state in
             state.flights.values.filter { $0.key.cacheKey.name == name }.reduce(0) { $0 + $1.waiters.count }
         }
+    }
+
+    /// Whether a query for `host` is under way (a lookup's or a background refresh's).
+    public func isRefreshing(host: String) -> Bool {
+        guard let name = HostName.normalize(host) else { return false }
+        return state.withLock { $0.flightByKey.keys.contains { $0.cacheKey.name == name } }
+    }
+
+    /// Waits until no query for `host` is under way (for tests and orderly shutdown).
+    public func waitForRefresh(host: String) async {
+        while isRefreshing(host: host) { await Task.yield() }
     }
 
     /// Lookups are shared per name, families and port (the port matters only to a system resolver
@@ -133,8 +214,17 @@ public final class HostResolver: HostResolving {
         var waiters: [UInt64: Waiter] = [:]
     }
 
+    /// Consecutive failures of one provider and when it may be asked again.
+    struct ProviderHealth {
+        var consecutiveFailures = 0
+        var skipUntil: TimeInterval = 0
+        /// Where the bootstrap address list starts (rotated after each failure).
+        var bootstrapOffset = 0
+    }
+
     private struct State {
         var cache: ResolutionCache
+        var health: [ProviderHealth]
         var flights: [UInt64: Flight] = [:]
         /// The flight new lookups of a key join; `flush` detaches flights so they are not cached.
         var flightByKey: [FlightKey: UInt64] = [:]
@@ -148,7 +238,7 @@ public final class HostResolver: HostResolving {
     }
 
     /// What a query produced, and how long to cache it (`nil`: not at all).
-    private struct Outcome: Sendable {
+    struct Outcome: Sendable {
         var result: Result<HostResolution, ResolutionError>
         var cacheTTL: TimeInterval? = nil
         var cacheValue: ResolutionCache.Value? = nil
@@ -161,6 +251,23 @@ public final class HostResolver: HostResolving {
         case started(UInt64)
     }
 
+    /// Starts a query for `key` with nobody waiting, unless one is under way; its answer fills the cache.
+    private func refreshInBackground(_ key: FlightKey, reason: RefreshReason) {
+        let flightID = state.withLock { state -> UInt64? in
+            guard state.flightByKey[key] == nil else { return nil }
+            let flightID = state.makeID()
+            state.flights[flightID] = Flight(key: key)
+            state.flightByKey[key] = flightID
+            return flightID
+        }
+        guard let flightID else { return }
+        configuration.observer?.refreshStarted(host: key.cacheKey.name, reason: reason)
+        Task {
+            let outcome = await self.query(key)
+            self.finish(flightID, outcome: outcome)
+        }
+    }
+
     private func sharedLookup(_ key: FlightKey) async throws -> HostResolution {
         let waiterID = state.withLock { $0.makeID() }
         return try await withTaskCancellationHandler {
@@ -171,7 +278,7 @@ public final class HostResolver: HostResolving {
                     // this waiter registered or this sees the task cancelled.
                     if Task.isCancelled { return .cancelled }
                     if let hit = state.cache.value(for: key.cacheKey, now: now) {
-                        return .answered(Self.resolution(from: hit, name: key.cacheKey.name))
+                        return .answered(Self.resolution(from: .init(value: hit.value, remaining: hit.remaining, provider: nil), name: key.cacheKey.name))
                     }
                     if let flightID = state.flightByKey[key] {
                         state.flights[flightID]?.waiters[waiterID] = waiter
@@ -211,53 +318,147 @@ public final class HostResolver: HostResolving {
 
     private func finish(_ flightID: UInt64, outcome: Outcome) {
         let now = clock.now()
+        var stored = false
         let waiters = state.withLock { state -> [Waiter] in
             guard let flight = state.flights.removeValue(forKey: flightID) else { return [] }
             for waiterID in flight.waiters.keys { state.flightOfWaiter[waiterID] = nil }
             if state.flightByKey[flight.key] == flightID {
                 state.flightByKey[flight.key] = nil
-                if let value = outcome.cacheValue, let ttl = outcome.cacheTTL {
-                    state.cache.insert(value, for: flight.key.cacheKey, ttl: ttl, now: now)
+                if let value = outcome.cacheValue, let ttl = outcome.cacheTTL, ttl > 0 {
+                    state.cache.insert(value, for: flight.key.cacheKey, ttl: ttl, now: now, provider: try? outcome.result.get().provider)
+                    stored = true
                 }
             }
             return Array(flight.waiters.values)
         }
+        if stored { savePersistentCache() }
         let result = outcome.result.mapError { $0 as any Error }
         for waiter in waiters { waiter.resume(with: result) }
     }
 
     // MARK: - The query
 
-    private func query(_ key: FlightKey) async -> Outcome {
+    /// Asks the providers for `key` (failover, health, racing), then the system resolver if allowed.
+    func query(_ key: FlightKey) async -> Outcome {
         let name = key.cacheKey.name
         var reasons: [String] = []
-        for endpoint in configuration.endpoints {
-            do {
-                let answer = try await client.lookup(
-                    name, families: key.cacheKey.families, endpoint: endpoint, timeout: configuration.requestTimeout)
-                return outcome(of: answer, name: name, endpoint: endpoint)
-            } catch {
-                switch error {
-                case .invalidName:
-                    return Outcome(result: .failure(.invalidHostName(name)))
-                case .endpointFailed:
-                    reasons.append(error.description)
-                }
+        let order = providerOrder(for: name)
+        var remaining = order[...]
+        if configuration.racesFirstTwoProviders, remaining.count >= 2 {
+            let pair = Array(remaining.prefix(2))
+            remaining = remaining.dropFirst(2)
+            if let outcome = await race(pair, key: key, reasons: &reasons) { return outcome }
+        }
+        for index in remaining {
+            switch await ask(index, key: key) {
+            case .answered(let outcome): return outcome
+            case .failed(let reason): reasons.append(reason)
             }
         }
-        if configuration.endpoints.isEmpty { reasons.append("no DoH endpoint configured") }
+        if configuration.providers.isEmpty { reasons.append("no DoH endpoint configured") }
         guard configuration.fallbackToSystemResolver else {
             return Outcome(result: .failure(.resolverUnavailable(host: name, reasons: reasons)))
         }
+        configuration.observer?.fellBackToSystemResolver(host: name, reasons: reasons)
         return await systemQuery(key, dohReasons: reasons)
     }
 
-    private func outcome(of answer: DoHClient.Answer, name: String, endpoint: DoHEndpoint) -> Outcome {
+    /// Provider indices to try: those not in back-off, in order; all of them when every one is.
+    private func providerOrder(for name: String) -> [Int] {
+        let now = clock.now()
+        let health = state.withLock { $0.health }
+        var available: [Int] = []
+        for index in configuration.providers.indices {
+            let entry = health[index]
+            if entry.skipUntil > now {
+                configuration.observer?.endpointSkipped(
+                    host: name, endpoint: configuration.providers[index].url,
+                    consecutiveFailures: entry.consecutiveFailures, retryAfter: entry.skipUntil)
+            } else {
+                available.append(index)
+            }
+        }
+        return available.isEmpty ? Array(configuration.providers.indices) : available
+    }
+
+    private enum Attempt: Sendable {
+        case answered(Outcome)
+        case failed(String)
+    }
+
+    /// Asks the first two providers at once; the first answer wins and the other is cancelled.
+    private func race(_ pair: [Int], key: FlightKey, reasons: inout [String]) async -> Outcome? {
+        await withTaskGroup(of: (Int, Attempt).self) { group -> Outcome? in
+            for index in pair {
+                group.addTask { (index, await self.ask(index, key: key)) }
+            }
+            var failures: [Int: String] = [:]
+            for await (index, attempt) in group {
+                switch attempt {
+                case .answered(let outcome):
+                    group.cancelAll()
+                    return outcome
+                case .failed(let reason):
+                    failures[index] = reason
+                }
+            }
+            reasons += pair.compactMap { failures[$0] }
+            return nil
+        }
+    }
+
+    /// One provider's attempt, with its health and bootstrap rotation updated.
+    private func ask(_ index: Int, key: FlightKey) async -> Attempt {
+        let name = key.cacheKey.name
+        var provider = configuration.providers[index]
+        let offset = state.withLock { $0.health[index].bootstrapOffset }
+        let bootstrap = provider.bootstrapAddresses
+        if bootstrap.count > 1 {
+            let start = offset % bootstrap.count
+            provider.bootstrapAddresses = Array(bootstrap[start...] + bootstrap[..<start])
+        }
+        let started = clock.now()
+        do {
+            let answer = try await provider.lookup(name, families: key.cacheKey.families, transport: transport, timeout: configuration.requestTimeout)
+            let latency = clock.now() - started
+            state.withLock { $0.health[index].consecutiveFailures = 0; $0.health[index].skipUntil = 0 }
+            configuration.observer?.providerAnswered(host: name, provider: provider.kind, endpoint: provider.url, latency: latency, answer: answer)
+            return .answered(outcome(of: answer, name: name, provider: provider))
+        } catch {
+            switch error {
+            case .invalidName:
+                return .answered(Outcome(result: .failure(.invalidHostName(name))))
+            case .endpointFailed:
+                let latency = clock.now() - started
+                let now = clock.now()
+                state.withLock { state in
+                    state.health[index].consecutiveFailures += 1
+                    state.health[index].bootstrapOffset += 1
+                    let threshold = configuration.failureThreshold
+                    if threshold > 0, state.health[index].consecutiveFailures >= threshold {
+                        state.health[index].skipUntil = now + configuration.failureBackoff
+                    }
+                }
+                configuration.observer?.endpointFailed(host: name, provider: provider.kind, endpoint: provider.url, reason: error.description, latency: latency)
+                return .failed(error.description)
+            }
+        }
+    }
+
+    /// The health of each provider, in configuration order (for diagnostics and tests).
+    public func providerHealth() -> [(consecutiveFailures: Int, skippedUntil: TimeInterval?)] {
+        let now = clock.now()
+        return state.withLock { $0.health }.map { ($0.consecutiveFailures, $0.skipUntil > now ? $0.skipUntil : nil) }
+    }
+
+    func outcome(of answer: DoHClient.Answer, name: String, provider: any ResolutionProvider) -> Outcome {
         switch answer {
         case .addresses(let addresses, let ttl):
             let kept = min(max(ttl, configuration.minimumTTL), configuration.maximumTTL)
-            let resolution = HostResolution(host: name, addresses: addresses, ttl: kept, source: .doh(endpoint: endpoint.url))
-            return Outcome(result: .success(resolution), cacheTTL: kept, cacheValue: .addresses(addresses))
+            // TTL 0 means "use once" (RFC 1035 §3.2.1): the minimum does not make it cacheable.
+            let cached = ttl <= 0 ? 0 : kept
+            let resolution = HostResolution(host: name, addresses: addresses, ttl: ttl <= 0 ? 0 : kept, source: provider.source, provider: provider.kind)
+            return Outcome(result: .success(resolution), cacheTTL: cached, cacheValue: .addresses(addresses))
         case .nameNotFound(let negativeTTL):
             let kept = negativeTTL.map { min($0, configuration.negativeCacheTTLCap) }
             return Outcome(result: .failure(.nameNotFound(host: name, negativeTTL: kept)), cacheTTL: kept, cacheValue: .nameNotFound)
@@ -273,6 +474,7 @@ public final class HostResolver: HostResolving {
         do {
             var resolution = try await systemResolver.resolve(host: name, port: key.port)
             resolution.addresses = resolution.addresses.filter { families.includes($0.family) }
+            resolution.provider = "system"
             guard !resolution.addresses.isEmpty else {
                 let reason = "system resolver: no addresses of the requested type"
                 return Outcome(result: .failure(.resolverUnavailable(host: name, reasons: dohReasons + [reason])))
@@ -297,16 +499,104 @@ public final class HostResolver: HostResolving {
         }
     }
 
-    private static func resolution(
-        from hit: (value: ResolutionCache.Value, remaining: TimeInterval), name: String
-    ) -> Result<HostResolution, ResolutionError> {
+    private static func resolution(from hit: ResolutionCache.Hit, name: String) -> Result<HostResolution, ResolutionError> {
         switch hit.value {
         case .addresses(let addresses):
-            .success(HostResolution(host: name, addresses: addresses, ttl: hit.remaining, source: .cache))
+            .success(HostResolution(host: name, addresses: addresses, ttl: max(0, hit.remaining), source: .cache,
+                                    provider: hit.provider, isStale: hit.isStale))
         case .nameNotFound:
             .failure(.nameNotFound(host: name, negativeTTL: hit.remaining))
         case .noAddresses:
             .failure(.noAddresses(host: name, negativeTTL: hit.remaining))
+        }
+    }
+
+    // MARK: - Pre-resolution
+
+    /// Resolves `hosts` into the cache ahead of use, in batches where the first available provider has
+    /// a batch API (Alibaba-style `/resolve`, 5 names a request), else one by one concurrently. Names
+    /// already cached are skipped.
+    /// - Returns: The names now cached with addresses (normalized).
+    @discardableResult
+    public func preResolve(_ hosts: [String], families: AddressFamilies? = nil) async -> [String] {
+        let families = concrete(families ?? configuration.families)
+        let now = clock.now()
+        var names: [String] = []
+        for host in hosts {
+            guard let name = HostName.normalize(host), IPAddress(name) == nil, !bypasses(name), !names.contains(name) else { continue }
+            let key = ResolutionCache.Key(name: name, families: families)
+            if state.withLock({ $0.cache.value(for: key, now: now) }) == nil { names.append(name) }
+        }
+        if let first = providerOrder(for: names.first ?? "").first, first < configuration.providers.count {
+            let provider = configuration.providers[first]
+            if provider.batchLimit > 1 {
+                var start = 0
+                while start < names.count {
+                    let batch = Array(names[start..<min(start + provider.batchLimit, names.count)])
+                    start += batch.count
+                    guard let answers = try? await provider.lookup(batch: batch, families: families, transport: transport, timeout: configuration.requestTimeout) else { continue }
+                    let stamp = clock.now()
+                    var stored = false
+                    for (name, answer) in answers {
+                        let outcome = outcome(of: answer, name: name, provider: provider)
+                        guard let value = outcome.cacheValue, let ttl = outcome.cacheTTL, ttl > 0 else { continue }
+                        state.withLock { $0.cache.insert(value, for: .init(name: name, families: families), ttl: ttl, now: stamp, provider: provider.kind) }
+                        stored = true
+                    }
+                    if stored { savePersistentCache() }
+                }
+            }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for name in names where cachedResolution(host: name, families: families) == nil {
+                group.addTask { _ = try? await self.resolve(host: name, port: 443, families: families) }
+            }
+        }
+        return names.filter { cachedResolution(host: $0, families: families) != nil }
+    }
+
+    // MARK: - Persistent cache
+
+    private func loadPersistentCache() {
+        guard let file = configuration.persistentCacheFile else { return }
+        guard FileManager.default.fileExists(atPath: file.path) else { return }
+        let loaded: [PersistentCacheFile.Record]
+        do {
+            loaded = try PersistentCacheFile.read(from: file)
+        } catch {
+            configuration.observer?.warning("ignoring the cache file \(file.path): \(error)")
+            return
+        }
+        let wallNow = Date().timeIntervalSince1970
+        let now = clock.now()
+        state.withLock { state in
+            for record in loaded {
+                let remaining = record.expires - wallNow
+                guard -remaining <= configuration.persistentCacheMaximumAge, !record.addresses.isEmpty else { continue }
+                let key = ResolutionCache.Key(name: record.name, families: record.families)
+                state.cache.insert(.addresses(record.addresses), for: key, expires: now + min(remaining, configuration.maximumTTL), provider: record.provider)
+            }
+        }
+    }
+
+    /// Writes the cache's address answers to `persistentCacheFile` (atomically), if one is configured.
+    public func savePersistentCache() {
+        guard let file = configuration.persistentCacheFile else { return }
+        fileLock.withLock { _ in
+            let now = clock.now()
+            let wallNow = Date().timeIntervalSince1970
+            let records = state.withLock { state in
+                state.cache.entries.compactMap { key, entry -> PersistentCacheFile.Record? in
+                    guard case .addresses(let addresses) = entry.value else { return nil }
+                    return .init(name: key.name, families: key.families, addresses: addresses,
+                                 expires: wallNow + (entry.expires - now), provider: entry.provider)
+                }
+            }
+            do {
+                try PersistentCacheFile.write(records, to: file)
+            } catch {
+                configuration.observer?.warning("could not write the cache file \(file.path): \(error)")
+            }
         }
     }
 }

@@ -1,28 +1,43 @@
 import Foundation
 import HTTPDNSCore
 
-/// The answers `HostResolver` remembers, keyed by normalized name and family selection, each until an
-/// absolute expiry on the resolver's clock. A plain value: the resolver keeps it under its lock.
+/// The answers `HostResolver` remembers, keyed by normalized name and family selection, each with an
+/// absolute expiry on the resolver's clock, bounded in size with least-recently-used eviction. A plain
+/// value: the resolver keeps it under its lock.
 struct ResolutionCache {
-    struct Key: Hashable {
+    struct Key: Hashable, Sendable {
         var name: String
         var families: AddressFamilies
     }
 
     /// What is remembered: addresses, or a negative answer (RFC 2308).
-    enum Value {
+    enum Value: Sendable {
         case addresses([IPAddress])
         case nameNotFound
         case noAddresses
     }
 
-    private struct Entry {
+    struct Entry: Sendable {
         var value: Value
+        /// Expiry on the resolver's clock, in seconds.
         var expires: TimeInterval
+        /// The provider kind that answered (`doh`, `json`, ...).
+        var provider: String?
+        /// Use order, for LRU eviction.
+        var lastUsed: UInt64
+    }
+
+    /// A cache lookup's result. `remaining` is negative for a stale entry.
+    struct Hit {
+        var value: Value
+        var remaining: TimeInterval
+        var provider: String?
+        var isStale: Bool { remaining <= 0 }
     }
 
     let capacity: Int
-    private var entries: [Key: Entry] = [:]
+    private(set) var entries: [Key: Entry] = [:]
+    private var useCounter: UInt64 = 0
 
     init(capacity: Int) {
         self.capacity = max(0, capacity)
@@ -30,27 +45,49 @@ struct ResolutionCache {
 
     var count: Int { entries.count }
 
-    /// The live entry for `key` and its remaining lifetime in seconds; drops it if it has expired.
-    mutating func value(for key: Key, now: TimeInterval) -> (value: Value, remaining: TimeInterval)? {
-        guard let entry = entries[key] else { return nil }
+    /// The entry for `key`: live, or expired by at most `staleLimit` seconds (addresses only) when
+    /// `staleLimit` is given. An entry past both is dropped. A hit counts as a use.
+    mutating func lookup(_ key: Key, now: TimeInterval, staleLimit: TimeInterval? = nil) -> Hit? {
+        guard var entry = entries[key] else { return nil }
         let remaining = entry.expires - now
-        guard remaining > 0 else {
-            entries[key] = nil
-            return nil
-        }
-        return (entry.value, remaining)
-    }
-
-    /// Remembers `value` for `ttl` seconds; a `ttl` of 0 or less stores nothing.
-    mutating func insert(_ value: Value, for key: Key, ttl: TimeInterval, now: TimeInterval) {
-        guard ttl > 0, capacity > 0 else { return }
-        if entries[key] == nil, entries.count >= capacity {
-            entries = entries.filter { $0.value.expires > now }
-            if entries.count >= capacity, let soonest = entries.min(by: { $0.value.expires < $1.value.expires }) {
-                entries[soonest.key] = nil
+        if remaining <= 0 {
+            guard let staleLimit, case .addresses = entry.value, -remaining <= staleLimit else {
+                entries[key] = nil
+                return nil
             }
         }
-        entries[key] = Entry(value: value, expires: now + ttl)
+        useCounter += 1
+        entry.lastUsed = useCounter
+        entries[key] = entry
+        return Hit(value: entry.value, remaining: remaining, provider: entry.provider)
+    }
+
+    /// The live entry for `key` and its remaining lifetime; an expired entry is left in place (it may
+    /// still be served stale) but not returned.
+    mutating func value(for key: Key, now: TimeInterval) -> (value: Value, remaining: TimeInterval)? {
+        guard var entry = entries[key], entry.expires - now > 0 else { return nil }
+        useCounter += 1
+        entry.lastUsed = useCounter
+        entries[key] = entry
+        return (entry.value, entry.expires - now)
+    }
+
+    /// Remembers `value` for `ttl` seconds; a `ttl` of 0 or less stores nothing. When full, the least
+    /// recently used entry makes room.
+    mutating func insert(_ value: Value, for key: Key, ttl: TimeInterval, now: TimeInterval, provider: String? = nil) {
+        guard ttl > 0 else { return }
+        insert(value, for: key, expires: now + ttl, provider: provider)
+    }
+
+    /// Remembers `value` until `expires` (which may be past, for an entry only usable stale).
+    mutating func insert(_ value: Value, for key: Key, expires: TimeInterval, provider: String?) {
+        guard capacity > 0 else { return }
+        if entries[key] == nil, entries.count >= capacity,
+           let oldest = entries.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+            entries[oldest.key] = nil
+        }
+        useCounter += 1
+        entries[key] = Entry(value: value, expires: expires, provider: provider, lastUsed: useCounter)
     }
 
     /// Forgets every entry for `name`, whatever the families.

@@ -50,7 +50,7 @@ public struct SystemResolver: HostResolving {
     private static func getaddrinfo(_ name: String, families: AddressFamilies) -> Result<[IPAddress], ResolutionError> {
         var hints = addrinfo()
         switch families {
-        case .both: hints.ai_family = AF_UNSPEC
+        case .both, .auto: hints.ai_family = AF_UNSPEC
         case .ipv4: hints.ai_family = AF_INET
         case .ipv6: hints.ai_family = AF_INET6
         }

@@ -189,7 +189,7 @@ enum FetchCommand {
     }
 
     static func execute(_ plan: Plan, console: Console) async -> Int32 {
-        let resolver = plan.resolverOptions.makeResolver()
+        let resolver = plan.resolverOptions.makeResolver(observer: plan.verbose ? ConsoleResolverObserver(console: console) : nil)
         let configuration = HTTPClient.Configuration(trust: plan.resolverOptions.trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
         let client = HTTPClient(configuration: configuration, resolver: resolver)
         // The body streams to stdout as it arrives, never held whole in memory, unless -i must
@@ -237,11 +237,8 @@ enum FetchCommand {
         }
     }
 
-    /// Where the addresses came from, and why DoH was passed over if it was.
+    /// Where the addresses came from (the resolver's own -v events say why DoH was passed over).
     static func describe(_ resolution: HostResolution, console: Console) {
-        for reason in resolution.fallbackReasons {
-            console.note("* DoH failed: \(reason)")
-        }
         var from = resolution.source.description
         if case .doh(let endpoint) = resolution.source { from += " (\(endpoint.absoluteString))" }
         if !resolution.fallbackReasons.isEmpty { from += ", after every DoH endpoint failed" }
@@ -254,6 +251,8 @@ enum FetchCommand {
         let connection = response.connection
         if let resolution = connection.resolution {
             describe(resolution, console: console)
+        } else if let proxy = connection.proxy {
+            console.note("* sent by name via proxy \(proxy.absoluteString) (no IP replacement; the proxy resolves the host)")
         } else if let host = request.url.host(percentEncoded: false) {
             console.note("* \(host) is an IP literal: no resolution, no SNI sent, certificate checked against the IP")
         }

@@ -26,6 +26,7 @@ public enum HTTPDNSTool {
       resolve HOST...   resolve names, one line per address:
                           HOST ADDRESS ttl=SECONDS source=doh|cache|system|static|literal
       fetch URL         send a request, body to stdout or -o FILE (curl-like options)
+      probe URL         check every address of URL's host: connect, TLS, certificate, status
       help [COMMAND]    show help
       --version         show the version
 
@@ -44,10 +45,13 @@ public enum HTTPDNSTool {
             return await ResolveCommand.run(rest, console: console, environment: environment)
         case "fetch":
             return await FetchCommand.run(rest, console: console, environment: environment)
+        case "probe":
+            return await ProbeCommand.run(rest, console: console, environment: environment)
         case "help", "--help", "-h":
             switch rest.first {
             case "resolve": console.print(ResolveCommand.help)
             case "fetch": console.print(FetchCommand.help)
+            case "probe": console.print(ProbeCommand.help)
             case nil: console.print(usage)
             case let other?:
                 console.note("httpdns: no help for unknown command '\(other)'; run 'httpdns --help'")

@@ -11,9 +11,18 @@ enum ResolveCommand {
       HOST ADDRESS ttl=SECONDS source=doh|cache|system|static|literal
     (ttl=- when the source gives none.)
 
+    With --compare, asks the system resolver and the trusted provider side by side for each HOST and
+    prints one line per name: HOST agree|disagree|trusted-failed|system-failed, then both answers
+    (possible DNS hijack when they disagree). Exit 0 when all agree, 1 when any disagree.
+
     Options:
-          --type A|AAAA|both    Address types to ask for (default both).
-          --json                One JSON object per host instead.
+          --type A|AAAA|both|auto
+                                Address types to ask for (default both; auto: the families this
+                                host has a route for).
+          --json                One JSON object per host instead: addresses, ttl, source, provider,
+                                latency_ms, stale.
+          --compare             Hijack check: compare the system resolver with the provider.
+      -v, --verbose             Print resolver events (cache, provider, failover, fallback) on stderr.
     \(ResolverOptions.help)
       -h, --help                This help.
 
@@ -23,6 +32,8 @@ enum ResolveCommand {
     static let parser = ArgumentParser(command: "resolve", options: [
         .init(names: ["--type"], arity: .value),
         .init(names: ["--json"], arity: .flag),
+        .init(names: ["--compare"], arity: .flag),
+        .init(names: ["-v", "--verbose"], arity: .flag),
         .init(names: ["-h", "--help"], arity: .flag),
     ] + ResolverOptions.parserOptions)
 
@@ -31,6 +42,8 @@ enum ResolveCommand {
         let options: ResolverOptions
         let families: AddressFamilies
         let json: Bool
+        let compare: Bool
+        let verbose: Bool
         do {
             let parsed = try parser.parse(arguments)
             if parsed.has("help") {
@@ -45,18 +58,22 @@ enum ResolveCommand {
             case nil, "both": families = .both
             case "a": families = .ipv4
             case "aaaa": families = .ipv6
-            default: throw UsageError("--type must be A, AAAA or both, not '\(parsed.value("type") ?? "")'", command: "resolve")
+            case "auto": families = .auto
+            default: throw UsageError("--type must be A, AAAA, both or auto, not '\(parsed.value("type") ?? "")'", command: "resolve")
             }
             hosts = parsed.positionals
             options = try ResolverOptions(parsed, environment: environment, command: "resolve")
             json = parsed.has("json")
+            compare = parsed.has("compare")
+            verbose = parsed.has("verbose")
         } catch let error as UsageError {
             return HTTPDNSTool.report(error, console: console)
         } catch {
             return HTTPDNSTool.report(UsageError("\(error)", command: "resolve"), console: console)
         }
 
-        let resolver = options.makeResolver(families: families)
+        let resolver = options.makeResolver(families: families, observer: verbose ? ConsoleResolverObserver(console: console) : nil)
+        if compare { return await runCompare(hosts, resolver: resolver, json: json, console: console) }
         var status = HTTPDNSTool.ExitStatus.success
         for host in hosts {
             do {
@@ -87,9 +104,56 @@ enum ResolveCommand {
             object["ttl"] = resolution.ttl.map { Int($0) } as Any? ?? NSNull()
             object["source"] = resolution.source.description
             if case .doh(let endpoint) = resolution.source { object["endpoint"] = endpoint.absoluteString }
+            if case .httpdns(let endpoint) = resolution.source { object["endpoint"] = endpoint.absoluteString }
+            object["provider"] = resolution.provider as Any? ?? NSNull()
+            object["latency_ms"] = resolution.latency.map { ($0 * 1_000_000).rounded() / 1000 } as Any? ?? NSNull()
+            object["stale"] = resolution.isStale
         }
         if let error { object["error"] = error }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// `--compare`: one verdict per name; exit 0 all agree, 1 any disagree, 6 when a side failed and
+    /// none disagreed.
+    private static func runCompare(_ hosts: [String], resolver: HostResolver, json: Bool, console: Console) async -> Int32 {
+        var disagreed = false
+        var failed = false
+        for host in hosts {
+            let comparison = await resolver.compare(host: host)
+            switch comparison.verdict {
+            case .agree: break
+            case .disagree: disagreed = true
+            case .trustedFailed, .systemFailed: failed = true
+            }
+            if json {
+                var object: [String: Any] = ["host": comparison.host, "verdict": comparison.verdict.rawValue]
+                object["trusted"] = describe(comparison.trusted, asJSON: true)
+                object["system"] = describe(comparison.system, asJSON: true)
+                let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+                console.print(String(decoding: data, as: UTF8.self))
+            } else {
+                console.print("\(comparison.host) \(comparison.verdict.rawValue) trusted=\(describe(comparison.trusted, asJSON: false)) system=\(describe(comparison.system, asJSON: false))")
+            }
+        }
+        if disagreed { return 1 }
+        return failed ? HTTPDNSTool.ExitStatus.couldNotResolve : HTTPDNSTool.ExitStatus.success
+    }
+
+    private static func describe(_ answer: Result<[IPAddress], ResolutionError>, asJSON: Bool) -> Any {
+        switch answer {
+        case .success(let addresses):
+            let list = addresses.map(\.description)
+            return asJSON ? list as Any : list.joined(separator: ",")
+        case .failure(let error):
+            let text: String
+            switch error {
+            case .nameNotFound: text = "NXDOMAIN"
+            case .noAddresses: text = "NODATA"
+            case .resolverUnavailable(_, let reasons): text = "unavailable(\(reasons.joined(separator: "; ")))"
+            case .invalidHostName: text = "invalid"
+            }
+            return asJSON ? ["error": text] as Any : text
+        }
     }
 }

@@ -4,11 +4,11 @@ import HTTPDNS
 /// The resolver and trust options `resolve` and `fetch` share.
 struct ResolverOptions {
     static let parserOptions: [ArgumentParser.Option] = [
-        .init(names: ["--doh-url"], arity: .value),
+        .init(names: ["--doh-url", "--endpoint"], arity: .value),
         .init(names: ["--resolve"], arity: .value),
         .init(names: ["--cacert"], arity: .value),
         .init(names: ["--no-fallback"], arity: .flag),
-    ]
+    ] + ProviderOptions.parserOptions
 
     static let help = """
           --doh-url URL             DNS-over-HTTPS endpoint (RFC 8484), repeatable, tried in order.
@@ -20,9 +20,13 @@ struct ResolverOptions {
           --cacert FILE         Also trust the CA certificates in this PEM file, for every TLS
                                 connection of the command, the DoH server's included.
           --no-fallback         Do not fall back to the system resolver when every DoH endpoint fails.
+    \(ProviderOptions.help)
     """
 
     var endpoints: [DoHEndpoint]
+    /// The providers to ask, in order (`--provider` with the `--doh-url`/`--endpoint` URLs).
+    var providers: [any ResolutionProvider] = []
+    var providerOptions = ProviderOptions()
     var staticEntries: [StaticHostResolver.Entry]
     var trust: TrustPolicy
     var fallback: Bool
@@ -77,14 +81,19 @@ struct ResolverOptions {
             }
             endpoints = parsedEndpoints
         }
+        providerOptions = try ProviderOptions(parsed, command: command)
+        providers = try providerOptions.providers(urls: urls, endpoints: endpoints, command: command)
     }
 
     /// The resolver these options describe; its DoH queries trust what the command's TLS trusts.
-    func makeResolver(families: AddressFamilies = .both) -> HostResolver {
+    func makeResolver(families: AddressFamilies = .both, observer: (any ResolverObserver)? = nil) -> HostResolver {
         var configuration = HostResolver.Configuration(endpoints: endpoints)
+        configuration.providers = providers
         configuration.staticEntries = staticEntries
         configuration.fallbackToSystemResolver = fallback
         configuration.families = families
+        configuration.observer = observer
+        providerOptions.apply(to: &configuration)
         return HostResolver(configuration: configuration, dohTrust: trust)
     }
 }

@@ -1,21 +1,79 @@
+import Foundation
+
 /// Host-name normalization shared by the cache, the resolver and the transport.
 public enum HostName {
-    /// The key a name is cached and compared under: ASCII lower case, without a trailing dot, and
-    /// IPv6 literals without brackets. Returns `nil` for an empty name or one longer than 253
-    /// characters / with a label longer than 63 (RFC 1035 §2.3.4).
+    /// The key a name is cached, queried and sent (SNI, `Host`) under: IDNA A-labels (RFC 3492
+    /// Punycode after UTS #46-style mapping: NFKC and lower case), ASCII lower case, without a trailing
+    /// dot, and IPv6 literals without brackets.
+    ///
+    /// Returns `nil` for an invalid name: empty, an empty label, a label longer than 63 bytes or a name
+    /// longer than 253 (RFC 1035 §2.3.4), a character other than letters, digits, `-` and `_` after
+    /// mapping, or an `xn--` label that is not valid Punycode.
     public static func normalize(_ host: String) -> String? {
         var name = host
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        if IPAddress(name) != nil { return name.lowercased() }
+        if !name.unicodeScalars.allSatisfy(\.isASCII) {
+            // UTS #46 maps the ideographic and full-width full stops to ".", and compatibility forms
+            // (full-width letters) to their plain ones; then lower case.
+            name = name.precomposedStringWithCompatibilityMapping.lowercased()
+            for dot in ["\u{3002}", "\u{FF0E}", "\u{FF61}"] { name = name.replacingOccurrences(of: dot, with: ".") }
+        }
         if name.hasSuffix(".") { name.removeLast() }
         guard !name.isEmpty else { return nil }
-        if IPAddress(name) != nil { return name.lowercased() }
-        let lowered = String(name.unicodeScalars.map { scalar -> Character in
-            (scalar.value >= 65 && scalar.value <= 90) ? Character(Unicode.Scalar(scalar.value + 32)!) : Character(scalar)
-        })
-        guard lowered.utf8.count <= 253 else { return nil }
-        for label in lowered.split(separator: ".", omittingEmptySubsequences: false) {
-            guard !label.isEmpty, label.utf8.count <= 63 else { return nil }
+        var labels: [String] = []
+        for label in name.split(separator: ".", omittingEmptySubsequences: false) {
+            guard !label.isEmpty else { return nil }
+            var ascii: String
+            if label.unicodeScalars.allSatisfy(\.isASCII) {
+                ascii = asciiLowercased(label)
+                if ascii.hasPrefix("xn--") {
+                    guard let decoded = Punycode.decode(String(ascii.dropFirst(4))), !decoded.isEmpty,
+                          !decoded.unicodeScalars.allSatisfy(\.isASCII), decoded.unicodeScalars.allSatisfy(isLabelScalar),
+                          decoded.precomposedStringWithCompatibilityMapping.lowercased() == decoded
+                    else { return nil }
+                }
+            } else {
+                guard label.unicodeScalars.allSatisfy(isLabelScalar),
+                    let encoded = Punycode.encode(String(label)) else { return nil }
+                ascii = "xn--" + encoded
+            }
+            guard ascii.utf8.count <= 63, ascii.utf8.allSatisfy(isHostByte) else { return nil }
+            labels.append(ascii)
         }
-        return lowered
+        let result = labels.joined(separator: ".")
+        guard result.utf8.count <= 253 else { return nil }
+        return result
+    }
+
+    /// The Unicode form of a normalized name: each `xn--` label decoded (for display).
+    public static func unicode(_ name: String) -> String {
+        name.split(separator: ".", omittingEmptySubsequences: false).map { label in
+            label.hasPrefix("xn--") ? Punycode.decode(String(label.dropFirst(4))) ?? String(label) : String(label)
+        }.joined(separator: ".")
+    }
+
+    /// Letters, marks, digits, `-` and `_`: what a label may hold (a simplification of IDNA2008's
+    /// PVALID that keeps out punctuation, symbols, spaces and controls).
+    private static func isLabelScalar(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII { return isHostByte(UInt8(scalar.value)) || (65...90).contains(scalar.value) }
+        switch scalar.properties.generalCategory {
+        case .lowercaseLetter, .uppercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .nonspacingMark, .spacingMark, .decimalNumber, .letterNumber, .otherNumber:
+            return true
+        default:
+            return false
+        }
+    }
+
+    private static func asciiLowercased(_ text: Substring) -> String {
+        String(decoding: text.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
+    private static func isHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"): true
+        default: false
+        }
     }
 }

@@ -4,7 +4,10 @@ import Foundation
 public enum ResolutionSource: Sendable, Hashable, CustomStringConvertible {
     /// An RFC 8484 DNS-over-HTTPS answer from the endpoint with this URL.
     case doh(endpoint: URL)
-    /// An earlier answer still within its TTL.
+    /// An HTTPDNS service API answer (Alibaba- or DNSPod-style) from the endpoint with this URL.
+    case httpdns(endpoint: URL)
+    /// An earlier answer still within its TTL (or, when stale answers are allowed, past it: see
+    /// `HostResolution.isStale`).
     case cache
     /// The operating system's resolver (`getaddrinfo`).
     case system
@@ -13,10 +16,11 @@ public enum ResolutionSource: Sendable, Hashable, CustomStringConvertible {
     /// The host was already an IP literal; nothing was resolved.
     case literal
 
-    /// Short form used in CLI output: `doh`, `cache`, `system`, `static`, `literal`.
+    /// Short form used in CLI output: `doh`, `httpdns`, `cache`, `system`, `static`, `literal`.
     public var description: String {
         switch self {
         case .doh: "doh"
+        case .httpdns: "httpdns"
         case .cache: "cache"
         case .system: "system"
         case .staticMapping: "static"
@@ -26,6 +30,9 @@ public enum ResolutionSource: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The addresses of one host name, best first.
+///
+/// Equality and hashing compare `host`, `addresses`, `ttl`, `source` and `isStale`; `provider`,
+/// `latency` and `fallbackReasons` describe how the answer was obtained and are left out.
 public struct HostResolution: Sendable, Hashable {
     /// The normalized name that was resolved (see `HostName.normalize`).
     public var host: String
@@ -39,13 +46,39 @@ public struct HostResolution: Sendable, Hashable {
     /// Why the trusted resolvers were passed over when `source` is `.system` after a fallback: one
     /// line per DoH endpoint that failed. Empty otherwise.
     public var fallbackReasons: [String]
+    /// The provider kind that answered (`doh`, `json`, `httpdns-ali`, `httpdns-dnspod`, `system`), also
+    /// for answers served from the cache; `nil` for static mappings and literals.
+    public var provider: String?
+    /// Seconds the lookup took, from the call to the answer (cache hits included); `nil` when not measured.
+    public var latency: TimeInterval?
+    /// True when the answer is past its TTL and was served from the cache while a refresh runs
+    /// (opt-in stale reuse); `ttl` is then 0.
+    public var isStale: Bool
 
-    public init(host: String, addresses: [IPAddress], ttl: TimeInterval?, source: ResolutionSource, fallbackReasons: [String] = []) {
+    public init(host: String, addresses: [IPAddress], ttl: TimeInterval?, source: ResolutionSource,
+                provider: String? = nil, latency: TimeInterval? = nil, isStale: Bool = false,
+                fallbackReasons: [String] = []) {
         self.host = host
         self.addresses = addresses
         self.ttl = ttl
         self.source = source
         self.fallbackReasons = fallbackReasons
+        self.provider = provider
+        self.latency = latency
+        self.isStale = isStale
+    }
+
+    public static func == (lhs: HostResolution, rhs: HostResolution) -> Bool {
+        lhs.host == rhs.host && lhs.addresses == rhs.addresses && lhs.ttl == rhs.ttl && lhs.source == rhs.source
+            && lhs.isStale == rhs.isStale
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(host)
+        hasher.combine(addresses)
+        hasher.combine(ttl)
+        hasher.combine(source)
+        hasher.combine(isStale)
     }
 }
 

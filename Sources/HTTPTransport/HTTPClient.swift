@@ -27,6 +27,9 @@ public final class HTTPClient: Sendable {
         /// Advertise every content coding libcurl supports and decode responses
         /// (CURLOPT_ACCEPT_ENCODING ""). Default: true.
         public var decompressesResponses: Bool
+        /// When to go through an HTTP proxy (by host name, no IP replacement). Default: curl's
+        /// environment variables (`https_proxy`, `http_proxy`, `all_proxy`, `no_proxy`).
+        public var proxy: ProxyPolicy = .environment
 
         public init(
             trust: TrustPolicy = .system,
@@ -76,7 +79,9 @@ public final class HTTPClient: Sendable {
         let target = try RequestTarget(url: request.url)
         var resolution: HostResolution?
         var addresses = request.connectTo
-        if addresses == nil, !target.isIPLiteral {
+        // Through a proxy the request goes by name: the proxy resolves it (no IP replacement).
+        let proxy = request.connectTo == nil ? configuration.proxy.proxy(scheme: target.isHTTPS ? "https" : "http", host: target.host, port: target.port) : nil
+        if addresses == nil, !target.isIPLiteral, proxy == nil {
             do {
                 let resolved = try await resolver.resolve(host: target.host, port: target.port)
                 resolution = resolved

@@ -28,6 +28,10 @@ public struct ConnectionReport: Sendable {
     public var reusedConnection: Bool
     /// Negotiated TLS facts, when `HTTPRequest.reportsTLSDetails` was set and the URL is https.
     public var tls: TLSReport?
+    /// How long each phase took.
+    public var timing: TransferTiming? = nil
+    /// The HTTP proxy the request went through (by host name; `remoteAddress` is then the proxy's).
+    public var proxy: URL? = nil
 }
 
 /// What the TLS handshake of the connection actually carried, read from the OpenSSL session.
@@ -46,6 +50,8 @@ public struct TLSReport: Sendable, Hashable {
     /// True when OpenSSL's chain verification succeeded (X509_V_OK). Always true for a completed
     /// request, since verification failures abort the handshake.
     public var verified: Bool
+    /// The server certificate's notAfter (end of validity).
+    public var peerNotAfter: Date? = nil
 }
 
 /// Where the response body goes.

@@ -12,7 +12,8 @@ extension HTTPRequest {
 
 /// The parts of a request URL the transport routes by.
 struct RequestTarget: Sendable {
-    /// Host as written, without IPv6 brackets (for messages and resolution).
+    /// Host without IPv6 brackets, names normalized (A-labels, lower case, no trailing dot), for
+    /// resolution, CURLOPT_CONNECT_TO and messages.
     let host: String
     /// Host as libcurl sees it in CURLOPT_CONNECT_TO: IPv6 literals in brackets.
     let curlHost: String
@@ -34,8 +35,18 @@ struct RequestTarget: Sendable {
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let literal = IPAddress(host)
-        if literal == nil, HostName.normalize(host) == nil {
-            throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.absoluteString)': invalid host name '\(host)'", url: url)
+        var curlURL = url.absoluteString
+        if literal == nil {
+            // IDNA A-labels, lower case, no trailing dot: the form resolved, sent as SNI and Host,
+            // and verified (HostName.normalize).
+            guard let normalized = HostName.normalize(host) else {
+                throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.absoluteString)': invalid host name '\(host)'", url: url)
+            }
+            if normalized != host, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+                components.percentEncodedHost = normalized
+                if let rebuilt = components.url?.absoluteString { curlURL = rebuilt }
+            }
+            host = normalized
         }
         if let port = url.port, !(1...65535).contains(port) {
             throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.absoluteString)': port out of range", url: url)
@@ -45,7 +56,7 @@ struct RequestTarget: Sendable {
         self.curlHost = literal?.family == .ipv6 ? "[\(host)]" : host
         self.isHTTPS = scheme == "https"
         self.port = url.port ?? (scheme == "https" ? 443 : 80)
-        self.curlURL = url.absoluteString
+        self.curlURL = curlURL
     }
 }
 

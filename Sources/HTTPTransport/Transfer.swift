@@ -27,6 +27,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private let port: Int
     private let reportsTLS: Bool
     private let isHTTPS: Bool
+    /// The proxy the request goes through, if any.
+    private var proxy: URL?
 
     // Response state, filled by the header callback.
     private var status = 0
@@ -129,9 +131,14 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         try check(httpdns_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorBuffer), CURLOPT_ERRORBUFFER)
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_PROTOCOLS_STR, "http,https")
-        // Environment proxies would change where the connection goes; IP-direct requests are
-        // made directly.
-        try set(CURLOPT_PROXY, "")
+        // The proxy, if the client's ProxyPolicy picks one for this URL, is set explicitly; else
+        // none ("" also stops libcurl reading the environment itself). IP-direct requests
+        // (addresses given) never go through one.
+        let proxy = addresses == nil
+            ? configuration.proxy.proxy(scheme: target.isHTTPS ? "https" : "http", host: target.host, port: target.port)
+            : nil
+        self.proxy = proxy
+        try set(CURLOPT_PROXY, proxy?.absoluteString ?? "")
         try set(CURLOPT_FOLLOWLOCATION, 0)
 
         // Response callbacks.
@@ -291,6 +298,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         if let peer = httpdns_ssl_peer_certificate(ssl) {
             report.peerSubject = Certificate.name(of: peer, httpdns_x509_subject)
             report.peerIssuer = Certificate.name(of: peer, httpdns_x509_issuer)
+            report.peerNotAfter = Self.date(X509_get0_notAfter(peer))
             X509_free(peer)
         }
         tls = report
@@ -329,8 +337,27 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         var port: Int = 0
         _ = httpdns_easy_getinfo_long(easy, CURLINFO_PRIMARY_PORT, &port)
         let address = ip.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-        return ConnectionReport(remoteAddress: address, remotePort: port == 0 ? nil : port,
-                                resolution: resolution, reusedConnection: false, tls: tls)
+        var report = ConnectionReport(remoteAddress: address, remotePort: port == 0 ? nil : port,
+                                      resolution: resolution, reusedConnection: false, tls: tls)
+        report.proxy = proxy
+        report.timing = TransferTiming(connect: seconds(CURLINFO_CONNECT_TIME_T), tlsHandshake: seconds(CURLINFO_APPCONNECT_TIME_T),
+                                       firstByte: seconds(CURLINFO_STARTTRANSFER_TIME_T), total: seconds(CURLINFO_TOTAL_TIME_T))
+        return report
+    }
+
+    /// A `CURLINFO_*_TIME_T` value (microseconds) in seconds.
+    private func seconds(_ info: CURLINFO) -> TimeInterval {
+        var value: curl_off_t = 0
+        _ = httpdns_easy_getinfo_off(easy, info, &value)
+        return TimeInterval(value) / 1_000_000
+    }
+
+    /// An ASN1_TIME as a date (UTC).
+    private static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
+        guard let time else { return nil }
+        var parts = tm()
+        guard ASN1_TIME_to_tm(time, &parts) == 1 else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
     }
 
     private static func version(_ value: Int) -> HTTPVersion {

@@ -164,20 +164,4 @@ struct HostResolverCacheTests {
         #expect(harness.resolver.cachedResolution(host: "a.test") == nil)
         #expect(harness.resolver.cachedResolution(host: "v4only.test") != nil)
     }
-
-    @Test func aFullCacheEvictsTheEntryClosestToExpiry() async throws {
-        let transport = FakeDoHTransport(zone: FakeZone(hosts: [
-            "long.test": .init(ipv4: ["192.0.2.1"], ttl: 600),
-            "short.test": .init(ipv4: ["192.0.2.2"], ttl: 60),
-            "new.test": .init(ipv4: ["192.0.2.3"], ttl: 300),
-        ]))
-        let harness = ResolverHarness(transport: transport) {
-            $0.cacheCapacity = 2
-            $0.families = .ipv4
-        }
-        for name in ["long.test", "short.test", "new.test"] { _ = try await harness.resolve(name) }
-        #expect(harness.resolver.cachedResolution(host: "long.test") != nil)
-        #expect(harness.resolver.cachedResolution(host: "short.test") == nil)
-        #expect(harness.resolver.cachedResolution(host: "new.test") != nil)
-    }
 }

@@ -122,7 +122,7 @@ struct IPDirectTests {
         let dead = try fixture.deadEndpoint()
         let resolver = fixture.resolver(endpoints: [dead], fallback: false)
         let error = try await #require(throws: HTTPClientError.self) {
-            try await fixture.client(resolver: resolver).execute(HTTPRequest(url: fixture.url("localhost")))
+            try await fixture.client(resolver: resolver).execute(HTTPRequest(url: fixture.url("a.test")))
         }
         #expect(error.kind == .couldNotResolve)
         guard case .resolverUnavailable(_, let reasons)? = error.resolutionError else {

@@ -116,25 +116,3 @@ private struct IOFiles {
         try? FileManager.default.removeItem(at: directory)
     }
 }
-
-extension Command {
-    /// `run` on a thread of its own, so waiting for the child process never occupies one of the
-    /// few threads of Swift's cooperative pool (2 on this machine): tests that time the library
-    /// must not be starved by tests that wait for processes.
-    public static func runDetached(
-        _ executable: URL,
-        _ arguments: [String],
-        environment: [String: String]? = nil,
-        stdin: Data? = nil,
-        timeout: TimeInterval = 60
-    ) async throws -> CommandResult {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Result {
-                    try run(executable, arguments, environment: environment, stdin: stdin, timeout: timeout)
-                })
-            }
-            thread.start()
-        }
-    }
-}

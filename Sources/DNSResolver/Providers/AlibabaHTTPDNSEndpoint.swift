@@ -1,0 +1,119 @@
+import Foundation
+import HTTPDNSCore
+
+/// An HTTPDNS service API in the style of Alibaba Cloud EMAS HTTPDNS (from its public API reference):
+///
+/// - single: `GET {url}/{accountID}/d?host=NAME&query=4,6` →
+///   `{"host","ips":[...],"ipsv6":[...],"ttl","origin_ttl","client_ip"}`;
+/// - signed (when `secret` is set): `GET {url}/{accountID}/sign_d?host=NAME&query=…&t=EXPIRY&s=SIGN`
+///   with `EXPIRY` a Unix time and `SIGN = md5("NAME-SECRET-EXPIRY")` in lower-case hex;
+/// - batch (up to 5 names): `GET {url}/{accountID}/resolve?host=a,b,c&query=4,6` (`sign_resolve` signed,
+///   the signature over the comma-joined names) → `{"dns":[{"host","ips","type":1|28,"ttl"}]}`.
+///
+/// An empty `ips`/`ipsv6` is NODATA (the API does not tell NXDOMAIN apart), cached for `ttl`.
+/// Any status but 200 (403 bad account or signature, 429, 5xx) or malformed JSON is a failure of the
+/// endpoint, so `HostResolver` fails over.
+public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomStringConvertible {
+    /// The service's base URL, e.g. `https://203.107.1.1` (no account in it).
+    public var url: URL
+    public var bootstrapAddresses: [IPAddress]
+    /// The account ID the API is addressed with.
+    public var accountID: String
+    /// The signing secret; `nil` uses the unsigned `d` / `resolve` APIs.
+    public var secret: String?
+    /// How long a signed URL stays valid, in seconds (the `t` parameter is now plus this).
+    public var signatureLifetime: TimeInterval
+
+    public init(url: URL, accountID: String, secret: String? = nil, bootstrapAddresses: [IPAddress] = [], signatureLifetime: TimeInterval = 600) {
+        self.url = url
+        self.accountID = accountID
+        self.secret = secret
+        self.bootstrapAddresses = bootstrapAddresses
+        self.signatureLifetime = signatureLifetime
+    }
+
+    public var kind: String { "httpdns-ali" }
+    public var source: ResolutionSource { .httpdns(endpoint: url) }
+    public var batchLimit: Int { 5 }
+    public var description: String { "\(url.absoluteString) (account \(accountID)\(secret == nil ? "" : ", signed"))" }
+
+    /// `md5("HOST-SECRET-EXPIRY")` in lower-case hex, the API's `s` parameter.
+    public static func signature(host: String, secret: String, expiry: Int) -> String {
+        ProviderCrypto.md5Hex("\(host)-\(secret)-\(expiry)")
+    }
+
+    /// The request URL for one name (`d` or `sign_d`).
+    public func requestURL(for name: String, families: AddressFamilies, now: Date = Date()) -> URL {
+        request(api: "d", host: name, families: families, now: now)
+    }
+
+    private func request(api: String, host: String, families: AddressFamilies, now: Date) -> URL {
+        var items = [("host", host), ("query", Self.query(families))]
+        var path = "/\(accountID)/\(api)"
+        if let secret {
+            let expiry = Int(now.timeIntervalSince1970 + signatureLifetime)
+            items += [("t", String(expiry)), ("s", Self.signature(host: host, secret: secret, expiry: expiry))]
+            path = "/\(accountID)/sign_\(api)"
+        }
+        return ProviderHTTP.url(url, path: path, items: items)
+    }
+
+    private static func query(_ families: AddressFamilies) -> String {
+        switch families {
+        case .ipv4: "4"
+        case .ipv6: "6"
+        case .both, .auto: "4,6"
+        }
+    }
+
+    public func lookup(_ name: String, families: AddressFamilies, transport: any DoHTransport, timeout: TimeInterval)
+        async throws(DoHClient.Failure) -> DoHClient.Answer
+    {
+        let response = try await ProviderHTTP.get(
+            request(api: "d", host: name, families: families, now: Date()), endpoint: url, accept: "application/json",
+            bootstrap: bootstrapAddresses, transport: transport, timeout: timeout)
+        let object = try ProviderHTTP.jsonObject(response.body, endpoint: url)
+        let ipv4 = families.includes(.ipv4) ? try ProviderHTTP.addresses(object["ips"], family: .ipv4, endpoint: url, field: "ips") : []
+        let ipv6 = families.includes(.ipv6) ? try ProviderHTTP.addresses(object["ipsv6"], family: .ipv6, endpoint: url, field: "ipsv6") : []
+        guard let ttl = ProviderHTTP.seconds(object["ttl"]) else {
+            throw .endpointFailed(url, reason: "malformed JSON response: no ttl")
+        }
+        let addresses = ipv6 + ipv4
+        return addresses.isEmpty ? .noAddresses(negativeTTL: ttl) : .addresses(addresses, ttl: ttl)
+    }
+
+    public func lookup(batch names: [String], families: AddressFamilies, transport: any DoHTransport, timeout: TimeInterval)
+        async throws(DoHClient.Failure) -> [String: DoHClient.Answer]
+    {
+        guard names.count > 1 else {
+            guard let name = names.first else { return [:] }
+            return [name: try await lookup(name, families: families, transport: transport, timeout: timeout)]
+        }
+        guard names.count <= batchLimit else {
+            throw .endpointFailed(url, reason: "a batch holds at most \(batchLimit) names, not \(names.count)")
+        }
+        let response = try await ProviderHTTP.get(
+            request(api: "resolve", host: names.joined(separator: ","), families: families, now: Date()), endpoint: url,
+            accept: "application/json", bootstrap: bootstrapAddresses, transport: transport, timeout: timeout)
+        let object = try ProviderHTTP.jsonObject(response.body, endpoint: url)
+        guard let list = object["dns"] as? [Any] else { throw .endpointFailed(url, reason: "malformed JSON response: no 'dns' list") }
+        var found: [String: (ipv6: [IPAddress], ipv4: [IPAddress], ttl: TimeInterval?)] = [:]
+        for case let item as [String: Any] in list {
+            guard let host = (item["host"] as? String).flatMap(HostName.normalize), names.contains(host) else { continue }
+            let type = (item["type"] as? NSNumber)?.intValue ?? 1
+            let family: IPAddress.Family = type == 28 ? .ipv6 : .ipv4
+            guard families.includes(family) else { continue }
+            let addresses = try ProviderHTTP.addresses(item["ips"], family: family, endpoint: url, field: "ips")
+            var entry = found[host] ?? ([], [], nil)
+            if family == .ipv6 { entry.ipv6 += addresses } else { entry.ipv4 += addresses }
+            if let ttl = ProviderHTTP.seconds(item["ttl"]) { entry.ttl = min(entry.ttl ?? ttl, ttl) }
+            found[host] = entry
+        }
+        var answers: [String: DoHClient.Answer] = [:]
+        for (host, entry) in found {
+            let addresses = entry.ipv6 + entry.ipv4
+            answers[host] = addresses.isEmpty ? .noAddresses(negativeTTL: entry.ttl) : .addresses(addresses, ttl: entry.ttl ?? 0)
+        }
+        return answers
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+internal import COpenSSL
+
+/// MD5 and AES-CBC for the vendor HTTPDNS APIs, through OpenSSL's EVP interface (never hand-rolled).
+///
+/// MD5 is what Alibaba's signed API specifies for its URL signature; it is not used for anything
+/// security-critical on our side (the answer is still only an address, verified by TLS on the name).
+enum ProviderCrypto {
+    /// Lower-case hex of MD5(`text`'s UTF-8 bytes).
+    static func md5Hex(_ text: String) -> String {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let bytes = Array(text.utf8)
+        let ok = bytes.withUnsafeBytes { raw in
+            EVP_Digest(raw.baseAddress, raw.count, &digest, &length, EVP_md5(), nil)
+        }
+        precondition(ok == 1, "EVP_Digest(MD5) failed")
+        return hex(Array(digest.prefix(Int(length))))
+    }
+
+    /// Why an AES operation failed.
+    struct CryptoError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// AES-CBC with PKCS#7 padding; the key length (16, 24 or 32 bytes) picks AES-128/192/256.
+    static func aesCBC(encrypt: Bool, key: [UInt8], iv: [UInt8], input: [UInt8]) throws(CryptoError) -> [UInt8] {
+        let cipher: OpaquePointer?
+        switch key.count {
+        case 16: cipher = EVP_aes_128_cbc()
+        case 24: cipher = EVP_aes_192_cbc()
+        case 32: cipher = EVP_aes_256_cbc()
+        default: throw CryptoError(description: "AES key must be 16, 24 or 32 bytes, not \(key.count)")
+        }
+        guard iv.count == 16 else { throw CryptoError(description: "AES-CBC IV must be 16 bytes, not \(iv.count)") }
+        guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError(description: "out of memory") }
+        defer { EVP_CIPHER_CTX_free(context) }
+        guard EVP_CipherInit_ex(context, cipher, nil, key, iv, encrypt ? 1 : 0) == 1 else {
+            throw CryptoError(description: "AES initialisation failed")
+        }
+        var output = [UInt8](repeating: 0, count: input.count + 32)
+        var written: Int32 = 0
+        var total = 0
+        guard EVP_CipherUpdate(context, &output, &written, input, Int32(input.count)) == 1 else {
+            throw CryptoError(description: "AES update failed")
+        }
+        total = Int(written)
+        let finished = output.withUnsafeMutableBufferPointer { buffer in
+            EVP_CipherFinal_ex(context, buffer.baseAddress! + total, &written)
+        }
+        guard finished == 1 else {
+            throw CryptoError(description: encrypt ? "AES finalisation failed" : "AES decryption failed (wrong key or corrupt data)")
+        }
+        total += Int(written)
+        return Array(output.prefix(total))
+    }
+
+    /// `count` random bytes from OpenSSL's CSPRNG.
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        precondition(RAND_bytes(&bytes, Int32(count)) == 1, "RAND_bytes failed")
+        return bytes
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
+
+    /// Bytes from hex (either case); `nil` for odd length or a non-hex character.
+    static func bytes(hex text: some StringProtocol) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

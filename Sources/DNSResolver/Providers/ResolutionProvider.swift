@@ -1,0 +1,138 @@
+import Foundation
+import HTTPDNSCore
+
+/// One way of asking a trusted service for a name's addresses: RFC 8484 DoH (`DoHEndpoint`), JSON DoH
+/// (`JSONDoHEndpoint`), or a vendor HTTPDNS API (`AlibabaHTTPDNSEndpoint`, `DNSPodHTTPDNSEndpoint`).
+///
+/// Every provider reports the same outcomes: an `Answer` (addresses, NXDOMAIN, NODATA) or a
+/// `DoHClient.Failure`. Anything that is not an answer about the name, HTTP 429 and 5xx included, is
+/// `.endpointFailed` ("resolver unavailable": `HostResolver` fails over), never a DNS outcome.
+public protocol ResolutionProvider: Sendable {
+    /// Short name of the protocol, as `--provider` spells it: `doh`, `json`, `httpdns-ali`, `httpdns-dnspod`.
+    var kind: String { get }
+    /// The URL identifying the endpoint, in messages and in `ResolutionSource`.
+    var url: URL { get }
+    /// Addresses of the endpoint's host; `HostResolver` rotates them after a failure.
+    var bootstrapAddresses: [IPAddress] { get set }
+    /// Where the answers it gives are said to come from.
+    var source: ResolutionSource { get }
+    /// How many names one `lookup(batch:)` request may carry (1: no batch API).
+    var batchLimit: Int { get }
+
+    /// Asks for the addresses of `name`.
+    /// - Parameters:
+    ///   - name: A normalized host name (A-labels, lower case, no trailing dot).
+    ///   - families: `.ipv4`, `.ipv6` or `.both`.
+    ///   - transport: The HTTPS client to send through.
+    ///   - timeout: Seconds allowed for each HTTP exchange.
+    /// - Throws: `DoHClient.Failure`.
+    func lookup(_ name: String, families: AddressFamilies, transport: any DoHTransport, timeout: TimeInterval)
+        async throws(DoHClient.Failure) -> DoHClient.Answer
+
+    /// Asks for several names in one request where the API allows it (at most `batchLimit`).
+    /// - Returns: An answer for each name the service answered (names it left out are missing).
+    func lookup(batch names: [String], families: AddressFamilies, transport: any DoHTransport, timeout: TimeInterval)
+        async throws(DoHClient.Failure) -> [String: DoHClient.Answer]
+}
+
+extension ResolutionProvider {
+    public var source: ResolutionSource { .doh(endpoint: url) }
+    public var batchLimit: Int { 1 }
+
+    /// One lookup per name, in order (for providers without a batch API).
+    public func lookup(batch names: [String], families: AddressFamilies, transport: any DoHTransport, timeout: TimeInterval)
+        async throws(DoHClient.Failure) -> [String: DoHClient.Answer]
+    {
+        var answers: [String: DoHClient.Answer] = [:]
+        for name in names {
+            answers[name] = try await lookup(name, families: families, transport: transport, timeout: timeout)
+        }
+        return answers
+    }
+}
+
+extension DoHEndpoint: ResolutionProvider {
+    public var kind: String { "doh" }
+
+    public func lookup(_ name: String, families: AddressFamilies, transport: any DoHTransport, timeout: TimeInterval)
+        async throws(DoHClient.Failure) -> DoHClient.Answer
+    {
+        try await DoHClient(transport: transport).lookup(name, families: families, endpoint: self, timeout: timeout)
+    }
+}
+
+/// Shared plumbing of the HTTP-based providers: one GET, status and size checks, failure wording.
+enum ProviderHTTP {
+    /// The largest provider response accepted, in bytes.
+    static let maxResponseBytes = 65_535
+
+    /// GETs `url` and returns the body of a 200 response.
+    /// - Throws: `.endpointFailed` for a transport error, any status but 200 (429 and 5xx included), or
+    ///   a body over the limit.
+    static func get(
+        _ url: URL, endpoint: URL, accept: String?, bootstrap: [IPAddress], transport: any DoHTransport, timeout: TimeInterval
+    ) async throws(DoHClient.Failure) -> DoHHTTPResponse {
+        let response: DoHHTTPResponse
+        do {
+            response = try await transport.send(
+                url: url, method: "GET", headers: accept.map { [("Accept", $0)] } ?? [], body: nil,
+                connectTo: bootstrap, timeout: timeout, maxResponseBytes: maxResponseBytes)
+        } catch is CancellationError {
+            throw .endpointFailed(endpoint, reason: "cancelled")
+        } catch {
+            throw .endpointFailed(endpoint, reason: oneLine(String(describing: error)))
+        }
+        guard response.status == 200 else {
+            let detail = response.status == 429 ? " (rate limited)" : (500...599).contains(response.status) ? " (server error)" : ""
+            throw .endpointFailed(endpoint, reason: "HTTP \(response.status)\(detail)")
+        }
+        guard response.body.count <= maxResponseBytes else {
+            throw .endpointFailed(endpoint, reason: "response of \(response.body.count) bytes exceeds the \(maxResponseBytes)-byte limit")
+        }
+        return response
+    }
+
+    /// `base` with `path` appended and `items` as its query, percent-encoded.
+    static func url(_ base: URL, path: String, items: [(String, String)]) -> URL {
+        var components = URLComponents(url: base, resolvingAgainstBaseURL: false)!
+        var basePath = components.percentEncodedPath
+        while basePath.hasSuffix("/") { basePath.removeLast() }
+        components.percentEncodedPath = basePath + path
+        components.queryItems = items.map { URLQueryItem(name: $0.0, value: $0.1) }
+        // URLComponents leaves "," and "+" alone; the APIs read them literally, which is what we want for ",".
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        return components.url!
+    }
+
+    /// Parses a JSON object body.
+    static func jsonObject(_ body: Data, endpoint: URL) throws(DoHClient.Failure) -> [String: Any] {
+        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+            throw .endpointFailed(endpoint, reason: "malformed JSON response")
+        }
+        return object
+    }
+
+    /// Addresses from JSON strings, only of `families`; a string that is not an address is a malformed answer.
+    static func addresses(_ value: Any?, family: IPAddress.Family, endpoint: URL, field: String) throws(DoHClient.Failure) -> [IPAddress] {
+        guard let value else { return [] }
+        guard let strings = value as? [Any] else { throw .endpointFailed(endpoint, reason: "malformed JSON response: '\(field)' is not a list") }
+        var result: [IPAddress] = []
+        for item in strings {
+            guard let text = item as? String, let address = IPAddress(text), address.family == family else {
+                throw .endpointFailed(endpoint, reason: "malformed JSON response: '\(field)' holds '\(item)', not an \(family == .ipv4 ? "IPv4" : "IPv6") address")
+            }
+            if !result.contains(address) { result.append(address) }
+        }
+        return result
+    }
+
+    /// A JSON number as seconds, if it is a non-negative integer.
+    static func seconds(_ value: Any?) -> TimeInterval? {
+        guard let number = value as? NSNumber, number.doubleValue >= 0, number.doubleValue.isFinite else { return nil }
+        return number.doubleValue.rounded(.down)
+    }
+
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import HTTPDNSCore
+
+/// Receives what a `HostResolver` does, for logging and metrics. Every method has a no-op default, so
+/// an observer implements only what it needs. Called synchronously on the resolving task: return quickly.
+public protocol ResolverObserver: Sendable {
+    /// An answer within its TTL came from the cache (`resolution.source == .cache`).
+    func cacheHit(host: String, resolution: HostResolution)
+    /// Nothing usable was cached; a provider will be asked.
+    func cacheMiss(host: String)
+    /// An expired answer was served (stale reuse) while a refresh runs in the background.
+    func staleAnswerServed(host: String, resolution: HostResolution, expiredFor: TimeInterval)
+    /// A cached answer close to expiry was used and a refresh was started (refresh-ahead).
+    func refreshStarted(host: String, reason: RefreshReason)
+    /// A provider answered (addresses or a DNS negative), after `latency` seconds.
+    func providerAnswered(host: String, provider: String, endpoint: URL, latency: TimeInterval, answer: DoHClient.Answer)
+    /// A provider gave no answer; the next is tried.
+    func endpointFailed(host: String, provider: String, endpoint: URL, reason: String, latency: TimeInterval)
+    /// An endpoint was skipped: it failed `consecutiveFailures` times in a row and is in back-off until
+    /// `retryAfter` seconds on the resolver's clock.
+    func endpointSkipped(host: String, endpoint: URL, consecutiveFailures: Int, retryAfter: TimeInterval)
+    /// Every provider failed; the system resolver is asked.
+    func fellBackToSystemResolver(host: String, reasons: [String])
+    /// The name bypasses the providers (localhost, bypass list) and goes to the system resolver.
+    func bypassed(host: String)
+    /// Something worth a warning happened that is not an error of a lookup (e.g. an unreadable cache file).
+    func warning(_ message: String)
+}
+
+/// Why a background refresh started.
+public enum RefreshReason: String, Sendable {
+    /// A stale answer was served.
+    case stale
+    /// A fresh answer was used close to its expiry.
+    case refreshAhead = "refresh-ahead"
+}
+
+extension ResolverObserver {
+    public func cacheHit(host: String, resolution: HostResolution) {}
+    public func cacheMiss(host: String) {}
+    public func staleAnswerServed(host: String, resolution: HostResolution, expiredFor: TimeInterval) {}
+    public func refreshStarted(host: String, reason: RefreshReason) {}
+    public func providerAnswered(host: String, provider: String, endpoint: URL, latency: TimeInterval, answer: DoHClient.Answer) {}
+    public func endpointFailed(host: String, provider: String, endpoint: URL, reason: String, latency: TimeInterval) {}
+    public func endpointSkipped(host: String, endpoint: URL, consecutiveFailures: Int, retryAfter: TimeInterval) {}
+    public func fellBackToSystemResolver(host: String, reasons: [String]) {}
+    public func bypassed(host: String) {}
+    public func warning(_ message: String) {}
+}

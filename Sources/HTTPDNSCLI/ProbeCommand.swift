@@ -1,0 +1,151 @@
+import Foundation
+import HTTPDNS
+
+/// `httpdns probe URL`: checks every address of the URL's host, each on its own connection with SNI
+/// and verification on the host name.
+enum ProbeCommand {
+    static let help = """
+    Usage: httpdns probe URL [options]
+
+    Resolves URL's host (as fetch does) and, for each address, connects with SNI set to the host,
+    verifies the certificate for the host, sends GET and reports one line per address:
+      ADDRESS ok|FAILED connect=MS tls=MS status=CODE total=MS cert="SUBJECT" expires=DATE
+    or the failure (could not connect, TLS handshake, certificate verification, timeout).
+    An address is healthy when the request completes with a status below 400.
+
+    Options:
+          --connect-timeout SECONDS
+                                Limit for connecting to each address, TLS included (default 5).
+          --max-time SECONDS    Limit for each address's whole request (default 15).
+          --json                One JSON object per address instead.
+      -v, --verbose             Print resolver events on stderr.
+    \\(ResolverOptions.help)
+      -h, --help                This help.
+
+    Exit status: 0 every address healthy, 1 any address unhealthy, 2 usage, 6 could not resolve host.
+    """
+
+    static let parser = ArgumentParser(command: "probe", options: [
+        .init(names: ["--connect-timeout"], arity: .value),
+        .init(names: ["--max-time"], arity: .value),
+        .init(names: ["--json"], arity: .flag),
+        .init(names: ["-v", "--verbose"], arity: .flag),
+        .init(names: ["-h", "--help"], arity: .flag),
+    ] + ResolverOptions.parserOptions)
+
+    static func run(_ arguments: [String], console: Console, environment: [String: String]) async -> Int32 {
+        let url: URL
+        let options: ResolverOptions
+        var timeouts = Timeouts(connect: 5, total: 15)
+        let json: Bool
+        let verbose: Bool
+        do {
+            let parsed = try parser.parse(arguments)
+            if parsed.has("help") {
+                console.print(help)
+                return HTTPDNSTool.ExitStatus.success
+            }
+            guard parsed.positionals.count == 1, let text = parsed.positionals.first, let parsedURL = URL(string: text) else {
+                throw UsageError("one URL expected", command: "probe")
+            }
+            do {
+                try HTTPRequest.validate(url: parsedURL)
+            } catch {
+                throw UsageError(error.message, command: "probe")
+            }
+            url = parsedURL
+            for (key, path) in [("connect-timeout", \Timeouts.connect), ("max-time", \Timeouts.total)] {
+                guard let text = parsed.value(key) else { continue }
+                guard let value = Double(text), value.isFinite, value > 0 else {
+                    throw UsageError("--\(key) needs a positive number of seconds, got '\(text)'", command: "probe")
+                }
+                timeouts[keyPath: path] = value
+            }
+            options = try ResolverOptions(parsed, environment: environment, command: "probe")
+            json = parsed.has("json")
+            verbose = parsed.has("verbose")
+        } catch let error as UsageError {
+            return HTTPDNSTool.report(error, console: console)
+        } catch {
+            return HTTPDNSTool.report(UsageError("\(error)", command: "probe"), console: console)
+        }
+
+        let resolver = options.makeResolver(observer: verbose ? ConsoleResolverObserver(console: console) : nil)
+        let host = url.host(percentEncoded: false) ?? ""
+        let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
+        let addresses: [IPAddress]
+        if let literal = IPAddress(host) {
+            addresses = [literal]
+        } else {
+            do {
+                let resolution = try await resolver.resolve(host: host, port: port)
+                addresses = resolution.addresses
+                if !json {
+                    console.print("# \(resolution.host): \(addresses.map(\.description).joined(separator: ", ")) (source \(resolution.source))")
+                }
+            } catch {
+                console.note("httpdns: \(error)")
+                return HTTPDNSTool.ExitStatus.couldNotResolve
+            }
+        }
+        let client = HTTPClient(configuration: .init(trust: options.trust, timeouts: timeouts), resolver: resolver)
+        var healthy = true
+        for address in addresses {
+            var request = HTTPRequest(url: url)
+            request.connectTo = [address]
+            request.reportsTLSDetails = true
+            request.timeouts = timeouts
+            do {
+                let response = try await client.execute(request, to: .handler { _ in })
+                let ok = response.status < 400
+                healthy = healthy && ok
+                console.print(line(address: address, response: response, ok: ok, json: json))
+            } catch {
+                healthy = false
+                let message = (error as? HTTPClientError)?.message ?? "\(error)"
+                let kind = (error as? HTTPClientError).map { "\($0.kind)" } ?? "error"
+                if json {
+                    console.print(encode(["address": address.description, "healthy": false, "error": kind, "message": message]))
+                } else {
+                    console.print("\(address) FAILED \(kind): \(message)")
+                }
+            }
+        }
+        return healthy ? HTTPDNSTool.ExitStatus.success : 1
+    }
+
+    private static func ms(_ seconds: TimeInterval?) -> String {
+        seconds.map { String(format: "%.1f", $0 * 1000) } ?? "?"
+    }
+
+    private static func line(address: IPAddress, response: HTTPResponse, ok: Bool, json: Bool) -> String {
+        let timing = response.connection.timing
+        let tls = response.connection.tls
+        let expires = tls?.peerNotAfter.map { ISO8601DateFormatter().string(from: $0) }
+        if json {
+            var object: [String: Any] = [
+                "address": address.description, "healthy": ok, "status": response.status,
+                "connect_ms": timing.map { $0.connect * 1000 } as Any? ?? NSNull(),
+                "tls_ms": timing.map { $0.tlsHandshake * 1000 } as Any? ?? NSNull(),
+                "total_ms": timing.map { $0.total * 1000 } as Any? ?? NSNull(),
+            ]
+            if let tls {
+                object["tls"] = ["sni": tls.serverName ?? NSNull(), "verified": tls.verified, "version": tls.protocolVersion ?? NSNull(),
+                                 "subject": tls.peerSubject ?? NSNull(), "expires": expires ?? NSNull()] as [String: Any]
+            }
+            return encode(object)
+        }
+        var text = "\(address) \(ok ? "ok" : "FAILED") connect=\(ms(timing?.connect))ms"
+        if let tls {
+            text += " tls=\(ms(timing?.tlsHandshake))ms \(tls.protocolVersion ?? "?") sni=\(tls.serverName ?? "-") verified=\(tls.verified)"
+        }
+        text += " status=\(response.status) total=\(ms(timing?.total))ms"
+        if let tls { text += " cert=\"\(tls.peerSubject ?? "?")\" expires=\(expires ?? "?")" }
+        return text
+    }
+
+    private static func encode(_ object: [String: Any]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import HTTPDNS
+
+/// The provider, cache and bypass options `resolve`, `fetch` and `probe` share (issue 3 additions to
+/// `ResolverOptions`).
+struct ProviderOptions {
+    static let parserOptions: [ArgumentParser.Option] = [
+        .init(names: ["--provider"], arity: .value),
+        .init(names: ["--account-id"], arity: .value),
+        .init(names: ["--secret"], arity: .value),
+        .init(names: ["--key-id"], arity: .value),
+        .init(names: ["--cache-file"], arity: .value),
+        .init(names: ["--stale"], arity: .flag),
+        .init(names: ["--max-stale"], arity: .value),
+        .init(names: ["--bypass"], arity: .value),
+        .init(names: ["--race"], arity: .flag),
+    ]
+
+    static let help = """
+      --provider doh|json|httpdns-ali|httpdns-dnspod
+                                The protocol of the --doh-url/--endpoint URLs (default doh, RFC 8484):
+                                json: JSON DoH (GET ?name=&type=, application/dns-json);
+                                httpdns-ali: Alibaba-style HTTPDNS (needs --account-id; signed with
+                                --secret); httpdns-dnspod: DNSPod-style HTTPDNS (AES-encrypted with
+                                --key-id and --secret). Every provider falls over to the next URL.
+      --account-id ID           Account of an httpdns-ali endpoint.
+      --secret SECRET           Signing secret (httpdns-ali) or AES key (httpdns-dnspod).
+      --key-id ID               Key ID of an encrypted httpdns-dnspod endpoint.
+      --cache-file PATH         Keep the answer cache in PATH across runs (written atomically).
+      --stale                   Answer at once from an expired cache entry (at most --max-stale
+                                seconds old, default 3600) while refreshing it in the background.
+      --bypass NAME|.SUFFIX     Resolve NAME (or every name under SUFFIX) with the system resolver,
+                                repeatable. localhost always is.
+      --race                    Ask the first two endpoints at once and take the first answer.
+    """
+
+    var kind = "doh"
+    var accountID: String?
+    var secret: String?
+    var keyID: String?
+    var cacheFile: URL?
+    var maximumStaleness: TimeInterval?
+    var bypass: [String] = []
+    var race = false
+
+    init() {}
+
+    init(_ parsed: ArgumentParser.Parsed, command: String) throws(UsageError) {
+        kind = parsed.value("provider")?.lowercased() ?? "doh"
+        guard ["doh", "json", "httpdns-ali", "httpdns-dnspod"].contains(kind) else {
+            throw UsageError("--provider must be doh, json, httpdns-ali or httpdns-dnspod, not '\(kind)'", command: command)
+        }
+        accountID = parsed.value("account-id")
+        secret = parsed.value("secret")
+        keyID = parsed.value("key-id")
+        if kind == "httpdns-ali", accountID?.isEmpty ?? true {
+            throw UsageError("--provider httpdns-ali needs --account-id", command: command)
+        }
+        if kind == "httpdns-dnspod", (keyID == nil) != (secret == nil) {
+            throw UsageError("--provider httpdns-dnspod encrypts with both --key-id and --secret, or neither", command: command)
+        }
+        if kind == "httpdns-dnspod", let secret, ![16, 24, 32].contains(secret.utf8.count) {
+            throw UsageError("--secret for httpdns-dnspod is the AES key: 16, 24 or 32 bytes, not \(secret.utf8.count)", command: command)
+        }
+        cacheFile = parsed.value("cache-file").map { URL(fileURLWithPath: $0) }
+        if let text = parsed.value("max-stale") {
+            guard let value = Double(text), value.isFinite, value > 0 else {
+                throw UsageError("--max-stale needs a positive number of seconds, got '\(text)'", command: command)
+            }
+            maximumStaleness = value
+        } else if parsed.has("stale") {
+            maximumStaleness = 3_600
+        }
+        bypass = parsed.all("bypass")
+        race = parsed.has("race")
+    }
+
+    /// The providers for `--provider` at `urls` (already parsed as DoH URLs into `endpoints`, which
+    /// carry their `--resolve` bootstrap addresses). Without URLs: the vendors' public defaults.
+    func providers(urls: [String], endpoints: [DoHEndpoint], command: String) throws(UsageError) -> [any ResolutionProvider] {
+        // DoH URL parsing (https, host, port) validated them; the vendor APIs take the URL as given
+        // (no default /dns-query path), with the same --resolve bootstrap.
+        let given = urls.isEmpty ? [] : zip(urls, endpoints).map { text, endpoint in
+            DoHEndpoint(url: URL(string: text) ?? endpoint.url, bootstrapAddresses: endpoint.bootstrapAddresses)
+        }
+        switch kind {
+        case "json":
+            let list = given.isEmpty ? [
+                DoHEndpoint(url: URL(string: "https://dns.google/resolve")!, bootstrapAddresses: DoHEndpoint.google.bootstrapAddresses),
+                DoHEndpoint(url: URL(string: "https://cloudflare-dns.com/dns-query")!, bootstrapAddresses: DoHEndpoint.cloudflare.bootstrapAddresses),
+            ] : given
+            return list.map { JSONDoHEndpoint(url: $0.url, bootstrapAddresses: $0.bootstrapAddresses) }
+        case "httpdns-ali":
+            let list = given.isEmpty ? [DoHEndpoint(url: URL(string: "https://203.107.1.1")!, bootstrapAddresses: [])] : given
+            return list.map { AlibabaHTTPDNSEndpoint(url: $0.url, accountID: accountID ?? "", secret: secret, bootstrapAddresses: $0.bootstrapAddresses) }
+        case "httpdns-dnspod":
+            let list = given.isEmpty ? [DoHEndpoint(url: URL(string: "https://119.29.29.99")!, bootstrapAddresses: [])] : given
+            return list.map { DNSPodHTTPDNSEndpoint(url: $0.url, keyID: keyID, key: secret, bootstrapAddresses: $0.bootstrapAddresses) }
+        default:
+            return endpoints
+        }
+    }
+
+    func apply(to configuration: inout HostResolver.Configuration) {
+        configuration.persistentCacheFile = cacheFile
+        configuration.maximumStaleness = maximumStaleness
+        configuration.bypassList = bypass
+        configuration.racesFirstTwoProviders = race
+    }
+}
+
+/// `-v`: resolver events on stderr, one `* resolver:` line each.
+struct ConsoleResolverObserver: ResolverObserver {
+    let console: Console
+
+    private func say(_ text: String) { console.note("* resolver: \(text)") }
+    private static func ms(_ seconds: TimeInterval) -> String { String(format: "%.1f ms", seconds * 1000) }
+
+    func cacheHit(host: String, resolution: HostResolution) {
+        say("cache hit \(host) (ttl \(Int(resolution.ttl ?? 0)) s, from \(resolution.provider ?? "?"))")
+    }
+    func cacheMiss(host: String) { say("cache miss \(host)") }
+    func staleAnswerServed(host: String, resolution: HostResolution, expiredFor: TimeInterval) {
+        say("stale answer for \(host) (expired \(Int(expiredFor)) s ago), refreshing in the background")
+    }
+    func refreshStarted(host: String, reason: RefreshReason) { say("refreshing \(host) (\(reason.rawValue))") }
+    func providerAnswered(host: String, provider: String, endpoint: URL, latency: TimeInterval, answer: DoHClient.Answer) {
+        let what: String
+        switch answer {
+        case .addresses(let addresses, let ttl): what = "\(addresses.count) address(es), ttl \(Int(ttl)) s"
+        case .nameNotFound: what = "NXDOMAIN"
+        case .noAddresses: what = "no addresses (NODATA)"
+        }
+        say("\(provider) \(endpoint.absoluteString) answered \(host) in \(Self.ms(latency)): \(what)")
+    }
+    func endpointFailed(host: String, provider: String, endpoint: URL, reason: String, latency: TimeInterval) {
+        say("\(provider) endpoint failed for \(host) after \(Self.ms(latency)): \(reason)")
+    }
+    func endpointSkipped(host: String, endpoint: URL, consecutiveFailures: Int, retryAfter: TimeInterval) {
+        say("skipping \(endpoint.absoluteString) for \(host): \(consecutiveFailures) failures in a row")
+    }
+    func fellBackToSystemResolver(host: String, reasons: [String]) { say("every provider failed for \(host); asking the system resolver") }
+    func bypassed(host: String) { say("\(host) bypasses HTTPDNS (system resolver)") }
+    func warning(_ message: String) { say("warning: \(message)") }
+}

@@ -1,0 +1,21 @@
+import Foundation
+
+/// When the phases of a transfer ended, in seconds from its start (libcurl's `CURLINFO_*_TIME_T`).
+/// On a reused connection the connect and TLS times are 0.
+public struct TransferTiming: Sendable, Hashable {
+    /// TCP connection established (CURLINFO_CONNECT_TIME_T).
+    public var connect: TimeInterval
+    /// TLS handshake done (CURLINFO_APPCONNECT_TIME_T); 0 for plain HTTP.
+    public var tlsHandshake: TimeInterval
+    /// First response byte (CURLINFO_STARTTRANSFER_TIME_T).
+    public var firstByte: TimeInterval
+    /// Whole transfer (CURLINFO_TOTAL_TIME_T).
+    public var total: TimeInterval
+
+    public init(connect: TimeInterval, tlsHandshake: TimeInterval, firstByte: TimeInterval, total: TimeInterval) {
+        self.connect = connect
+        self.tlsHandshake = tlsHandshake
+        self.firstByte = firstByte
+        self.total = total
+    }
+}

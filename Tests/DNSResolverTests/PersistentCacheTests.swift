@@ -1,0 +1,113 @@
+@testable import DNSResolver
+import Foundation
+import HTTPDNSCore
+import Testing
+
+@Suite("Persistent cache")
+struct PersistentCacheTests {
+    static func temporaryFile() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cache-\(UUID().uuidString).json")
+    }
+
+    static func harness(file: URL, events: EventRecorder = EventRecorder(), stale: TimeInterval? = nil) -> ResolverHarness {
+        ResolverHarness {
+            $0.persistentCacheFile = file
+            $0.families = .ipv4
+            $0.observer = events
+            $0.maximumStaleness = stale
+        }
+    }
+
+    @Test func aRestartedResolverAnswersFromTheFileWithoutAsking() async throws {
+        let file = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let first = Self.harness(file: file)
+        _ = try await first.resolve("a.test")
+        let second = Self.harness(file: file)
+        let resolution = try await second.resolve("a.test")
+        #expect(resolution.source == .cache)
+        #expect(resolution.addresses == [IPAddress("192.0.2.1")!])
+        #expect(resolution.provider == "doh")
+        #expect(second.queries == 0)
+    }
+
+    @Test func theFileIsReplacedAtomicallyAndIsAnHttpdnsCacheDocument() async throws {
+        let file = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        _ = try await Self.harness(file: file).resolve("a.test")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        #expect(object["format"] as? String == "httpdns-cache")
+        #expect(object["version"] as? Int == 1)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path)
+            .filter { $0.hasPrefix(".\(file.lastPathComponent)") || ($0.contains(file.deletingPathExtension().lastPathComponent) && $0 != file.lastPathComponent) }
+        #expect(leftovers.isEmpty, "no temporary files left beside it: \(leftovers)")
+    }
+
+    @Test(arguments: ["{not json", #"{"format":"something-else","version":1,"records":[]}"#, #"{"format":"httpdns-cache","version":99,"records":[]}"#,
+                      #"{"format":"httpdns-cache","version":1,"records":[{"name":"a..test","families":"ipv4","addresses":["x"],"expires":1}]}"#, ""])
+    func aCorruptOrForeignFileIsIgnoredWithAWarning(contents: String) async throws {
+        let file = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(contents.utf8).write(to: file)
+        let events = EventRecorder()
+        let harness = Self.harness(file: file, events: events)
+        #expect(events.events.contains { $0.hasPrefix("warning ignoring the cache file") })
+        #expect(try await harness.resolve("a.test").source == .doh(endpoint: ResolverHarness.first.url))
+        // And the bad file is replaced by a good one.
+        #expect(Self.harness(file: file).resolver.cachedResolution(host: "a.test") != nil)
+    }
+
+    static func write(records: [(name: String, expires: TimeInterval)], to file: URL) throws {
+        let list = records.map { #"{"name":"\#($0.name)","families":"ipv4","addresses":["192.0.2.77"],"expires":\#($0.expires)}"# }
+        try Data(#"{"format":"httpdns-cache","version":1,"records":[\#(list.joined(separator: ","))]}"#.utf8).write(to: file)
+    }
+
+    @Test func recordsExpiredLongerThanTheMaximumAgeAreDroppedOnLoad() async throws {
+        let file = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let now = Date().timeIntervalSince1970
+        try Self.write(records: [("recent.test", now - 100), ("ancient.test", now - 200_000), ("live.test", now + 500)], to: file)
+        let harness = Self.harness(file: file, stale: 1_000)
+        #expect(harness.resolver.cachedCount == 2)
+        #expect(harness.resolver.cachedResolution(host: "live.test")?.addresses == [IPAddress("192.0.2.77")!])
+        let recent = try await harness.resolve("recent.test")
+        #expect(recent.isStale, "an answer expired a little is usable as stale only")
+    }
+}
+
+@Suite("Hijack check")
+struct HijackCheckTests {
+    static func harness(system: @escaping @Sendable (String) throws -> [IPAddress]) -> ResolverHarness {
+        ResolverHarness(system: FakeSystemResolver(system)) { $0.families = .ipv4 }
+    }
+
+    @Test func matchingAnswersAgree() async {
+        let comparison = await Self.harness { _ in [IPAddress("192.0.2.1")!] }.resolver.compare(host: "a.test")
+        #expect(comparison.verdict == .agree)
+    }
+
+    @Test func disjointAnswersDisagreeAndListBothSets() async {
+        let comparison = await Self.harness { _ in [IPAddress("203.0.113.66")!] }.resolver.compare(host: "A.test.")
+        #expect(comparison.verdict == .disagree)
+        #expect(comparison.host == "a.test")
+        #expect(comparison.trusted == .success([IPAddress("192.0.2.1")!]))
+        #expect(comparison.system == .success([IPAddress("203.0.113.66")!]))
+    }
+
+    @Test func aSystemAnswerForANameThatDoesNotExistDisagrees() async {
+        let comparison = await Self.harness { _ in [IPAddress("203.0.113.66")!] }.resolver.compare(host: "missing.test")
+        #expect(comparison.verdict == .disagree)
+    }
+
+    @Test func aFailingSideIsReportedAsSuch() async {
+        let comparison = await Self.harness { name in throw ResolutionError.resolverUnavailable(host: name, reasons: ["timeout"]) }.resolver.compare(host: "a.test")
+        #expect(comparison.verdict == .systemFailed)
+    }
+
+    @Test func theComparisonNeverUsesTheCache() async throws {
+        let harness = Self.harness { _ in [IPAddress("192.0.2.1")!] }
+        _ = try await harness.resolve("a.test")
+        _ = await harness.resolver.compare(host: "a.test")
+        #expect(harness.queries == 2)
+    }
+}

@@ -1,0 +1,189 @@
+@testable import DNSResolver
+import Foundation
+import HTTPDNSCore
+import Testing
+
+/// JSON DoH and the vendor HTTPDNS APIs against a fake transport answering as the public docs describe.
+@Suite("Providers")
+struct ProviderTests {
+    static func json(_ text: String, status: Int = 200, type: String = "application/json") -> DoHHTTPResponse {
+        DoHHTTPResponse(status: status, contentType: type, body: Data(text.utf8))
+    }
+
+    static func query(_ request: FakeDoHTransport.Request) -> [String: String] {
+        var items: [String: String] = [:]
+        for item in URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? [] { items[item.name] = item.value ?? "" }
+        return items
+    }
+
+    static let jsonEndpoint = JSONDoHEndpoint(url: URL(string: "https://json.test/resolve")!, bootstrapAddresses: [IPAddress("192.0.2.53")!])
+    static let ali = AlibabaHTTPDNSEndpoint(url: URL(string: "https://ali.test")!, accountID: "100000")
+    static let dnspod = DNSPodHTTPDNSEndpoint(url: URL(string: "https://dnspod.test")!)
+
+    // MARK: JSON DoH
+
+    @Test func jsonDoHAsksAAndAAAAWithNameAndTypeAndReadsTheAnswers() async throws {
+        let transport = FakeDoHTransport { request in
+            let items = Self.query(request)
+            #expect(request.header("Accept") == "application/dns-json")
+            #expect(request.connectTo == [IPAddress("192.0.2.53")!])
+            if items["type"] == "A" {
+                return Self.json(#"{"Status":0,"TC":false,"Answer":[{"name":"a.test.","type":5,"TTL":30,"data":"b.test."},{"name":"b.test.","type":1,"TTL":120,"data":"192.0.2.1"}]}"#)
+            }
+            return Self.json(#"{"Status":0,"Answer":[{"name":"a.test.","type":28,"TTL":60,"data":"2001:db8::1"}]}"#)
+        }
+        let answer = try await Self.jsonEndpoint.lookup("a.test", families: .both, transport: transport, timeout: 5)
+        #expect(answer == .addresses([IPAddress("2001:db8::1")!, IPAddress("192.0.2.1")!], ttl: 60))
+        #expect(Set(transport.requests.map { Self.query($0)["type"] }) == ["A", "AAAA"])
+        #expect(transport.requests.allSatisfy { Self.query($0)["name"] == "a.test" && $0.endpoint == "https://json.test/resolve" })
+    }
+
+    @Test func jsonDoHNXDOMAINCarriesTheSOANegativeTTL() async throws {
+        let transport = FakeDoHTransport { _ in
+            Self.json(#"{"Status":3,"Authority":[{"name":"test.","type":6,"TTL":900,"data":"ns.test. host.test. 1 7200 3600 1209600 60"}]}"#)
+        }
+        let answer = try await Self.jsonEndpoint.lookup("missing.test", families: .ipv4, transport: transport, timeout: 5)
+        #expect(answer == .nameNotFound(negativeTTL: 60))
+    }
+
+    @Test(arguments: [
+        (#"{"Status":2}"#, "DNS SERVFAIL"),
+        (#"{"Status":0,"TC":true}"#, "truncated"),
+        (#"not json"#, "malformed JSON"),
+        (#"{"Status":0,"Answer":[{"type":1,"TTL":5,"data":"not-an-ip"}]}"#, "bad address"),
+    ])
+    func jsonDoHGarbageIsAnEndpointFailure(body: String, reason: String) async throws {
+        let transport = FakeDoHTransport { _ in Self.json(body) }
+        do {
+            _ = try await Self.jsonEndpoint.lookup("a.test", families: .ipv4, transport: transport, timeout: 5)
+            Issue.record("expected a failure")
+        } catch {
+            guard case .endpointFailed(_, let text) = error else { Issue.record("\(error)"); return }
+            #expect(text.contains(reason), "\(text)")
+        }
+    }
+
+    // MARK: HTTP status: 429 and 5xx are "unavailable" for every provider
+
+    @Test(arguments: [429, 500, 503])
+    func anOverloadedProviderIsUnavailableNeverNXDOMAIN(status: Int) async throws {
+        let transport = FakeDoHTransport { _ in Self.json(#"{"error":"busy"}"#, status: status) }
+        let providers: [any ResolutionProvider] = [Self.jsonEndpoint, Self.ali, Self.dnspod]
+        for provider in providers {
+            do {
+                _ = try await provider.lookup("a.test", families: .both, transport: transport, timeout: 5)
+                Issue.record("\(provider.kind): expected a failure")
+            } catch {
+                guard case .endpointFailed(_, let reason) = error else { Issue.record("\(error)"); continue }
+                #expect(reason.hasPrefix("HTTP \(status)"))
+            }
+        }
+    }
+
+    // MARK: Alibaba-style
+
+    @Test func aliRequestsTheDAPIWithTheAccountAndBothFamilies() async throws {
+        let transport = FakeDoHTransport { request in
+            #expect(request.url.path == "/100000/d")
+            #expect(Self.query(request) == ["host": "a.test", "query": "4,6"])
+            return Self.json(#"{"host":"a.test","ips":["192.0.2.1","192.0.2.2"],"ipsv6":["2001:db8::1"],"ttl":57,"origin_ttl":120,"client_ip":"198.51.100.1"}"#)
+        }
+        let answer = try await Self.ali.lookup("a.test", families: .both, transport: transport, timeout: 5)
+        #expect(answer == .addresses(["2001:db8::1", "192.0.2.1", "192.0.2.2"].map { IPAddress($0)! }, ttl: 57))
+    }
+
+    @Test func aliEmptyIPsIsNoAddressesForTheGivenTTL() async throws {
+        let transport = FakeDoHTransport { _ in Self.json(#"{"host":"none.test","ips":[],"ttl":30}"#) }
+        #expect(try await Self.ali.lookup("none.test", families: .ipv4, transport: transport, timeout: 5) == .noAddresses(negativeTTL: 30))
+    }
+
+    @Test func aliSignatureIsMD5OfHostSecretExpiry() {
+        // md5("www.aliyun.com-IAmASecret-1534316400"), computed independently with `md5sum`.
+        #expect(AlibabaHTTPDNSEndpoint.signature(host: "www.aliyun.com", secret: "IAmASecret", expiry: 1_534_316_400)
+            == "60c71e98b6d7fcbb366243e224eab457")
+    }
+
+    @Test func aliSignedRequestsGoToSignDWithExpiryAndSignature() async throws {
+        var signed = Self.ali
+        signed.secret = "IAmASecret"
+        signed.signatureLifetime = 300
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let url = signed.requestURL(for: "a.test", families: .ipv4, now: now)
+        #expect(url.path == "/100000/sign_d")
+        let items = Dictionary(uniqueKeysWithValues: URLComponents(url: url, resolvingAgainstBaseURL: false)!.queryItems!.map { ($0.name, $0.value!) })
+        #expect(items["t"] == "1700000300")
+        #expect(items["s"] == AlibabaHTTPDNSEndpoint.signature(host: "a.test", secret: "IAmASecret", expiry: 1_700_000_300))
+        #expect(items["query"] == "4")
+    }
+
+    @Test func aliBatchResolvesUpToFiveNamesInOneRequest() async throws {
+        let transport = FakeDoHTransport { request in
+            #expect(request.url.path == "/100000/resolve")
+            #expect(Self.query(request)["host"] == "a.test,b.test")
+            return Self.json(#"{"dns":[{"host":"a.test","ips":["192.0.2.1"],"type":1,"ttl":60},{"host":"a.test","ips":["2001:db8::1"],"type":28,"ttl":30},{"host":"b.test","ips":[],"type":1,"ttl":20}]}"#)
+        }
+        let answers = try await Self.ali.lookup(batch: ["a.test", "b.test"], families: .both, transport: transport, timeout: 5)
+        #expect(answers["a.test"] == .addresses([IPAddress("2001:db8::1")!, IPAddress("192.0.2.1")!], ttl: 30))
+        #expect(answers["b.test"] == .noAddresses(negativeTTL: 20))
+        #expect(transport.requests.count == 1)
+        await #expect(throws: DoHClient.Failure.self) {
+            try await Self.ali.lookup(batch: ["1", "2", "3", "4", "5", "6"].map { "\($0).test" }, families: .both, transport: transport, timeout: 5)
+        }
+    }
+
+    @Test func aliForbiddenIsAnEndpointFailure() async throws {
+        let transport = FakeDoHTransport { _ in Self.json(#"{"code":"InvalidAccount"}"#, status: 403) }
+        await #expect(throws: DoHClient.Failure.endpointFailed(Self.ali.url, reason: "HTTP 403")) {
+            try await Self.ali.lookup("a.test", families: .both, transport: transport, timeout: 5)
+        }
+    }
+
+    // MARK: DNSPod-style
+
+    @Test func dnspodPlainTextAnswersWithTTL() async throws {
+        let transport = FakeDoHTransport { request in
+            let items = Self.query(request)
+            #expect(request.url.path == "/d")
+            #expect(items["dn"] == "a.test" && items["ttl"] == "1")
+            return items["type"] == "AAAA" ? Self.json("2001:db8::1,100", type: "text/html") : Self.json("192.0.2.1;192.0.2.2,120", type: "text/html")
+        }
+        let answer = try await Self.dnspod.lookup("a.test", families: .both, transport: transport, timeout: 5)
+        #expect(answer == .addresses(["2001:db8::1", "192.0.2.1", "192.0.2.2"].map { IPAddress($0)! }, ttl: 100))
+    }
+
+    @Test func dnspodEmptyAnswerIsNoAddresses() async throws {
+        let transport = FakeDoHTransport { _ in Self.json("", type: "text/html") }
+        #expect(try await Self.dnspod.lookup("none.test", families: .both, transport: transport, timeout: 5) == .noAddresses(negativeTTL: nil))
+    }
+
+    @Test func dnspodEncryptedQueryAndAnswerUseAESCBCWithTheIVFirst() async throws {
+        let key = "0123456789abcdef"
+        let endpoint = DNSPodHTTPDNSEndpoint(url: URL(string: "https://dnspod.test")!, keyID: "42", key: key)
+        let transport = FakeDoHTransport { request in
+            let items = Self.query(request)
+            #expect(items["id"] == "42" && items["alg"] == "aes")
+            let sealed = try #require(ProviderCrypto.bytes(hex: items["dn"] ?? ""))
+            let name = try ProviderCrypto.aesCBC(encrypt: false, key: Array(key.utf8), iv: Array(sealed.prefix(16)), input: Array(sealed.dropFirst(16)))
+            #expect(String(decoding: name, as: UTF8.self) == "a.test")
+            let iv = [UInt8](repeating: 7, count: 16)
+            let answer = try ProviderCrypto.aesCBC(encrypt: true, key: Array(key.utf8), iv: iv, input: Array("192.0.2.9,60".utf8))
+            return Self.json(ProviderCrypto.hex(iv + answer), type: "text/html")
+        }
+        #expect(try await endpoint.lookup("a.test", families: .ipv4, transport: transport, timeout: 5) == .addresses([IPAddress("192.0.2.9")!], ttl: 60))
+    }
+
+    @Test func aesCBCMatchesOpenSSLKnownAnswer() throws {
+        // NIST SP 800-38A F.2.1 CBC-AES128.Encrypt, first block (no padding block compared).
+        let key = ProviderCrypto.bytes(hex: "2b7e151628aed2a6abf7158809cf4f3c")!
+        let iv = ProviderCrypto.bytes(hex: "000102030405060708090a0b0c0d0e0f")!
+        let plain = ProviderCrypto.bytes(hex: "6bc1bee22e409f96e93d7e117393172a")!
+        let sealed = try ProviderCrypto.aesCBC(encrypt: true, key: key, iv: iv, input: plain)
+        #expect(ProviderCrypto.hex(Array(sealed.prefix(16))) == "7649abac8119b246cee98e9b12e9197d")
+    }
+
+    @Test func dnspodUndecryptableAnswerIsAnEndpointFailure() async throws {
+        let endpoint = DNSPodHTTPDNSEndpoint(url: URL(string: "https://dnspod.test")!, keyID: "42", key: "0123456789abcdef")
+        let transport = FakeDoHTransport { _ in Self.json("zz-not-hex", type: "text/html") }
+        await #expect(throws: DoHClient.Failure.self) { try await endpoint.lookup("a.test", families: .ipv4, transport: transport, timeout: 5) }
+    }
+}

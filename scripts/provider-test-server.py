@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""A stand-in for the HTTPDNS provider APIs that have no real server on Debian, for the test suite.
+
+Written from the vendors' public API documentation, not from their code:
+  * JSON DoH (Google Public DNS "JSON API for DNS over HTTPS", Cloudflare "Using JSON"):
+      GET /resolve?name=NAME&type=A|AAAA -> application/dns-json
+      {"Status": RCODE, "TC": false, "Answer": [{"name","type","TTL","data"}], "Authority": [SOA]}
+  * Alibaba Cloud EMAS HTTPDNS API:
+      GET /{account}/d?host=NAME&query=4,6          -> {"host","ips","ipsv6","ttl","origin_ttl","client_ip"}
+      GET /{account}/sign_d?host=&query=&t=T&s=S    S = md5("host-secret-T"), T a Unix time not yet past
+      GET /{account}/resolve?host=a,b,c&query=4,6   (up to 5 names) -> {"dns":[{"host","ips","type","ttl"}]}
+      403 {"code":"InvalidAccount"|"InvalidSignature"|"SignatureExpired"} on bad credentials
+  * Tencent Cloud HTTPDNS / DNSPod D+:
+      GET /d?dn=NAME&ttl=1[&type=AAAA]               -> "ip;ip,TTL" (empty body: no record)
+      GET /d?dn=HEX&id=KEYID&ttl=1&alg=aes[&type=AAAA]
+          HEX = hex(IV || AES-CBC(key, IV, NAME)); the answer is hex(IV || AES-CBC(key, IV, "ip;ip,TTL")).
+      AES is done by the openssl command line tool (Python has no AES in its standard library).
+Faults, by path prefix: /fault/429/..., /fault/503/... answer that status; /fault/garbage/... answers
+200 with a body no API would send. Every request is appended to --log as one line "METHOD PATH?QUERY".
+
+Usage: provider-test-server.py --port P --cert PEM --key KEY --log FILE [--account ID] [--secret S]
+       [--key-id ID --aes-key KEY] [--owner-pid PID: exit when that process has]. Prints "ready" once listening.
+"""
+import argparse
+import hashlib
+import http.server
+import json
+import os
+import ssl
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+
+ZONE = {
+    # name: (ipv4, ipv6, ttl)
+    "a.test": (["127.0.0.1"], ["::1"], 300),
+    "b.test": (["127.0.0.1"], ["::1"], 300),
+    "v4only.test": (["127.0.0.1"], [], 300),
+    "ttl0.test": (["127.0.0.1"], [], 0),
+    "nodata.test": ([], [], 300),
+    "xn--bcher-kva.test": (["127.0.0.1"], [], 300),
+}
+SOA = {"name": "test.", "type": 6, "TTL": 3600, "data": "ns.test. hostmaster.test. 1 3600 600 86400 60"}
+
+
+def aes(decrypt, key, iv, data):
+    args = ["openssl", "enc", "-aes-%d-cbc" % (len(key) * 8), "-K", key.hex(), "-iv", iv.hex()]
+    if decrypt:
+        args.append("-d")
+    return subprocess.run(args, input=data, stdout=subprocess.PIPE, check=True).stdout
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def setup(self):
+        # The TLS handshake runs on this connection's own thread, so a slow client never holds up accept().
+        self.request.settimeout(30)
+        self.request = self.server.context.wrap_socket(self.request, server_side=True)
+        super().setup()
+
+    def send(self, status, body, content_type="application/json"):
+        data = body.encode() if isinstance(body, str) else body
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        options = self.server.options
+        with self.server.log_lock, open(options.log, "a") as log:
+            log.write("GET %s\n" % self.path)
+        url = urllib.parse.urlsplit(self.path)
+        query = dict(urllib.parse.parse_qsl(url.query, keep_blank_values=True))
+        parts = [p for p in url.path.split("/") if p]
+        if parts[:1] == ["fault"] and len(parts) >= 2:
+            if parts[1] == "garbage":
+                return self.send(200, "<html>captive portal</html>", "text/html")
+            return self.send(int(parts[1]), '{"code":"Busy"}')
+        if parts == ["resolve"] and "name" in query:
+            return self.json_doh(query)
+        if parts == ["d"]:
+            return self.dnspod(query)
+        if len(parts) == 2 and parts[1] in ("d", "sign_d", "resolve", "sign_resolve"):
+            return self.alibaba(parts[0], parts[1], query)
+        self.send(404, '{"code":"NotFound"}')
+
+    def json_doh(self, query):
+        name = query["name"].rstrip(".").lower()
+        rtype = {"A": 1, "1": 1, "AAAA": 28, "28": 28}.get(query.get("type", "A").upper())
+        if name not in ZONE:
+            return self.send(200, json.dumps({"Status": 3, "TC": False, "Authority": [SOA]}), "application/dns-json")
+        v4, v6, ttl = ZONE[name]
+        addresses = v4 if rtype == 1 else v6
+        body = {"Status": 0, "TC": False, "Question": [{"name": name + ".", "type": rtype}],
+                "Answer": [{"name": name + ".", "type": rtype, "TTL": ttl, "data": a} for a in addresses]}
+        if not addresses:
+            body["Authority"] = [SOA]
+        self.send(200, json.dumps(body), "application/dns-json")
+
+    def alibaba(self, account, api, query):
+        options = self.server.options
+        if account != options.account:
+            return self.send(403, '{"code":"InvalidAccount"}')
+        hosts = [h.lower() for h in query.get("host", "").split(",") if h]
+        if not hosts:
+            return self.send(400, '{"code":"MissingArgument"}')
+        if api.startswith("sign_"):
+            t = query.get("t", "")
+            expected = hashlib.md5(("%s-%s-%s" % (query.get("host", ""), options.secret, t)).encode()).hexdigest()
+            if not t.isdigit() or int(t) < time.time():
+                return self.send(403, '{"code":"SignatureExpired"}')
+            if query.get("s") != expected:
+                return self.send(403, '{"code":"InvalidSignature"}')
+        families = query.get("query", "4").split(",")
+        if api.endswith("resolve"):
+            if len(hosts) > 5:
+                return self.send(400, '{"code":"TooManyHosts"}')
+            dns = []
+            for host in hosts:
+                v4, v6, ttl = ZONE.get(host, ([], [], 60))
+                if "4" in families:
+                    dns.append({"host": host, "client_ip": "127.0.0.1", "ips": v4, "type": 1, "ttl": ttl, "origin_ttl": ttl})
+                if "6" in families:
+                    dns.append({"host": host, "client_ip": "127.0.0.1", "ips": v6, "type": 28, "ttl": ttl, "origin_ttl": ttl})
+            return self.send(200, json.dumps({"dns": dns}))
+        v4, v6, ttl = ZONE.get(hosts[0], ([], [], 60))
+        body = {"host": hosts[0], "ips": v4 if "4" in families else [], "ttl": ttl, "origin_ttl": ttl, "client_ip": "127.0.0.1"}
+        if "6" in families:
+            body["ipsv6"] = v6
+        self.send(200, json.dumps(body))
+
+    def dnspod(self, query):
+        options = self.server.options
+        encrypted = query.get("alg") == "aes"
+        name = query.get("dn", "")
+        key = options.aes_key.encode() if options.aes_key else b""
+        if encrypted:
+            if query.get("id") != options.key_id:
+                return self.send(200, "", "text/html")  # the service answers nothing for an unknown key
+            sealed = bytes.fromhex(name)
+            name = aes(True, key, sealed[:16], sealed[16:]).decode()
+        v4, v6, ttl = ZONE.get(name.lower(), ([], [], 0))
+        addresses = v6 if query.get("type", "").upper() == "AAAA" else v4
+        text = (";".join(addresses) + ("," + str(ttl) if query.get("ttl") == "1" else "")) if addresses else ""
+        if encrypted and text:
+            iv = os.urandom(16)
+            text = (iv + aes(False, key, iv, text.encode())).hex()
+        self.send(200, text, "text/html")
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--cert", required=True)
+    parser.add_argument("--key", required=True)
+    parser.add_argument("--log", required=True)
+    parser.add_argument("--account", default="100000")
+    parser.add_argument("--secret", default="test-secret")
+    parser.add_argument("--key-id", default="42")
+    parser.add_argument("--aes-key", default="0123456789abcdef")
+    parser.add_argument("--owner-pid", type=int, default=0)
+    options = parser.parse_args()
+    if options.owner_pid:
+        # Exit with the test process, however it ends.
+        def watch():
+            while True:
+                try:
+                    os.kill(options.owner_pid, 0)
+                except OSError:
+                    os._exit(0)
+                time.sleep(1)
+        threading.Thread(target=watch, daemon=True).start()
+    server = Server(("127.0.0.1", options.port), Handler)
+    server.options = options
+    server.log_lock = threading.Lock()
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(options.cert, options.key)
+    context.set_alpn_protocols(["http/1.1"])
+    server.context = context
+    print("ready", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
