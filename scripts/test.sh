@@ -14,4 +14,20 @@ if [[ -n ${SCRATCH_PATH:-} ]]; then
 fi
 
 swift build "${swift_args[@]}"
-swift test "${swift_args[@]}"
+
+log="$(mktemp /tmp/httpdns-test-log.XXXXXX)"
+trap 'rm -f "$log"' EXIT
+status=0
+swift test "${swift_args[@]}" 2>&1 | tee "$log" || status=$?
+
+# The suite is Swift Testing; XCTest's own summary ("Executed 0 tests") counts none of it. Close
+# with one plain line of what ran.
+summary="$(grep -E 'Test run with [0-9]+ tests? ' "$log" | tail -n 1 || true)"
+total="$(sed -nE 's/.*Test run with ([0-9]+) tests?.*/\1/p' <<<"$summary")"
+failed="$(grep -cE '^✘ Test .* failed after' "$log" || true)"
+if [[ -z $total ]]; then
+    echo "tests: no Swift Testing summary found" >&2
+    exit 1
+fi
+echo "tests: $((total - failed)) passed, $failed failed"
+exit "$status"
