@@ -25,12 +25,24 @@ struct Benchmarks {
         }
         print("httpdns-bench: \(requests) requests per workload; nginx https://a.test:\(servers.httpsPort), 2 cores shared")
         print("")
+        if arguments.contains("--cache-only") {
+            let perLookup = try await Ours.cachedLookups(names: 10_000, lookups: 200_000)
+            print(String(format: "cached resolution: %.0f ns per lookup (1 task)", perLookup))
+            return
+        }
 
         print("== cold start: 16 concurrent HTTP/2 requests on an empty pool (raw libcurl multi)")
         for pipewait in [false, true] {
             let connections = RawCurl.coldStartConnections(servers: servers, count: 16, pipewait: pipewait)
             print("   CURLOPT_PIPEWAIT=\(pipewait ? 1 : 0): \(connections) connections opened")
         }
+        print("")
+
+        print("== cold start: 50 concurrent HTTP/1.1 requests, each on a new TLS connection")
+        let coldOurs = try await Ours.coldConnections(servers: servers, ca: ca, count: 50)
+        let coldCurl = try CurlCLI.parallel(servers: servers, count: 50, width: 50, http2: false)
+        print(String(format: "   curl --parallel-max 50:      %8.3f s", 50 / coldCurl))
+        print(String(format: "   httpdns HTTPClient:          %8.3f s   (%.2fx curl's time)", coldOurs, coldOurs / (50 / coldCurl)))
         print("")
 
         for version in [HTTPVersionPreference.http1_1, .http2] {
@@ -149,6 +161,21 @@ enum Ours {
             try await group.waitForAll()
         }
         return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+
+    /// Seconds for `count` simultaneous requests on a cold pool (one new connection each).
+    static func coldConnections(servers: TestServers, ca: [Certificate], count: Int) async throws -> Double {
+        // A policy of its own, so the pool (and its TLS session cache) starts empty.
+        let trust = TrustPolicy.anchors(ca + Array(repeating: ca[0], count: 3))
+        let resolver = StaticHostResolver(entries: [.init(host: "a.test", port: servers.httpsPort, addresses: [IPAddress("127.0.0.1")!])], fallback: nil)
+        let client = HTTPClient(configuration: .init(trust: trust, httpVersion: .http1_1), resolver: resolver)
+        let request = HTTPRequest(url: servers.httpsURL("a.test"))
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<count { group.addTask { _ = try await client.execute(request) } }
+            try await group.waitForAll()
+        }
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
     /// A transport that answers every DoH query with one A record, so the cache can be filled.
