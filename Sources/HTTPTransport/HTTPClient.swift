@@ -27,6 +27,16 @@ public final class HTTPClient: Sendable {
         /// Advertise every content coding libcurl supports and decode responses
         /// (CURLOPT_ACCEPT_ENCODING ""). Default: true.
         public var decompressesResponses: Bool
+        /// Per-host trust policies; when set, a request without its own `trust` uses
+        /// `trustPolicies.policy(for: host)` instead of `trust`. Default nil.
+        public var trustPolicies: TrustPolicyManager?
+        /// Receives pin mismatches (enforced and report-only) and connections made without
+        /// verification, in the task that ran the request. nil: insecure connections are
+        /// warned about on stderr, pin mismatches are only in errors and responses.
+        public var trustEventHandler: (@Sendable (TrustEvent) -> Void)?
+        /// The shortest time, in seconds, between two uploads of the same pin report (same host,
+        /// presented chain and report URL) to `PinSet.reportURL`. Default: one day (TrustKit's).
+        public var pinReportInterval: Double = 86_400
 
         public init(
             trust: TrustPolicy = .system,
@@ -74,6 +84,8 @@ public final class HTTPClient: Sendable {
     ///   stops the transfer.
     public func execute(_ request: HTTPRequest, to destination: ResponseBodyDestination = .memory(limit: nil)) async throws -> HTTPResponse {
         let target = try RequestTarget(url: request.url)
+        // The policy first: a host no policy allows must not even be resolved.
+        let policy = try trustPolicy(for: request, host: target.host)
         var resolution: HostResolution?
         var addresses = request.connectTo
         if addresses == nil, !target.isIPLiteral {
@@ -87,16 +99,23 @@ public final class HTTPClient: Sendable {
         }
         try Task.checkCancellation()
         let engine = self.engine
-        let pool = request.trust.map { engine.pool(for: $0) } ?? self.pool
+        let pool = policy == configuration.trust ? self.pool : engine.pool(for: policy)
         let transfer = try Transfer(request: request, target: target, addresses: addresses, resolution: resolution,
                                     configuration: configuration, destination: destination, pool: pool)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                transfer.continuation = continuation
-                engine.submit(transfer)
+        do {
+            let response = try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    transfer.continuation = continuation
+                    engine.submit(transfer)
+                }
+            } onCancel: {
+                engine.cancel(transfer)
             }
-        } onCancel: {
-            engine.cancel(transfer)
+            deliverTrustEvents(of: response.connection, host: target.host, port: target.port)
+            return response
+        } catch let error as HTTPClientError {
+            if let report = error.pinReport { deliver(report) }
+            throw error
         }
     }
 }

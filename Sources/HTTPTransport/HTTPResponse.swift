@@ -1,5 +1,6 @@
 import Foundation
 import HTTPDNSCore
+import TLSTrust
 
 /// A complete response: status, fields, body and how the connection was made.
 public struct HTTPResponse: Sendable {
@@ -28,6 +29,11 @@ public struct ConnectionReport: Sendable {
     public var reusedConnection: Bool
     /// Negotiated TLS facts, when `HTTPRequest.reportsTLSDetails` was set and the URL is https.
     public var tls: TLSReport?
+    /// A pin mismatch that a report-only pin set let through, if any.
+    public var pinReport: PinReport? = nil
+    /// True when this connection was made without certificate verification
+    /// (`TrustPolicy.insecureSkippingAllVerification`).
+    public var verificationSkipped: Bool = false
 }
 
 /// What the TLS handshake of the connection actually carried, read from the OpenSSL session.
