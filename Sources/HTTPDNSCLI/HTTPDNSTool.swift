@@ -14,6 +14,10 @@ public enum HTTPDNSTool {
         public static let timedOut: Int32 = 28
         public static let tlsHandshakeFailed: Int32 = 35
         public static let certificateVerificationFailed: Int32 = 60
+        /// The client certificate could not be loaded or the server rejected it (CURLE_SSL_CERTPROBLEM).
+        public static let clientCertificateProblem: Int32 = 58
+        /// No certificate of the verified chain matched a pin (CURLE_SSL_PINNEDPUBKEYNOTMATCH).
+        public static let pinMismatch: Int32 = 90
     }
 
     static let usage = """
@@ -25,6 +29,7 @@ public enum HTTPDNSTool {
     Commands:
       resolve HOST...   resolve names, one line per address: HOST ADDRESS ttl=SECONDS source=doh|cache|system
       fetch URL         send a request, body to stdout or -o FILE (curl-like options)
+      pins URL          print the certificate chain URL presents, with pins ready to paste
       help [COMMAND]    show help
 
     Run 'httpdns <command> --help' for a command's options.
@@ -42,10 +47,13 @@ public enum HTTPDNSTool {
             return await ResolveCommand.run(rest, console: console, environment: environment)
         case "fetch":
             return await FetchCommand.run(rest, console: console, environment: environment)
+        case "pins":
+            return await PinsCommand.run(rest, console: console, environment: environment)
         case "help", "--help", "-h":
             switch rest.first {
             case "resolve": console.print(ResolveCommand.help)
             case "fetch": console.print(FetchCommand.help)
+            case "pins": console.print(PinsCommand.help)
             default: console.print(usage)
             }
             return ExitStatus.success

@@ -52,6 +52,10 @@ public struct TLSReport: Sendable, Hashable {
     /// True when OpenSSL's chain verification succeeded (X509_V_OK). Always true for a completed
     /// request, since verification failures abort the handshake.
     public var verified: Bool
+    /// The chain the handshake verified, leaf first and anchor last (what the server sent when
+    /// verification is off), with each certificate's pins. Empty on a reused connection or a
+    /// resumed TLS session, where no certificate was checked.
+    public var certificateChain: [PresentedCertificate] = []
 }
 
 /// Where the response body goes.

@@ -276,6 +276,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             protocolVersion: httpdns_ssl_version(ssl).map { String(cString: $0) },
             peerSubject: nil, peerIssuer: nil,
             verified: httpdns_ssl_verify_result(ssl) == X509_V_OK)
+        report.certificateChain = transferTrust?.presentedChain.map(PresentedCertificate.init) ?? []
         if let peer = httpdns_ssl_peer_certificate(ssl) {
             report.peerSubject = Certificate.name(of: peer, httpdns_x509_subject)
             report.peerIssuer = Certificate.name(of: peer, httpdns_x509_issuer)
