@@ -14,6 +14,8 @@ public final class CompiledTrust: @unchecked Sendable {  // immutable after init
     /// `struct httpdns_trust *`.
     let trust: UnsafeMutablePointer<httpdns_trust>?
 
+    /// Compiles `policy`; a policy that cannot be used is recorded in `configurationError`
+    /// rather than thrown, so the pool exists and every request under it fails with that reason.
     public init(_ policy: TrustPolicy) {
         self.policy = policy
         var problem: TrustError?

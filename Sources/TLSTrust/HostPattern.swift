@@ -12,11 +12,15 @@ import HTTPDNSCore
 public struct HostPattern: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// How the pattern matches.
     public enum Kind: Sendable, Hashable {
+        /// `example.com`: that name only.
         case exact
+        /// `*.example.com`: one label in front.
         case oneLabel
+        /// `**.example.com`: any number of labels in front, none included.
         case anyDepth
     }
 
+    /// How the pattern matches.
     public let kind: Kind
     /// The name after the wildcard (or the whole name for `.exact`), normalized.
     public let domain: String

@@ -13,6 +13,7 @@ public struct PresentedCertificate: Sendable, Hashable, CustomStringConvertible 
     /// Whole-certificate SHA-256 pin.
     public var certificatePin: CertificatePin
 
+    /// The facts of `certificate`.
     public init(_ certificate: Certificate) {
         subject = certificate.subject
         issuer = certificate.issuer
@@ -41,6 +42,7 @@ public struct PinReport: Sendable, Hashable, CustomStringConvertible {
     /// When it happened.
     public var date: Date
 
+    /// A report; the fields are as documented on the properties.
     public init(host: String, port: Int, remoteAddress: String?, presentedChain: [PresentedCertificate], pinSet: PinSet, enforced: Bool, date: Date) {
         self.host = host
         self.port = port

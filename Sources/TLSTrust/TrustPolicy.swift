@@ -52,6 +52,7 @@ public struct TrustPolicy: Sendable, Hashable {
     /// `.certificateStatusInvalid` (curl: 91).
     public var requiresOCSPStapling: Bool
 
+    /// A policy; the defaults are full verification, no pins, no client identity, no OCSP requirement.
     public init(anchors: Anchors, verification: Verification = .full, pinSets: [PinSet] = [],
                 pinnedCertificatesAreAnchors: Bool = false, identity: ClientIdentity? = nil,
                 requiresOCSPStapling: Bool = false) {

@@ -18,6 +18,10 @@ public struct TrustPolicyManager: Sendable, Hashable {
     /// equivalent; Alamofire's `allHostsMustBeEvaluated`).
     public var requiresMatch: Bool
 
+    /// - Parameters:
+    ///   - policies: Host patterns and their policies.
+    ///   - defaultPolicy: For hosts no pattern matches (unless `requiresMatch`).
+    ///   - requiresMatch: Fail hosts no pattern matches instead.
     public init(policies: [HostPattern: TrustPolicy] = [:], default defaultPolicy: TrustPolicy = .system, requiresMatch: Bool = false) {
         self.policies = policies
         self.defaultPolicy = defaultPolicy

@@ -97,3 +97,18 @@ struct PolicyRulesTests {
         #expect(Set(variants).count == variants.count)
     }
 }
+
+extension PolicyRulesTests {
+    @Test("the pin report's JSON carries RFC 7469 §3 fields")
+    func reportJSON() throws {
+        let set = PinSet(hosts: ["**.example.com"], pins: [.publicKey(sha256: Self.digest)], enforcement: .reportOnly)
+        let report = PinReport(host: "api.example.com", port: 443, remoteAddress: "192.0.2.1", presentedChain: [], pinSet: set,
+                               enforced: false, date: Date(timeIntervalSince1970: 0))
+        let object = try #require(try JSONSerialization.jsonObject(with: report.jsonBody()) as? [String: Any])
+        #expect(object["hostname"] as? String == "api.example.com")
+        #expect(object["port"] as? Int == 443)
+        #expect(object["include-subdomains"] as? Bool == true)
+        #expect(object["known-pins"] as? [String] == ["sha256//" + Self.digest.base64EncodedString()])
+        #expect(object["date-time"] as? String == "1970-01-01T00:00:00Z")
+    }
+}
