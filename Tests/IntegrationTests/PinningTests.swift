@@ -138,6 +138,12 @@ extension TrustSuites {
             let error = try await #require(throws: HTTPClientError.self) { try await client.execute(request) }
             #expect(error.kind == .pinMismatch)
 
+            // A matching pin is checked on a connection of its own, never the warm one.
+            request.trust = TrustPolicy(anchors: anchors, pinSets: [PinSet(pins: [try fixture.leafCertificate("a.test").publicKeyPin])])
+            let pinned = try await client.execute(request)
+            #expect(pinned.status == 200)
+            #expect(pinned.connection.reusedConnection == false)
+
             // And the unpinned pool still works, on its warm connection.
             request.trust = nil
             #expect(try await client.execute(request).connection.reusedConnection)

@@ -18,15 +18,9 @@ extension TrustSuites {
                     "--cacert", servers.caCertificate.path]
         }
 
-        /// Runs the binary on a thread of its own: waiting for it on a Dispatch worker or a
-        /// cooperative thread would hold one of the two that every async test shares.
+        /// Runs the binary without holding a cooperative thread (see `Command.runDetached`).
         func httpdns(_ arguments: [String]) async throws -> CommandResult {
-            let binary = self.binary
-            return try await withCheckedThrowingContinuation { continuation in
-                Thread {
-                    continuation.resume(with: Result { try Command.run(binary, arguments, timeout: 60) })
-                }.start()
-            }
+            try await Command.runDetached(binary, arguments, timeout: 60)
         }
 
         @Test("pins prints the chain with subjects, issuers, expiry and pins, and a line that fetch accepts")

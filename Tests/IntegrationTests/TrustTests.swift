@@ -98,6 +98,19 @@ extension TrustSuites {
             #expect(events.insecureConnections == 2)
         }
 
+        @Test("pins still apply without verification: -k with a pin accepts only the pinned server")
+        func insecureStillEnforcesPins() async throws {
+            let certificate = try Certificate.certificates(contentsOf: fixture.file("SELF_SIGNED_CERT"))[0]
+            var pinned = TrustPolicy.insecureSkippingAllVerification.pinning(PinSet(pins: [certificate.publicKeyPin]))
+            pinned.anchors = fixture.freshAnchors()
+            #expect(try await client(pinned, events: TrustEventLog()).execute(HTTPRequest(url: fixture.url("self-signed.test"))).status == 200)
+            let error = try await #require(throws: HTTPClientError.self) {
+                try await client(pinned, events: TrustEventLog()).execute(HTTPRequest(url: fixture.url("wrong.test")))
+            }
+            #expect(error.kind == .pinMismatch)
+            #expect(error.message.contains("CN=other.test"))
+        }
+
         @Test("a per-host manager picks the most specific policy, else the default")
         func managerChoosesPolicyPerHost() async throws {
             let pinned = TrustPolicy(anchors: fixture.freshAnchors(), pinSets: [PinSet(pins: [fixture.otherCA[0].publicKeyPin])])
