@@ -50,6 +50,7 @@ let package = Package(
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
         .testTarget(name: "DNSResolverTests", dependencies: ["DNSResolver", "HTTPDNS"]),
         .testTarget(name: "IntegrationTests", dependencies: ["HTTPDNS", "HTTPDNSCLI", "TestSupport"]),
+        .testTarget(name: "TLSTrustTests", dependencies: ["TLSTrust"]),
     ],
     swiftLanguageModes: [.v6]
 )

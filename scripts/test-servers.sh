@@ -185,20 +185,21 @@ make_ca() {
         -addext "subjectKeyIdentifier=hash"
 }
 
-# make_leaf CA_PREFIX OUT_PREFIX SAN: server certificate OUT_PREFIX.pem (key OUT_PREFIX.key) for the
+# make_leaf CA_PREFIX OUT_PREFIX SAN [DAYS] [USAGE]: server certificate OUT_PREFIX.pem (key OUT_PREFIX.key) for the
 # names in SAN ("DNS:a.test,DNS:www.a.test"), its CN the first of them, signed by CA_PREFIX.
+# DAYS defaults to 365; -1 makes a certificate that is already expired. USAGE defaults to serverAuth.
 make_leaf() {
-    local ca=$1 out=$2 san=$3
+    local ca=$1 out=$2 san=$3 days=${4:-365} usage=${5:-serverAuth}
     local cn=${san%%,*}
     cn=${cn#*:}
     new_key "$out.key"
     openssl req -new -key "$out.key" -subj "/O=httpdns tests/CN=$cn" -out "$out.csr"
     openssl x509 -req -in "$out.csr" -CA "$ca.pem" -CAkey "$ca.key" -out "$out.pem" \
-        -set_serial "0x$(openssl rand -hex 16)" -days 365 -sha256 \
+        -set_serial "0x$(openssl rand -hex 16)" -days "$days" -sha256 \
         -extfile <(printf '%s\n' \
             "basicConstraints=critical,CA:FALSE" \
             "keyUsage=critical,digitalSignature" \
-            "extendedKeyUsage=serverAuth" \
+            "extendedKeyUsage=$usage" \
             "subjectAltName=$san" \
             "subjectKeyIdentifier=hash" \
             "authorityKeyIdentifier=keyid,issuer") 2>/dev/null
@@ -221,14 +222,47 @@ make_pki() {
     # A CA no client trusts, with a leaf that is right in every other way (not served yet).
     make_ca "$pki/other-ca" "httpdns Other CA"
     make_leaf "$pki/other-ca" "$pki/other-ca-a.test" "DNS:a.test,DNS:www.a.test"
+
+    # Trust fixtures (issue 4): an expired leaf, a wildcard, a self-signed server, a host that
+    # requires client certificates from a separate client CA.
+    make_leaf "$pki/ca" "$pki/expired.test" "DNS:expired.test" -1
+    make_leaf "$pki/ca" "$pki/wild.test" "DNS:*.wild.test"
+    make_leaf "$pki/ca" "$pki/mtls.test" "DNS:mtls.test"
+    new_key "$pki/self-signed.test.key"
+    openssl req -new -x509 -key "$pki/self-signed.test.key" -out "$pki/self-signed.test.pem" -days 365 -sha256 \
+        -subj "/O=httpdns tests/CN=self-signed.test" -addext "subjectAltName=DNS:self-signed.test" \
+        -addext "basicConstraints=critical,CA:FALSE"
+    make_client_identities "$pki"
+}
+
+# Client identities for mtls.test, all with the password/passphrase "secret":
+#   client.pem/.key (PEM), client-encrypted.key (AES-256 PEM key), client.p12 (OpenSSL 3 default:
+#   AES-256, PBKDF2), client-legacy.p12 (3DES/RC2, as older tools write), client-nokey.p12
+#   (certificate only), client-expired.pem/.key, and untrusted-client.p12 from a CA nginx does not
+#   accept.
+make_client_identities() {
+    local pki=$1
+    make_ca "$pki/client-ca" "httpdns Client CA"
+    make_leaf "$pki/client-ca" "$pki/client" "DNS:client.test" 365 clientAuth
+    make_leaf "$pki/client-ca" "$pki/client-expired" "DNS:client.test" -1 clientAuth
+    make_leaf "$pki/other-ca" "$pki/untrusted-client" "DNS:client.test" 365 clientAuth
+    openssl pkey -in "$pki/client.key" -aes256 -passout pass:secret -out "$pki/client-encrypted.key"
+    openssl pkcs12 -export -in "$pki/client.pem" -inkey "$pki/client.key" -certfile "$pki/client-ca.pem" \
+        -out "$pki/client.p12" -passout pass:secret
+    openssl pkcs12 -export -legacy -in "$pki/client.pem" -inkey "$pki/client.key" \
+        -out "$pki/client-legacy.p12" -passout pass:secret
+    openssl pkcs12 -export -nokeys -in "$pki/client.pem" -out "$pki/client-nokey.p12" -passout pass:secret
+    openssl pkcs12 -export -in "$pki/untrusted-client.pem" -inkey "$pki/untrusted-client.key" \
+        -out "$pki/untrusted-client.p12" -passout pass:secret
 }
 
 # --- nginx ---------------------------------------------------------------------------------------
 
 # One server block: NAME is what X-Vhost and GET / report, SERVER_NAMES what nginx matches
 # (SNI for the certificate, Host for the request), CERT the PKI file prefix it presents.
+# EXTRA, optional, is more directives for the block.
 nginx_server() {
-    local name=$1 server_names=$2 cert=$3 default=$4
+    local name=$1 server_names=$2 cert=$3 default=$4 extra=${5:-}
     local listen
     for listen in "${listens[@]}"; do
         echo "        listen $listen:$HTTPS_PORT ssl http2${default:+ default_server};"
@@ -238,6 +272,7 @@ nginx_server() {
         server_name $server_names;
         ssl_certificate     $PKI_DIR/$cert.pem;
         ssl_certificate_key $PKI_DIR/$cert.key;
+$extra
 
         # "always": error responses (404, 500) carry them too.
         add_header X-Vhost "$name" always;
@@ -318,6 +353,22 @@ $(nginx_server wrong.test wrong.test other.test "")
     server {
 $(nginx_server xn--bcher-kva.test xn--bcher-kva.test xn--bcher-kva.test "")
     }
+    server {
+$(nginx_server expired.test expired.test expired.test "")
+    }
+    server {
+$(nginx_server self-signed.test self-signed.test self-signed.test "")
+    }
+    server {
+$(nginx_server wild.test "*.wild.test" wild.test "")
+    }
+    # Requires a client certificate from the client CA; without one (or with another) nginx
+    # completes the handshake and answers 400.
+    server {
+$(nginx_server mtls.test mtls.test mtls.test "" "        ssl_verify_client on;
+        ssl_client_certificate $PKI_DIR/client-ca.pem;
+        add_header X-Client-Subject \"\$ssl_client_s_dn\" always;")
+    }
 }
 EOF
     } >"$dir/nginx.conf"
@@ -354,6 +405,10 @@ v4only.test.   300 IN A     127.0.0.1
 nodata.test.   300 IN TXT   "no addresses here"
 ttl0.test.       0 IN A     127.0.0.1
 xn--bcher-kva.test. 300 IN A 127.0.0.1
+expired.test.  300 IN A     127.0.0.1
+self-signed.test. 300 IN A  127.0.0.1
+*.wild.test.   300 IN A     127.0.0.1
+mtls.test.     300 IN A     127.0.0.1
 EOF
 }
 
@@ -468,6 +523,19 @@ NGINX_ERROR_LOG=$dir/nginx-error.log
 NGINX_ACCESS_LOG=$dir/nginx-access.log
 UNBOUND_LOG=$dir/unbound.log
 IPV6=$IPV6
+CLIENT_CA_CERT=$PKI_DIR/client-ca.pem
+CLIENT_CERT=$PKI_DIR/client.pem
+CLIENT_KEY=$PKI_DIR/client.key
+CLIENT_ENCRYPTED_KEY=$PKI_DIR/client-encrypted.key
+CLIENT_P12=$PKI_DIR/client.p12
+CLIENT_LEGACY_P12=$PKI_DIR/client-legacy.p12
+CLIENT_NOKEY_P12=$PKI_DIR/client-nokey.p12
+CLIENT_EXPIRED_CERT=$PKI_DIR/client-expired.pem
+CLIENT_EXPIRED_KEY=$PKI_DIR/client-expired.key
+UNTRUSTED_CLIENT_P12=$PKI_DIR/untrusted-client.p12
+CLIENT_PASSWORD=secret
+SELF_SIGNED_CERT=$PKI_DIR/self-signed.test.pem
+EXPIRED_CERT=$PKI_DIR/expired.test.pem
 EOF
 }
 

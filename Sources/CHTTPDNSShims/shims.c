@@ -32,12 +32,6 @@ CURLcode httpdns_easy_setopt_xferinfo_function(CURL *easy, curl_xferinfo_callbac
 CURLcode httpdns_easy_setopt_seek_function(CURL *easy, curl_seek_callback callback) {
     return curl_easy_setopt(easy, CURLOPT_SEEKFUNCTION, callback);
 }
-CURLcode httpdns_easy_set_trust(CURL *easy, void *trust) {
-    CURLcode rc = curl_easy_setopt(easy, CURLOPT_SSL_CTX_FUNCTION, httpdns_ssl_ctx_callback);
-    if (rc != CURLE_OK) return rc;
-    return curl_easy_setopt(easy, CURLOPT_SSL_CTX_DATA, trust);
-}
-
 CURLcode httpdns_easy_getinfo_long(CURL *easy, CURLINFO info, long *value) {
     return curl_easy_getinfo(easy, info, value);
 }
@@ -70,43 +64,6 @@ CURLMcode httpdns_multi_set_callbacks(CURLM *multi, httpdns_socket_callback sock
 }
 CURLSHcode httpdns_share_setopt_long(CURLSH *share, CURLSHoption option, long value) {
     return curl_share_setopt(share, option, value);
-}
-
-struct httpdns_trust *httpdns_trust_new(STACK_OF(X509) *anchors, int anchors_only) {
-    struct httpdns_trust *trust = calloc(1, sizeof(*trust));
-    if (trust == NULL) return NULL;
-    trust->anchors = anchors;
-    trust->anchors_only = anchors_only;
-    return trust;
-}
-void httpdns_trust_free(struct httpdns_trust *trust) {
-    if (trust == NULL) return;
-    if (trust->anchors != NULL) sk_X509_pop_free(trust->anchors, X509_free);
-    free(trust);
-}
-CURLcode httpdns_ssl_ctx_callback(CURL *easy, void *ssl_ctx, void *userp) {
-    (void)easy;
-    struct httpdns_trust *trust = userp;
-    SSL_CTX *ctx = ssl_ctx;
-    if (trust == NULL) return CURLE_OK;
-    X509_STORE *store;
-    if (trust->anchors_only) {
-        store = X509_STORE_new();
-        if (store == NULL) return CURLE_OUT_OF_MEMORY;
-        SSL_CTX_set_cert_store(ctx, store);  // ctx owns it; drops the system roots curl loaded
-    } else {
-        store = SSL_CTX_get_cert_store(ctx);
-        if (store == NULL) return CURLE_SSL_CACERT_BADFILE;
-    }
-    int count = trust->anchors ? sk_X509_num(trust->anchors) : 0;
-    for (int i = 0; i < count; i++) {
-        // OpenSSL >= 1.1.1 ignores a certificate already present, so a store curl cached and
-        // reuses across connections of the same pool stays correct.
-        if (X509_STORE_add_cert(store, sk_X509_value(trust->anchors, i)) != 1) {
-            ERR_clear_error();
-        }
-    }
-    return CURLE_OK;
 }
 
 STACK_OF(X509) *httpdns_x509_stack_new(void) { return sk_X509_new_null(); }

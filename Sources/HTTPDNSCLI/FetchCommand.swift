@@ -30,12 +30,15 @@ enum FetchCommand {
           --connect-timeout SECONDS
                                 Limit for connecting, TLS included (default 10).
     \(ResolverOptions.help)
+    \(TrustOptions.help)
       -h, --help                This help.
 
     Exit status: 0 ok, 2 usage or bad input, 6 could not resolve host, 7 could not connect,
     22 HTTP status >= 400 with -f, 23 writing the output failed, 28 timeout, 35 TLS handshake
-    failed, 56 connection broken while receiving, 60 certificate verification failed (the same
-    numbers as curl); 130/143 interrupted by SIGINT/SIGTERM (no output file is left behind).
+    failed, 56 connection broken while receiving, 58 client certificate problem or rejected,
+    60 certificate verification failed, 90 pin mismatch, 91 no valid OCSP staple with
+    --cert-status (the same numbers as curl); 130/143 interrupted by SIGINT/SIGTERM (no output
+    file is left behind).
     """
 
     static let parser = ArgumentParser(command: "fetch", options: [
@@ -54,7 +57,7 @@ enum FetchCommand {
         .init(names: ["--max-time"], arity: .value),
         .init(names: ["--connect-timeout"], arity: .value),
         .init(names: ["-h", "--help"], arity: .flag),
-    ] + ResolverOptions.parserOptions)
+    ] + ResolverOptions.parserOptions + TrustOptions.parserOptions)
 
     /// Everything a fetch needs, validated before any network traffic.
     struct Plan {
@@ -66,6 +69,7 @@ enum FetchCommand {
         var resolverOptions: ResolverOptions
         var timeouts: Timeouts
         var httpVersion: HTTPVersionPreference
+        var trustOptions: TrustOptions
     }
 
     static func run(_ arguments: [String], console: Console, environment: [String: String]) async -> Int32 {
@@ -143,6 +147,7 @@ enum FetchCommand {
         if let last = parsed.order.last(where: { $0 == "http1.1" || $0 == "http2" }), last == "http1.1" { version = .http1_1 }
 
         let resolverOptions = try ResolverOptions(parsed, environment: environment, command: "fetch")
+        let trustOptions = try TrustOptions(parsed, command: "fetch")
 
         var output: URL?
         if let path = parsed.value("output"), path != "-" {  // "-" is standard output, as in curl
@@ -168,7 +173,8 @@ enum FetchCommand {
         request.timeouts = timeouts
         request.httpVersion = version
         return Plan(request: request, output: output, include: parsed.has("include"), verbose: parsed.has("verbose"),
-                    silent: parsed.has("silent") && !parsed.has("show-error"), resolverOptions: resolverOptions, timeouts: timeouts, httpVersion: version)
+                    silent: parsed.has("silent") && !parsed.has("show-error"), resolverOptions: resolverOptions, timeouts: timeouts, httpVersion: version,
+                    trustOptions: trustOptions)
     }
 
     private static func seconds(_ text: String, option: String) throws(UsageError) -> Double {
@@ -190,7 +196,14 @@ enum FetchCommand {
 
     static func execute(_ plan: Plan, console: Console) async -> Int32 {
         let resolver = plan.resolverOptions.makeResolver(observer: plan.verbose ? ConsoleResolverObserver(console: console) : nil)
-        let configuration = HTTPClient.Configuration(trust: plan.resolverOptions.trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
+        let trust: TrustPolicy
+        do {
+            trust = try plan.trustOptions.policy(base: plan.resolverOptions.trust)
+        } catch {
+            if !plan.silent { console.note("httpdns: \(error)") }
+            return TrustOptions.exitStatus(for: error)
+        }
+        let configuration = HTTPClient.Configuration(trust: trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
         let client = HTTPClient(configuration: configuration, resolver: resolver)
         // The body streams to stdout as it arrives, never held whole in memory, unless -i must
         // print the response head first.

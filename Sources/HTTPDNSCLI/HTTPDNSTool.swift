@@ -14,6 +14,10 @@ public enum HTTPDNSTool {
         public static let timedOut: Int32 = 28
         public static let tlsHandshakeFailed: Int32 = 35
         public static let certificateVerificationFailed: Int32 = 60
+        /// The client certificate could not be loaded or the server rejected it (CURLE_SSL_CERTPROBLEM).
+        public static let clientCertificateProblem: Int32 = 58
+        /// No certificate of the verified chain matched a pin (CURLE_SSL_PINNEDPUBKEYNOTMATCH).
+        public static let pinMismatch: Int32 = 90
     }
 
     static let usage = """
@@ -27,6 +31,7 @@ public enum HTTPDNSTool {
                           HOST ADDRESS ttl=SECONDS source=doh|cache|system|static|literal
       fetch URL         send a request, body to stdout or -o FILE (curl-like options)
       probe URL         check every address of URL's host: connect, TLS, certificate, status
+      pins URL          print the certificate chain URL presents, with pins ready to paste
       help [COMMAND]    show help
       --version         show the version
 
@@ -47,11 +52,14 @@ public enum HTTPDNSTool {
             return await FetchCommand.run(rest, console: console, environment: environment)
         case "probe":
             return await ProbeCommand.run(rest, console: console, environment: environment)
+        case "pins":
+            return await PinsCommand.run(rest, console: console, environment: environment)
         case "help", "--help", "-h":
             switch rest.first {
             case "resolve": console.print(ResolveCommand.help)
             case "fetch": console.print(FetchCommand.help)
             case "probe": console.print(ProbeCommand.help)
+            case "pins": console.print(PinsCommand.help)
             case nil: console.print(usage)
             case let other?:
                 console.note("httpdns: no help for unknown command '\(other)'; run 'httpdns --help'")

@@ -8,6 +8,8 @@ struct ResolverOptions {
         .init(names: ["--resolve"], arity: .value),
         .init(names: ["--cacert"], arity: .value),
         .init(names: ["--no-fallback"], arity: .flag),
+        .init(names: ["--doh-cacert"], arity: .value),
+        .init(names: ["--doh-pinnedpubkey"], arity: .value),
     ] + ProviderOptions.parserOptions
 
     static let help = """
@@ -20,6 +22,10 @@ struct ResolverOptions {
           --cacert FILE         Also trust the CA certificates in this PEM file, for every TLS
                                 connection of the command, the DoH server's included.
           --no-fallback         Do not fall back to the system resolver when every DoH endpoint fails.
+          --doh-cacert FILE     Also trust these CA certificates, for the DoH endpoints only.
+          --doh-pinnedpubkey 'sha256//BASE64[;...]'
+                                Public-key pins for the DoH endpoints only (resolution fails
+                                without a match).
     \(ProviderOptions.help)
     """
 
@@ -29,6 +35,8 @@ struct ResolverOptions {
     var providerOptions = ProviderOptions()
     var staticEntries: [StaticHostResolver.Entry]
     var trust: TrustPolicy
+    /// The DoH endpoints' own policy: `trust` plus `--doh-cacert` anchors and `--doh-pinnedpubkey` pins.
+    var dohTrust: TrustPolicy
     var fallback: Bool
 
     /// - Throws: `UsageError` for a bad URL, `--resolve` entry or certificate file.
@@ -52,6 +60,7 @@ struct ResolverOptions {
             }
         }
         trust = .anchors(anchors)
+        dohTrust = try Self.dohTrust(parsed, anchors: anchors, command: command)
         fallback = !parsed.has("no-fallback")
 
         var urls = parsed.all("doh-url")
@@ -94,6 +103,6 @@ struct ResolverOptions {
         configuration.families = families
         configuration.observer = observer
         providerOptions.apply(to: &configuration)
-        return HostResolver(configuration: configuration, dohTrust: trust)
+        return HostResolver(configuration: configuration, dohTrust: dohTrust)
     }
 }

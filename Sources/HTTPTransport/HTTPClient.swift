@@ -30,6 +30,16 @@ public final class HTTPClient: Sendable {
         /// When to go through an HTTP proxy (by host name, no IP replacement). Default: curl's
         /// environment variables (`https_proxy`, `http_proxy`, `all_proxy`, `no_proxy`).
         public var proxy: ProxyPolicy = .environment
+        /// Per-host trust policies; when set, a request without its own `trust` uses
+        /// `trustPolicies.policy(for: host)` instead of `trust`. Default nil.
+        public var trustPolicies: TrustPolicyManager?
+        /// Receives pin mismatches (enforced and report-only) and connections made without
+        /// verification, in the task that ran the request. nil: insecure connections are
+        /// warned about on stderr, pin mismatches are only in errors and responses.
+        public var trustEventHandler: (@Sendable (TrustEvent) -> Void)?
+        /// The shortest time, in seconds, between two uploads of the same pin report (same host,
+        /// presented chain and report URL) to `PinSet.reportURL`. Default: one day (TrustKit's).
+        public var pinReportInterval: Double = 86_400
 
         public init(
             trust: TrustPolicy = .system,
@@ -77,6 +87,8 @@ public final class HTTPClient: Sendable {
     ///   stops the transfer.
     public func execute(_ request: HTTPRequest, to destination: ResponseBodyDestination = .memory(limit: nil)) async throws -> HTTPResponse {
         let target = try RequestTarget(url: request.url)
+        // The policy first: a host no policy allows must not even be resolved.
+        let policy = try trustPolicy(for: request, host: target.host)
         var resolution: HostResolution?
         var addresses = request.connectTo
         // Through a proxy the request goes by name: the proxy resolves it (no IP replacement).
@@ -93,18 +105,25 @@ public final class HTTPClient: Sendable {
         try Task.checkCancellation()
         let engine = self.engine
         let version = request.httpVersion ?? configuration.httpVersion
-        let pool = request.trust == nil && version == configuration.httpVersion
+        let pool = policy == configuration.trust && version == configuration.httpVersion
             ? self.pool
-            : engine.pool(for: request.trust ?? configuration.trust, version: version)
+            : engine.pool(for: policy, version: version)
         let transfer = try Transfer(request: request, target: target, addresses: addresses, resolution: resolution,
                                     configuration: configuration, destination: destination, pool: pool)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                transfer.continuation = continuation
-                engine.submit(transfer)
+        do {
+            let response = try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    transfer.continuation = continuation
+                    engine.submit(transfer)
+                }
+            } onCancel: {
+                engine.cancel(transfer)
             }
-        } onCancel: {
-            engine.cancel(transfer)
+            deliverTrustEvents(of: response.connection, host: target.host, port: target.port)
+            return response
+        } catch let error as HTTPClientError {
+            if let report = error.pinReport { deliver(report) }
+            throw error
         }
     }
 }

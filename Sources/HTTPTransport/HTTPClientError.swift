@@ -1,5 +1,6 @@
 import Foundation
 import HTTPDNSCore
+import TLSTrust
 
 /// Why a request failed. `kind` says which stage failed; DNS outcomes, connection failures and
 /// trust failures are distinct kinds. `curlCode` is the underlying CURLcode when libcurl reported
@@ -23,8 +24,21 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         case tlsHandshakeFailed
         /// The server's certificate chain or name did not verify (curl: 60).
         case certificateVerificationFailed
-        /// The trust anchors could not be loaded (curl: 77).
+        /// The trust policy cannot be used: anchors that do not load, a pin set breaking its own
+        /// rules, no policy for the host when one is required, or an option this platform cannot
+        /// honour (curl: 77).
         case trustConfigurationInvalid
+        /// The chain verified but no certificate in it carries a pin of the host's pin set;
+        /// `pinReport` lists what the server presented (curl: 90, CURLE_SSL_PINNEDPUBKEYNOTMATCH).
+        case pinMismatch
+        /// The server refused the client certificate, or required one and got none: a TLS alert
+        /// (`certificate required`, `unknown ca`, `bad certificate`, ...) or nginx's HTTP 400
+        /// "No required SSL certificate was sent" / "The SSL certificate error" page; or the
+        /// identity could not be used (curl: 58, CURLE_SSL_CERTPROBLEM).
+        case clientCertificateRejected
+        /// OCSP stapling was required and the server stapled no valid response (curl: 91,
+        /// CURLE_SSL_INVALIDCERTSTATUS).
+        case certificateStatusInvalid
         /// The status was 400 or more and `failsOnHTTPError` was set (curl: 22).
         case httpError
         /// The body exceeded the `.memory(limit:)` (curl: 63).
@@ -49,19 +63,22 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     public var curlCode: Int?
     /// The resolver's error for `.couldNotResolve`.
     public var resolutionError: ResolutionError?
-    /// The HTTP status for `.httpError`.
+    /// The HTTP status for `.httpError` and for a client certificate rejected with HTTP 400.
     public var status: Int?
     /// The addresses the request was sent to and where they came from, when resolution succeeded.
     public var resolution: HostResolution?
+    /// For `.pinMismatch`: the host, the pins it presented (with subjects) and the pin set.
+    public var pinReport: PinReport?
 
     public init(kind: Kind, message: String, url: URL? = nil, curlCode: Int? = nil,
-                resolutionError: ResolutionError? = nil, status: Int? = nil) {
+                resolutionError: ResolutionError? = nil, status: Int? = nil, pinReport: PinReport? = nil) {
         self.kind = kind
         self.message = message
         self.url = url
         self.curlCode = curlCode
         self.resolutionError = resolutionError
         self.status = status
+        self.pinReport = pinReport
     }
 
     public var description: String { message }
@@ -78,6 +95,9 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         case .tlsHandshakeFailed: 35
         case .certificateVerificationFailed: 60
         case .trustConfigurationInvalid: 77
+        case .pinMismatch: 90
+        case .clientCertificateRejected: 58
+        case .certificateStatusInvalid: 91
         case .httpError: 22
         case .responseTooLarge: 63
         case .outputFailed: 23

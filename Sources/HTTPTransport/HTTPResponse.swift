@@ -1,5 +1,6 @@
 import Foundation
 import HTTPDNSCore
+import TLSTrust
 
 /// A complete response: status, fields, body and how the connection was made.
 public struct HTTPResponse: Sendable {
@@ -32,6 +33,11 @@ public struct ConnectionReport: Sendable {
     public var timing: TransferTiming? = nil
     /// The HTTP proxy the request went through (by host name; `remoteAddress` is then the proxy's).
     public var proxy: URL? = nil
+    /// A pin mismatch that a report-only pin set let through, if any.
+    public var pinReport: PinReport? = nil
+    /// True when this connection was made without certificate verification
+    /// (`TrustPolicy.insecureSkippingAllVerification`).
+    public var verificationSkipped: Bool = false
 }
 
 /// What the TLS handshake of the connection actually carried, read from the OpenSSL session.
@@ -52,6 +58,10 @@ public struct TLSReport: Sendable, Hashable {
     public var verified: Bool
     /// The server certificate's notAfter (end of validity).
     public var peerNotAfter: Date? = nil
+    /// The chain the handshake verified, leaf first and anchor last (what the server sent when
+    /// verification is off), with each certificate's pins. Empty on a reused connection or a
+    /// resumed TLS session, where no certificate was checked.
+    public var certificateChain: [PresentedCertificate] = []
 }
 
 /// Where the response body goes.

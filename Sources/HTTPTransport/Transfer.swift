@@ -34,6 +34,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private var status = 0
     private var headers = HTTPHeaders()
     private var tls: TLSReport?
+    /// The TLS callbacks' state for https (pins for this host, what the handshake found).
+    private var transferTrust: TransferTrust?
+    /// The first bytes of an HTTP 400 body over TLS, to recognise a rejected client certificate.
+    private var rejectionProbe = Data()
 
     /// Configures the easy handle.
     /// - Throws: `HTTPClientError` for a request that cannot be sent as given.
@@ -99,7 +103,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     // MARK: Configuration
 
-    private func set(_ option: CURLoption, _ value: Int) throws {
+    fileprivate func set(_ option: CURLoption, _ value: Int) throws {
         try check(httpdns_easy_setopt_long(easy, option, value), option)
     }
     private func set(_ option: CURLoption, _ value: String) throws {
@@ -118,7 +122,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         lists.append(list)
         try check(httpdns_easy_setopt_ptr(easy, option, list), option)
     }
-    private func check(_ code: CURLcode, _ option: CURLoption) throws {
+    fileprivate func check(_ code: CURLcode, _ option: CURLoption) throws {
         guard code == CURLE_OK else {
             throw HTTPClientError(kind: .invalidRequest, message: "libcurl rejected option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))", url: url, curlCode: Int(code.rawValue))
         }
@@ -161,12 +165,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         if let connect = timeouts.connect { try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connect)) }
         if let total = timeouts.total { try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
 
-        // Trust: verification is always on; the name checked is the URL's host.
-        try set(CURLOPT_SSL_VERIFYPEER, 1)
-        try set(CURLOPT_SSL_VERIFYHOST, 2)
-        if let data = pool.trust.callbackData {
-            try check(httpdns_easy_set_trust(easy, data), CURLOPT_SSL_CTX_FUNCTION)
-        }
+        try configureTrust(target: target)
 
         // IP-direct: connect to the chosen addresses while the URL (and so SNI, Host and the
         // certificate check) keeps the name. CURLOPT_CONNECT_TO points the name at a synthetic
@@ -244,7 +243,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     // MARK: Callbacks (transfer thread)
 
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
-        sink.write(bytes, url: url) ? bytes.count : 0
+        if isHTTPS, status == 400, rejectionProbe.count < 1024 {
+            rejectionProbe.append(contentsOf: bytes.prefix(1024 - rejectionProbe.count))
+        }
+        return sink.write(bytes, url: url) ? bytes.count : 0
     }
 
     fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
@@ -295,6 +297,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             protocolVersion: httpdns_ssl_version(ssl).map { String(cString: $0) },
             peerSubject: nil, peerIssuer: nil,
             verified: httpdns_ssl_verify_result(ssl) == X509_V_OK)
+        report.certificateChain = transferTrust?.presentedChain.map(PresentedCertificate.init) ?? []
         if let peer = httpdns_ssl_peer_certificate(ssl) {
             report.peerSubject = Certificate.name(of: peer, httpdns_x509_subject)
             report.peerIssuer = Certificate.name(of: peer, httpdns_x509_issuer)
@@ -310,6 +313,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     func outcome(for code: CURLcode) -> Result<HTTPResponse, any Error> {
         if let failure = sink.failure { return .failure(failure) }
         guard code == CURLE_OK else { return .failure(error(for: code)) }
+        if let rejection = clientCertificateRejection() { return .failure(rejection) }
         var version: Int = 0
         _ = httpdns_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
         var responseCode: Int = 0
@@ -318,6 +322,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         _ = httpdns_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
         var report = connectionReport()
         report.reusedConnection = connects == 0
+        report.verificationSkipped = connects > 0 && pool.trust.policy.verification == .insecureSkippingAllVerification
+        if transferTrust?.pinOutcome == .mismatchReported { report.pinReport = pinReport(enforced: false) }
         do {
             try sink.commit(url: url)
         } catch {
@@ -397,9 +403,22 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         case CURLE_OPERATION_TIMEDOUT:
             kind = .timedOut
             message = "request to \(endpoint) timed out\(tried): \(reason)"
+        case CURLE_PEER_FAILED_VERIFICATION where transferTrust?.pinOutcome == .mismatch:
+            let report = pinReport(enforced: true)
+            return HTTPClientError(kind: .pinMismatch, message: report?.description ?? "certificate pinning failed for \(endpoint)", url: url,
+                                   curlCode: Int(CURLE_SSL_PINNEDPUBKEYNOTMATCH.rawValue), pinReport: report)
         case CURLE_PEER_FAILED_VERIFICATION:
             kind = .certificateVerificationFailed
             message = "certificate verification failed for \(displayHost): \(reason)"
+        case CURLE_SSL_CERTPROBLEM:
+            kind = .clientCertificateRejected
+            message = "the client certificate could not be used for \(endpoint): \(reason)"
+        case CURLE_SSL_INVALIDCERTSTATUS:
+            kind = .certificateStatusInvalid
+            message = "OCSP stapling is required but \(endpoint) did not staple a valid response: \(reason)"
+        case _ where [CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR].contains(code) && Self.isClientCertificateAlert(reason):
+            kind = .clientCertificateRejected
+            message = "\(endpoint) rejected the client certificate\(pool.trust.policy.identity == nil ? " (none was presented)" : ""): \(reason)"
         case CURLE_SSL_CONNECT_ERROR:
             kind = .tlsHandshakeFailed
             message = "TLS handshake with \(endpoint) failed: \(reason)"
@@ -454,4 +473,76 @@ private let seekCallback: curl_seek_callback = { userdata, offset, origin in
     guard let userdata, origin == SEEK_SET else { return CURL_SEEKFUNC_CANTSEEK }
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     return transfer.seekBody(to: Int64(offset))
+}
+
+// MARK: Trust
+
+extension Transfer {
+    /// Verification, the TLS callbacks (anchors, pins, client identity) and OCSP stapling.
+    /// - Throws: `HTTPClientError.Kind.trustConfigurationInvalid` for a policy that cannot be used
+    ///   or an option libcurl cannot honour here.
+    fileprivate func configureTrust(target: RequestTarget) throws {
+        let compiled = pool.trust
+        let policy = compiled.policy
+        if let problem = compiled.configurationError {
+            throw HTTPClientError(kind: .trustConfigurationInvalid, message: problem.description, url: url)
+        }
+        // Verification is on unless the policy is the explicitly named insecure one; the name
+        // checked is the URL's host. There is no way to turn off the name check alone.
+        let verify = policy.verification == .full
+        try set(CURLOPT_SSL_VERIFYPEER, verify ? 1 : 0)
+        try set(CURLOPT_SSL_VERIFYHOST, verify ? 2 : 0)
+        guard target.isHTTPS else { return }
+        let trust = TransferTrust(compiled: compiled, host: target.host, date: Date())
+        guard let data = trust.callbackData else {
+            throw HTTPClientError(kind: .trustConfigurationInvalid, message: "out of memory", url: url)
+        }
+        transferTrust = trust
+        if !policy.includesSystemRoots {
+            // The callback replaces the store; do not make libcurl parse the system bundle
+            // (about 140 certificates) for every new connection pool first.
+            try check(httpdns_easy_setopt_ptr(easy, CURLOPT_CAINFO, nil), CURLOPT_CAINFO)
+            try check(httpdns_easy_setopt_ptr(easy, CURLOPT_CAPATH, nil), CURLOPT_CAPATH)
+        }
+        try check(httpdns_easy_set_tls_transfer(easy, data.assumingMemoryBound(to: httpdns_tls_transfer.self)), CURLOPT_SSL_CTX_FUNCTION)
+        if policy.requiresOCSPStapling {
+            let code = httpdns_easy_setopt_long(easy, CURLOPT_SSL_VERIFYSTATUS, 1)
+            guard code == CURLE_OK else {
+                throw HTTPClientError(kind: .trustConfigurationInvalid,
+                                      message: "OCSP stapling cannot be required with this libcurl/TLS library: \(String(cString: curl_easy_strerror(code)))",
+                                      url: url, curlCode: Int(code.rawValue))
+            }
+        }
+    }
+
+    /// The pin report for this transfer's handshake.
+    fileprivate func pinReport(enforced: Bool) -> PinReport? {
+        guard let transferTrust, let pinSet = transferTrust.pinSet else { return nil }
+        var ip: UnsafePointer<CChar>?
+        _ = httpdns_easy_getinfo_string(easy, CURLINFO_PRIMARY_IP, &ip)
+        let address = ip.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        return PinReport(host: displayHost, port: port, remoteAddress: address,
+                         presentedChain: transferTrust.presentedChain.map(PresentedCertificate.init),
+                         pinSet: pinSet, enforced: enforced, date: Date())
+    }
+
+    /// nginx (with `ssl_verify_client on`) completes the handshake without a usable client
+    /// certificate and answers HTTP 400 with one of these titles.
+    fileprivate func clientCertificateRejection() -> HTTPClientError? {
+        guard isHTTPS, status == 400, !rejectionProbe.isEmpty else { return nil }
+        let text = String(decoding: rejectionProbe, as: UTF8.self)
+        let marker = ["No required SSL certificate was sent", "The SSL certificate error", "SSL certificate error"].first { text.contains($0) }
+        guard let marker else { return nil }
+        let presented = pool.trust.policy.identity.map { "the client certificate '\($0.certificate.subject)'" } ?? "a request without a client certificate"
+        return HTTPClientError(kind: .clientCertificateRejected,
+                               message: "\(displayHost):\(port) rejected \(presented): HTTP 400 \"\(marker)\"",
+                               url: url, status: 400)
+    }
+
+    /// TLS alerts a server sends when it refuses (or misses) the client certificate (RFC 8446 §6.2).
+    fileprivate static func isClientCertificateAlert(_ reason: String) -> Bool {
+        let text = reason.lowercased()
+        return ["alert certificate required", "alert bad certificate", "alert unknown ca", "alert certificate unknown",
+                "alert certificate expired", "alert certificate revoked", "alert unsupported certificate"].contains { text.contains($0) }
+    }
 }

@@ -208,6 +208,9 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
     /// Called by libcurl (through the pool's socket callback) on the transfer thread.
     func watch(socket: Int32, events: Int32, pool: ConnectionPool) {
         if events == CURL_POLL_REMOVE {
+            // A pool may report a socket gone after its number was reused by another pool's new
+            // connection; only the owner may stop the watch.
+            guard socketOwners[socket] === pool else { return }
             _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), socket, 0)
             socketOwners[socket] = nil
             return

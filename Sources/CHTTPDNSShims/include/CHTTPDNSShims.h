@@ -16,8 +16,6 @@ CURLcode httpdns_easy_setopt_write_function(CURL *easy, CURLoption option, curl_
 CURLcode httpdns_easy_setopt_read_function(CURL *easy, curl_read_callback callback);
 CURLcode httpdns_easy_setopt_xferinfo_function(CURL *easy, curl_xferinfo_callback callback);
 CURLcode httpdns_easy_setopt_seek_function(CURL *easy, curl_seek_callback callback);
-/// Installs `httpdns_ssl_ctx_callback` with `trust` (a `struct httpdns_trust *`) as its user pointer.
-CURLcode httpdns_easy_set_trust(CURL *easy, void *trust);
 
 CURLcode httpdns_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
 CURLcode httpdns_easy_getinfo_off(CURL *easy, CURLINFO info, curl_off_t *value);
@@ -47,18 +45,8 @@ int httpdns_epoll_ctl(int epoll_fd, int operation, int fd, int events);
 /// epoll_wait, translating events to HTTPDNS_EVENT_* (HUP and ERR become HTTPDNS_EVENT_ERROR).
 int httpdns_epoll_wait(int epoll_fd, struct httpdns_event *events, int capacity, int timeout_ms);
 
-// MARK: Trust
-/// What the TLS context of a connection trusts. Read by `httpdns_ssl_ctx_callback` on the transfer thread.
-struct httpdns_trust {
-    /// Extra trust anchors; owned by this struct (freed by `httpdns_trust_free`). May be NULL.
-    STACK_OF(X509) *anchors;
-    /// Non-zero: trust only `anchors`, not the system roots curl loaded.
-    int anchors_only;
-};
-struct httpdns_trust *httpdns_trust_new(STACK_OF(X509) *anchors, int anchors_only);
-void httpdns_trust_free(struct httpdns_trust *trust);
-/// CURLOPT_SSL_CTX_FUNCTION: adds (or, with anchors_only, installs) the trust anchors.
-CURLcode httpdns_ssl_ctx_callback(CURL *easy, void *ssl_ctx, void *userp);
+// MARK: Trust (see httpdns_tls.h)
+#include "httpdns_tls.h"
 
 // MARK: X.509
 STACK_OF(X509) *httpdns_x509_stack_new(void);

@@ -1,0 +1,401 @@
+#define _GNU_SOURCE  // memmem, timegm
+#include "CHTTPDNSShims.h"
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/pkcs12.h>
+#include <openssl/provider.h>
+#include <openssl/x509v3.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <limits.h>
+
+// MARK: Pool trust
+
+struct httpdns_trust *httpdns_trust_new(STACK_OF(X509) *anchors, int anchors_only) {
+    struct httpdns_trust *trust = calloc(1, sizeof(*trust));
+    if (trust == NULL) return NULL;
+    trust->anchors = anchors;
+    trust->anchors_only = anchors_only;
+    return trust;
+}
+
+void httpdns_trust_free(struct httpdns_trust *trust) {
+    if (trust == NULL) return;
+    if (trust->anchors != NULL) sk_X509_pop_free(trust->anchors, X509_free);
+    if (trust->client_certificate != NULL) X509_free(trust->client_certificate);
+    if (trust->client_key != NULL) EVP_PKEY_free(trust->client_key);
+    if (trust->client_chain != NULL) sk_X509_pop_free(trust->client_chain, X509_free);
+    free(trust);
+}
+
+int httpdns_trust_set_identity(struct httpdns_trust *trust, X509 *certificate, EVP_PKEY *key, STACK_OF(X509) *chain) {
+    if (X509_check_private_key(certificate, key) != 1) { ERR_clear_error(); return 0; }
+    trust->client_certificate = certificate;
+    trust->client_key = key;
+    trust->client_chain = chain;
+    return 1;
+}
+
+// MARK: Per-transfer state
+
+static unsigned char *copy_bytes(const unsigned char *bytes, int count) {
+    if (count <= 0 || bytes == NULL) return NULL;
+    unsigned char *copy = malloc((size_t)count * 32);
+    if (copy != NULL) memcpy(copy, bytes, (size_t)count * 32);
+    return copy;
+}
+
+struct httpdns_tls_transfer *httpdns_tls_transfer_new(const struct httpdns_trust *trust,
+    const unsigned char *spki_pins, int spki_pin_count,
+    const unsigned char *certificate_pins, int certificate_pin_count,
+    int pins_enforced, int pins_are_anchors) {
+    struct httpdns_tls_transfer *transfer = calloc(1, sizeof(*transfer));
+    if (transfer == NULL) return NULL;
+    transfer->trust = trust;
+    transfer->spki_pins = copy_bytes(spki_pins, spki_pin_count);
+    transfer->spki_pin_count = transfer->spki_pins ? spki_pin_count : 0;
+    transfer->certificate_pins = copy_bytes(certificate_pins, certificate_pin_count);
+    transfer->certificate_pin_count = transfer->certificate_pins ? certificate_pin_count : 0;
+    transfer->pins_enforced = pins_enforced;
+    transfer->pins_are_anchors = pins_are_anchors;
+    return transfer;
+}
+
+void httpdns_tls_transfer_free(struct httpdns_tls_transfer *transfer) {
+    if (transfer == NULL) return;
+    free(transfer->spki_pins);
+    free(transfer->certificate_pins);
+    if (transfer->presented != NULL) sk_X509_pop_free(transfer->presented, X509_free);
+    free(transfer);
+}
+
+CURLcode httpdns_easy_set_tls_transfer(CURL *easy, struct httpdns_tls_transfer *transfer) {
+    CURLcode rc = curl_easy_setopt(easy, CURLOPT_SSL_CTX_FUNCTION, httpdns_tls_ctx_callback);
+    if (rc != CURLE_OK) return rc;
+    return curl_easy_setopt(easy, CURLOPT_SSL_CTX_DATA, transfer);
+}
+
+// MARK: Certificate facts
+
+int httpdns_x509_spki_sha256(X509 *cert, unsigned char *out) {
+    unsigned char *der = NULL;
+    int length = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(cert), &der);
+    if (length <= 0) { ERR_clear_error(); return 0; }
+    int ok = EVP_Digest(der, (size_t)length, out, NULL, EVP_sha256(), NULL);
+    OPENSSL_free(der);
+    return ok == 1;
+}
+
+int httpdns_x509_sha256(X509 *cert, unsigned char *out) {
+    unsigned int length = 0;
+    return X509_digest(cert, EVP_sha256(), out, &length) == 1 && length == 32;
+}
+
+int httpdns_x509_validity(X509 *cert, long long *not_before, long long *not_after) {
+    struct tm tm;
+    const ASN1_TIME *times[2] = { X509_get0_notBefore(cert), X509_get0_notAfter(cert) };
+    long long *outputs[2] = { not_before, not_after };
+    for (int i = 0; i < 2; i++) {
+        memset(&tm, 0, sizeof(tm));
+        if (times[i] == NULL || ASN1_TIME_to_tm(times[i], &tm) != 1) return 0;
+        *outputs[i] = (long long)timegm(&tm);
+    }
+    return 1;
+}
+
+static int matches_pin(const unsigned char *pins, int count, const unsigned char *digest) {
+    for (int i = 0; i < count; i++) {
+        if (memcmp(pins + 32 * i, digest, 32) == 0) return 1;
+    }
+    return 0;
+}
+
+/// Whether `cert` carries one of the transfer's pins (SPKI or whole certificate).
+static int certificate_is_pinned(const struct httpdns_tls_transfer *transfer, X509 *cert) {
+    unsigned char digest[32];
+    if (transfer->spki_pin_count > 0 && httpdns_x509_spki_sha256(cert, digest) &&
+        matches_pin(transfer->spki_pins, transfer->spki_pin_count, digest)) return 1;
+    if (transfer->certificate_pin_count > 0 && httpdns_x509_sha256(cert, digest) &&
+        matches_pin(transfer->certificate_pins, transfer->certificate_pin_count, digest)) return 1;
+    return 0;
+}
+
+static void record_presented(struct httpdns_tls_transfer *transfer, STACK_OF(X509) *chain) {
+    if (transfer->presented != NULL) sk_X509_pop_free(transfer->presented, X509_free);
+    transfer->presented = chain;
+}
+
+static STACK_OF(X509) *copy_chain(X509 *leaf, STACK_OF(X509) *rest) {
+    STACK_OF(X509) *copy = sk_X509_new_null();
+    if (copy == NULL) return NULL;
+    if (leaf != NULL && X509_up_ref(leaf) == 1) sk_X509_push(copy, leaf);
+    int count = rest ? sk_X509_num(rest) : 0;
+    for (int i = 0; i < count; i++) {
+        X509 *cert = sk_X509_value(rest, i);
+        if (cert == leaf || (leaf != NULL && X509_cmp(cert, leaf) == 0)) continue;
+        if (X509_up_ref(cert) == 1) sk_X509_push(copy, cert);
+    }
+    return copy;
+}
+
+/// SSL_CTX_set_cert_verify_callback: replaces X509_verify_cert for this connection.
+///
+/// Order: chain to an anchor and the host name (the SNI name, which is the URL's host even when the
+/// connection goes to an IP), then pins against every certificate of the verified chain. libcurl
+/// checks the name again after the handshake.
+static int verify_callback(X509_STORE_CTX *ctx, void *arg) {
+    struct httpdns_tls_transfer *transfer = arg;
+    const struct httpdns_trust *trust = transfer->trust;
+    SSL *ssl = X509_STORE_CTX_get_ex_data(ctx, SSL_get_ex_data_X509_STORE_CTX_idx());
+    const char *name = ssl ? SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name) : NULL;
+    X509 *leaf = X509_STORE_CTX_get0_cert(ctx);
+    int pinned = transfer->spki_pin_count + transfer->certificate_pin_count > 0;
+
+    if (trust != NULL && trust->insecure) {
+        transfer->verification_skipped = 1;
+        record_presented(transfer, copy_chain(leaf, X509_STORE_CTX_get0_untrusted(ctx)));
+        if (pinned) {
+            int found = 0;
+            for (int i = 0; transfer->presented && i < sk_X509_num(transfer->presented); i++) {
+                if (certificate_is_pinned(transfer, sk_X509_value(transfer->presented, i))) { found = 1; break; }
+            }
+            transfer->pin_outcome = found ? HTTPDNS_PIN_MATCHED : (transfer->pins_enforced ? HTTPDNS_PIN_MISMATCH : HTTPDNS_PIN_MISMATCH_REPORTED);
+            if (!found && transfer->pins_enforced) {
+                X509_STORE_CTX_set_error(ctx, X509_V_ERR_APPLICATION_VERIFICATION);
+                return 0;
+            }
+        }
+        X509_STORE_CTX_set_error(ctx, X509_V_OK);
+        return 1;
+    }
+
+    if (name != NULL) {
+        X509_VERIFY_PARAM *param = X509_STORE_CTX_get0_param(ctx);
+        X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+        X509_VERIFY_PARAM_set1_host(param, name, 0);
+    }
+    int ok = X509_verify_cert(ctx);
+    if (ok != 1) {
+        record_presented(transfer, copy_chain(leaf, X509_STORE_CTX_get0_untrusted(ctx)));
+        int error = X509_STORE_CTX_get_error(ctx);
+        // A pinned leaf may stand in for an anchor (self-signed servers), never for the name.
+        if (pinned && transfer->pins_are_anchors && leaf != NULL && error != X509_V_ERR_HOSTNAME_MISMATCH &&
+            certificate_is_pinned(transfer, leaf) &&
+            (name == NULL || X509_check_host(leaf, name, 0, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS, NULL) == 1) &&
+            X509_cmp_current_time(X509_get0_notBefore(leaf)) < 0 &&
+            X509_cmp_current_time(X509_get0_notAfter(leaf)) > 0) {
+            transfer->pin_outcome = HTTPDNS_PIN_ANCHORED;
+            X509_STORE_CTX_set_error(ctx, X509_V_OK);
+            ERR_clear_error();
+            return 1;
+        }
+        return 0;
+    }
+    record_presented(transfer, X509_STORE_CTX_get1_chain(ctx));
+    if (!pinned) return 1;
+    int count = transfer->presented ? sk_X509_num(transfer->presented) : 0;
+    for (int i = 0; i < count; i++) {
+        if (certificate_is_pinned(transfer, sk_X509_value(transfer->presented, i))) {
+            transfer->pin_outcome = HTTPDNS_PIN_MATCHED;
+            return 1;
+        }
+    }
+    if (!transfer->pins_enforced) {
+        transfer->pin_outcome = HTTPDNS_PIN_MISMATCH_REPORTED;
+        return 1;
+    }
+    transfer->pin_outcome = HTTPDNS_PIN_MISMATCH;
+    X509_STORE_CTX_set_error(ctx, X509_V_ERR_APPLICATION_VERIFICATION);
+    return 0;
+}
+
+CURLcode httpdns_tls_ctx_callback(CURL *easy, void *ssl_ctx, void *userp) {
+    (void)easy;
+    struct httpdns_tls_transfer *transfer = userp;
+    SSL_CTX *ctx = ssl_ctx;
+    if (transfer == NULL) return CURLE_OK;
+    const struct httpdns_trust *trust = transfer->trust;
+    // The verification callback's argument is this transfer's state; a renegotiation on a pooled
+    // connection would run it after the transfer is gone. TLS 1.3 has none; refuse it for 1.2.
+    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION);
+    if (trust != NULL) {
+        X509_STORE *store;
+        if (trust->anchors_only) {
+            store = X509_STORE_new();
+            if (store == NULL) return CURLE_OUT_OF_MEMORY;
+            SSL_CTX_set_cert_store(ctx, store);  // ctx owns it; drops the system roots curl loaded
+        } else {
+            store = SSL_CTX_get_cert_store(ctx);
+            if (store == NULL) return CURLE_SSL_CACERT_BADFILE;
+        }
+        int count = trust->anchors ? sk_X509_num(trust->anchors) : 0;
+        for (int i = 0; i < count; i++) {
+            // OpenSSL >= 1.1.1 ignores a certificate already present, so a store curl cached and
+            // reuses across connections of the same pool stays correct.
+            if (X509_STORE_add_cert(store, sk_X509_value(trust->anchors, i)) != 1) ERR_clear_error();
+        }
+        if (trust->client_certificate != NULL && trust->client_key != NULL) {
+            if (SSL_CTX_use_certificate(ctx, trust->client_certificate) != 1 ||
+                SSL_CTX_use_PrivateKey(ctx, trust->client_key) != 1) {
+                ERR_clear_error();
+                return CURLE_SSL_CERTPROBLEM;
+            }
+            int chain = trust->client_chain ? sk_X509_num(trust->client_chain) : 0;
+            for (int i = 0; i < chain; i++) {
+                if (SSL_CTX_add1_chain_cert(ctx, sk_X509_value(trust->client_chain, i)) != 1) {
+                    ERR_clear_error();
+                    return CURLE_SSL_CERTPROBLEM;
+                }
+            }
+        }
+        // Without verification libcurl asks for SSL_VERIFY_NONE, under which OpenSSL ignores the
+        // callback's verdict; pins must still be able to fail the handshake.
+        if (trust->insecure && transfer->spki_pin_count + transfer->certificate_pin_count > 0 && transfer->pins_enforced) {
+            SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+        }
+    }
+    SSL_CTX_set_cert_verify_callback(ctx, verify_callback, transfer);
+    return CURLE_OK;
+}
+
+// MARK: Client identities
+
+static void write_error(char *error, size_t error_length, const char *message) {
+    if (error == NULL || error_length == 0) return;
+    unsigned long code = ERR_peek_last_error();
+    if (message != NULL) {
+        if (code != 0) {
+            char reason[200];
+            ERR_error_string_n(code, reason, sizeof(reason));
+            snprintf(error, error_length, "%s (%s)", message, reason);
+        } else {
+            snprintf(error, error_length, "%s", message);
+        }
+    } else if (code != 0) {
+        ERR_error_string_n(code, error, error_length);
+    } else {
+        error[0] = 0;
+    }
+    ERR_clear_error();
+}
+
+static pthread_once_t legacy_once = PTHREAD_ONCE_INIT;
+static int legacy_loaded = 0;
+static void load_legacy(void) {
+    // Loading any provider explicitly stops OpenSSL from loading the default one on its own.
+    OSSL_PROVIDER *defaults = OSSL_PROVIDER_load(NULL, "default");
+    OSSL_PROVIDER *legacy = OSSL_PROVIDER_load(NULL, "legacy");
+    legacy_loaded = defaults != NULL && legacy != NULL;
+    ERR_clear_error();
+}
+
+int httpdns_pkcs12_parse(const unsigned char *data, size_t length, const char *password,
+                         X509 **certificate, EVP_PKEY **key, STACK_OF(X509) *chain,
+                         char *error, size_t error_length) {
+    *certificate = NULL;
+    *key = NULL;
+    if (length > LONG_MAX) { write_error(error, error_length, "file too large"); return HTTPDNS_IDENTITY_MALFORMED; }
+    ERR_clear_error();
+    const unsigned char *cursor = data;
+    PKCS12 *p12 = d2i_PKCS12(NULL, &cursor, (long)length);
+    if (p12 == NULL) { write_error(error, error_length, "not a PKCS#12 file"); return HTTPDNS_IDENTITY_MALFORMED; }
+    const char *pass = password ? password : "";
+    if (PKCS12_mac_present(p12)) {
+        // An empty password may be encoded either as "" or as no password at all.
+        if (PKCS12_verify_mac(p12, pass, -1) != 1 && !(pass[0] == 0 && PKCS12_verify_mac(p12, NULL, 0) == 1)) {
+            PKCS12_free(p12);
+            write_error(error, error_length, password && password[0] ? "wrong password" : "a password is required");
+            return HTTPDNS_IDENTITY_WRONG_PASSWORD;
+        }
+    }
+    STACK_OF(X509) *extra = NULL;
+    int ok = PKCS12_parse(p12, pass, key, certificate, &extra);
+    if (ok != 1) {
+        // The 3DES/RC2 formats of older tools need the legacy provider (RC2 is only there).
+        pthread_once(&legacy_once, load_legacy);
+        ERR_clear_error();
+        if (legacy_loaded) ok = PKCS12_parse(p12, pass, key, certificate, &extra);
+        if (ok != 1) {
+            PKCS12_free(p12);
+            write_error(error, error_length, legacy_loaded ? "cannot decrypt the PKCS#12 contents" : "the file needs OpenSSL's legacy provider, which could not be loaded");
+            return legacy_loaded ? HTTPDNS_IDENTITY_MALFORMED : HTTPDNS_IDENTITY_UNSUPPORTED;
+        }
+    }
+    PKCS12_free(p12);
+    int count = extra ? sk_X509_num(extra) : 0;
+    for (int i = 0; i < count; i++) {
+        X509 *cert = sk_X509_value(extra, i);
+        if (X509_up_ref(cert) == 1 && sk_X509_push(chain, cert) <= 0) X509_free(cert);
+    }
+    if (extra) sk_X509_pop_free(extra, X509_free);
+    if (*certificate == NULL && *key == NULL && count > 0) {
+        // PKCS12_parse pairs the certificate with its key; without a key every certificate
+        // lands among the extras.
+        write_error(error, error_length, "the file holds no private key");
+        return HTTPDNS_IDENTITY_NO_KEY;
+    }
+    if (*certificate == NULL) {
+        if (*key) { EVP_PKEY_free(*key); *key = NULL; }
+        write_error(error, error_length, "the file holds no certificate with a private key");
+        return HTTPDNS_IDENTITY_NO_CERTIFICATE;
+    }
+    if (*key == NULL) {
+        X509_free(*certificate);
+        *certificate = NULL;
+        write_error(error, error_length, "the file holds no private key");
+        return HTTPDNS_IDENTITY_NO_KEY;
+    }
+    ERR_clear_error();
+    return HTTPDNS_IDENTITY_OK;
+}
+
+static int password_callback(char *buffer, int size, int rwflag, void *userdata) {
+    (void)rwflag;
+    const char *password = userdata;
+    if (password == NULL) return -1;  // never prompt on a terminal
+    size_t length = strlen(password);
+    if (length > (size_t)size) length = (size_t)size;
+    memcpy(buffer, password, length);
+    return (int)length;
+}
+
+int httpdns_pem_private_key(const char *pem, size_t length, const char *password, EVP_PKEY **key,
+                            char *error, size_t error_length) {
+    *key = NULL;
+    if (length > INT_MAX) { write_error(error, error_length, "file too large"); return HTTPDNS_IDENTITY_MALFORMED; }
+    ERR_clear_error();
+    BIO *bio = BIO_new_mem_buf(pem, (int)length);
+    if (bio == NULL) { write_error(error, error_length, "out of memory"); return HTTPDNS_IDENTITY_MALFORMED; }
+    *key = PEM_read_bio_PrivateKey(bio, NULL, password_callback, (void *)password);
+    BIO_free(bio);
+    if (*key != NULL) { ERR_clear_error(); return HTTPDNS_IDENTITY_OK; }
+    int encrypted = memmem(pem, length, "ENCRYPTED", 9) != NULL;
+    int has_key = memmem(pem, length, "PRIVATE KEY-----", 16) != NULL;
+    if (encrypted) {
+        write_error(error, error_length, password ? "wrong passphrase for the encrypted private key" : "the private key is encrypted and no passphrase was given");
+        return HTTPDNS_IDENTITY_WRONG_PASSWORD;
+    }
+    if (!has_key) { write_error(error, error_length, "no private key found"); return HTTPDNS_IDENTITY_NO_KEY; }
+    write_error(error, error_length, "malformed private key");
+    return HTTPDNS_IDENTITY_MALFORMED;
+}
+
+int httpdns_key_matches(X509 *certificate, EVP_PKEY *key) {
+    int ok = X509_check_private_key(certificate, key) == 1;
+    ERR_clear_error();
+    return ok;
+}
+
+int httpdns_private_key_to_der(EVP_PKEY *key, unsigned char **out) { *out = NULL; return i2d_PrivateKey(key, out); }
+
+EVP_PKEY *httpdns_private_key_from_der(const unsigned char *der, size_t length) {
+    const unsigned char *cursor = der;
+    if (length > LONG_MAX) return NULL;
+    EVP_PKEY *key = d2i_AutoPrivateKey(NULL, &cursor, (long)length);
+    ERR_clear_error();
+    return key;
+}
+
+void httpdns_private_key_free(EVP_PKEY *key) { EVP_PKEY_free(key); }

@@ -1,0 +1,94 @@
+import Foundation
+import HTTPDNS
+
+/// `httpdns pins URL`: connect like `fetch` and print the certificate chain with its pins.
+enum PinsCommand {
+    static let help = """
+    Usage: httpdns pins URL [options]
+
+    Connects to URL's host the way fetch does (DoH, IP-direct, SNI and verification on the name)
+    and prints the chain the handshake verified, leaf first: subject, issuer, expiry, the SPKI pin
+    (for --pinnedpubkey) and the certificate's SHA-256 (for --pin-cert). The last line is a
+    --pinnedpubkey option with every pin of the chain, ready to paste (keep the ones you mean to
+    trust, and add a backup).
+
+    Options:
+    \(ResolverOptions.help)
+      -k, --insecure            Show the chain even when it does not verify (self-signed servers).
+          --connect-timeout SECONDS
+                                Limit for connecting, TLS included (default 10).
+      -h, --help                This help.
+
+    Exit status: as fetch: 0 ok, 6 could not resolve, 7 could not connect, 60 verification failed.
+    """
+
+    static let parser = ArgumentParser(command: "pins", options: [
+        .init(names: ["-k", "--insecure"], arity: .flag),
+        .init(names: ["--connect-timeout"], arity: .value),
+        .init(names: ["-h", "--help"], arity: .flag),
+    ] + ResolverOptions.parserOptions)
+
+    static func run(_ arguments: [String], console: Console, environment: [String: String]) async -> Int32 {
+        let url: URL
+        let options: ResolverOptions
+        let insecure: Bool
+        var timeouts = Timeouts()
+        do throws(UsageError) {
+            let parsed = try parser.parse(arguments)
+            if parsed.has("help") {
+                console.print(help)
+                return HTTPDNSTool.ExitStatus.success
+            }
+            guard parsed.positionals.count == 1, let text = parsed.positionals.first, let parsedURL = URL(string: text) else {
+                throw UsageError("one URL expected", command: "pins")
+            }
+            do {
+                try HTTPRequest.validate(url: parsedURL)
+            } catch {
+                throw UsageError(error.message, command: "pins")
+            }
+            guard parsedURL.scheme?.lowercased() == "https" else { throw UsageError("pins needs an https URL", command: "pins") }
+            if let value = parsed.value("connect-timeout") {
+                guard let seconds = Double(value), seconds > 0 else {
+                    throw UsageError("--connect-timeout needs a positive number of seconds", command: "pins")
+                }
+                timeouts.connect = seconds
+            }
+            url = parsedURL
+            options = try ResolverOptions(parsed, environment: environment, command: "pins")
+            insecure = parsed.has("insecure")
+        } catch {
+            return HTTPDNSTool.report(error, console: console)
+        }
+
+        var trust = options.trust
+        if insecure { trust.verification = .insecureSkippingAllVerification }
+        let client = HTTPClient(configuration: .init(trust: trust, timeouts: timeouts), resolver: options.makeResolver())
+        var request = HTTPRequest(url: url, method: "HEAD")
+        request.reportsTLSDetails = true
+        do {
+            let response = try await client.execute(request)
+            let chain = response.connection.tls?.certificateChain ?? []
+            guard !chain.isEmpty else {
+                console.note("httpdns: no certificate chain was captured (the TLS session was resumed)")
+                return 1
+            }
+            let formatter = ISO8601DateFormatter()
+            for (index, certificate) in chain.enumerated() {
+                console.print("\(index) subject: \(certificate.subject)")
+                console.print("  issuer:  \(certificate.issuer)")
+                console.print("  expires: \(formatter.string(from: certificate.expiresAt))")
+                console.print("  pin:     \(certificate.publicKeyPin)")
+                console.print("  sha256:  \(certificate.certificatePin.sha256.map { String(format: "%02x", $0) }.joined())")
+            }
+            console.print("--pinnedpubkey '\(chain.map(\.publicKeyPin.description).joined(separator: ";"))'")
+            return HTTPDNSTool.ExitStatus.success
+        } catch let error as HTTPClientError {
+            console.note("httpdns: \(error.message)")
+            return error.curlExitStatus
+        } catch {
+            console.note("httpdns: \(error)")
+            return 1
+        }
+    }
+}

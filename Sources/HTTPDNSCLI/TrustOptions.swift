@@ -1,0 +1,125 @@
+import Foundation
+import HTTPDNS
+
+/// The target-trust options of `fetch` and `pins`, with curl's names: pins, client certificate,
+/// `-k`, `--cert-status`.
+struct TrustOptions {
+    static let parserOptions: [ArgumentParser.Option] = [
+        .init(names: ["--pinnedpubkey"], arity: .value),
+        .init(names: ["--pin-cert"], arity: .value),
+        .init(names: ["-E", "--cert"], arity: .value),
+        .init(names: ["--cert-type"], arity: .value),
+        .init(names: ["--key"], arity: .value),
+        .init(names: ["--pass"], arity: .value),
+        .init(names: ["-k", "--insecure"], arity: .flag),
+        .init(names: ["--cert-status"], arity: .flag),
+    ]
+
+    static let help = """
+          --pinnedpubkey 'sha256//BASE64[;sha256//BASE64]...'
+                                Public-key pins (SPKI SHA-256, RFC 7469): a certificate of the
+                                verified chain must carry one, or the request fails with exit 90.
+                                'httpdns pins URL' prints them ready to paste.
+          --pin-cert SHA256HEX  Whole-certificate pin (the certificate's SHA-256 fingerprint, hex,
+                                colons allowed); repeatable; combines with --pinnedpubkey.
+      -E, --cert FILE[:PASSWORD]
+                                Client certificate for mutual TLS: PKCS#12 (AES or legacy
+                                3DES/RC2) or PEM with the key inside or in --key.
+          --cert-type P12|PEM   Type of --cert (default: P12 for .p12/.pfx files, else PEM).
+          --key FILE            PEM private key for a PEM --cert (may be encrypted).
+          --pass PASSWORD       Password of the PKCS#12 file or passphrase of the key.
+          --cert-status         Require a stapled OCSP response (exit 91 without one).
+      -k, --insecure            Do not verify the server's certificate or name at all (pins, if
+                                given, still apply). Warns on stderr for every connection.
+    """
+
+    var pins: [CertificatePin] = []
+    var certificate: (path: String, password: String?)?
+    var certificateType: ClientIdentity.FileType?
+    var keyPath: String?
+    var password: String?
+    var insecure: Bool
+    var requiresOCSPStapling: Bool
+
+    /// - Throws: `UsageError` for a malformed pin or an unknown `--cert-type`.
+    init(_ parsed: ArgumentParser.Parsed, command: String) throws(UsageError) {
+        do {
+            for text in parsed.all("pinnedpubkey") { pins += try CertificatePin.list(parsing: text) }
+            for text in parsed.all("pin-cert") { pins.append(try CertificatePin.certificate(hex: text)) }
+        } catch {
+            throw UsageError("\(error)", command: command)
+        }
+        if let text = parsed.value("cert") {
+            certificate = Self.splitCertificate(text)
+        }
+        if let type = parsed.value("cert-type") {
+            guard let known = ClientIdentity.FileType(rawValue: type.uppercased()) else {
+                throw UsageError("--cert-type must be P12 or PEM, got '\(type)'", command: command)
+            }
+            certificateType = known
+        }
+        keyPath = parsed.value("key")
+        password = parsed.value("pass")
+        if keyPath != nil, certificate == nil { throw UsageError("--key needs --cert", command: command) }
+        insecure = parsed.has("insecure")
+        requiresOCSPStapling = parsed.has("cert-status")
+    }
+
+    /// curl's `FILE:PASSWORD`; a colon escaped as `\:` belongs to the file name.
+    static func splitCertificate(_ text: String) -> (path: String, password: String?) {
+        var path = ""
+        var characters = Substring(text)
+        while let character = characters.first {
+            characters = characters.dropFirst()
+            if character == "\\", characters.first == ":" {
+                path.append(":")
+                characters = characters.dropFirst()
+            } else if character == ":" {
+                return (path, String(characters))
+            } else {
+                path.append(character)
+            }
+        }
+        return (path, nil)
+    }
+
+    /// The client identity, loaded now.
+    /// - Throws: `TrustError` (wrong password, no key, expired, unreadable).
+    func identity() throws(TrustError) -> ClientIdentity? {
+        guard let certificate else { return nil }
+        let file = URL(fileURLWithPath: certificate.path)
+        let lowercased = certificate.path.lowercased()
+        let type = certificateType ?? ((lowercased.hasSuffix(".p12") || lowercased.hasSuffix(".pfx")) ? .pkcs12 : .pem)
+        let secret = certificate.password ?? password
+        switch type {
+        case .pkcs12:
+            return try ClientIdentity.pkcs12(contentsOf: file, password: secret)
+        case .pem:
+            return try ClientIdentity.pem(certificate: file, key: keyPath.map { URL(fileURLWithPath: $0) }, passphrase: secret)
+        }
+    }
+
+    /// The target policy: `base`'s anchors with these pins, identity and requirements.
+    /// - Throws: `TrustError` from loading the identity.
+    func policy(base: TrustPolicy) throws(TrustError) -> TrustPolicy {
+        var policy = base
+        if !pins.isEmpty { policy.pinSets = [PinSet(pins: Set(pins))] }
+        policy.identity = try identity()
+        policy.requiresOCSPStapling = requiresOCSPStapling
+        if insecure { policy.verification = .insecureSkippingAllVerification }
+        return policy
+    }
+
+    /// Exit status for a `TrustError` met while building the policy: 58 for the client
+    /// certificate (as curl), 2 otherwise.
+    static func exitStatus(for error: TrustError) -> Int32 {
+        switch error {
+        case .wrongPassword, .noPrivateKey, .keyMismatch, .identityExpired, .invalidIdentity:
+            HTTPDNSTool.ExitStatus.clientCertificateProblem
+        case .unreadableFile(let path, _) where path.hasSuffix(".p12") || path.hasSuffix(".pfx") || path.hasSuffix(".key"):
+            HTTPDNSTool.ExitStatus.clientCertificateProblem
+        default:
+            HTTPDNSTool.ExitStatus.usage
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import TLSTrust
+
+extension HTTPClient {
+    /// The policy a request runs under: its own, else the manager's for its host, else the client's.
+    /// - Throws: `HTTPClientError` `.trustConfigurationInvalid` when the manager requires a match
+    ///   and none exists.
+    func trustPolicy(for request: HTTPRequest, host: String) throws(HTTPClientError) -> TrustPolicy {
+        if let trust = request.trust { return trust }
+        guard let manager = configuration.trustPolicies else { return configuration.trust }
+        do {
+            return try manager.policy(for: host)
+        } catch {
+            throw HTTPClientError(kind: .trustConfigurationInvalid, message: error.description, url: request.url)
+        }
+    }
+
+    func deliverTrustEvents(of connection: ConnectionReport, host: String, port: Int) {
+        if connection.verificationSkipped {
+            let event = TrustEvent.insecureConnection(host: host, port: port, remoteAddress: connection.remoteAddress)
+            if let handler = configuration.trustEventHandler {
+                handler(event)
+            } else {
+                // Never silent: this connection is not authenticated.
+                let line = "httpdns: WARNING: certificate verification is disabled; the connection to \(host):\(port)\(connection.remoteAddress.map { " (\($0))" } ?? "") is not authenticated\n"
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+        }
+        if let report = connection.pinReport { deliver(report) }
+    }
+
+    func deliver(_ report: PinReport) {
+        configuration.trustEventHandler?(.pinMismatch(report))
+        guard let reportURL = report.pinSet.reportURL else { return }
+        PinReportUploader.shared.upload(report, to: reportURL, client: self, interval: configuration.pinReportInterval)
+    }
+}

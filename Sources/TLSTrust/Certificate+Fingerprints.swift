@@ -1,0 +1,36 @@
+import Foundation
+internal import COpenSSL
+internal import CHTTPDNSShims
+
+extension Certificate {
+    /// The SPKI pin of this certificate: SHA-256 of its DER SubjectPublicKeyInfo (RFC 7469 §2.4),
+    /// as curl's `--pinnedpubkey sha256//BASE64` and OkHttp's `CertificatePinner` write it.
+    public var publicKeyPin: CertificatePin {
+        .publicKey(sha256: withX509 { x509 in Self.digest(x509, httpdns_x509_spki_sha256) } ?? Data())
+    }
+
+    /// The whole-certificate pin: SHA-256 of the DER certificate (AFNetworking's certificate mode,
+    /// `--pin-cert`).
+    public var certificatePin: CertificatePin { .certificate(sha256: Data(sha256)) }
+
+    /// SHA-256 of the DER certificate, 32 bytes.
+    public var sha256: Data { withX509 { x509 in Self.digest(x509, httpdns_x509_sha256) } ?? Data() }
+
+    /// The validity period (RFC 5280 §4.1.2.5), to the second.
+    public var validity: ClosedRange<Date> {
+        var notBefore: Int64 = 0
+        var notAfter: Int64 = 0
+        let ok = withX509 { x509 in httpdns_x509_validity(x509, &notBefore, &notAfter) } ?? 0
+        guard ok == 1, notBefore <= notAfter else { return Date.distantPast...Date.distantPast }
+        return Date(timeIntervalSince1970: TimeInterval(notBefore))...Date(timeIntervalSince1970: TimeInterval(notAfter))
+    }
+
+    /// `notAfter`: the last moment the certificate is valid.
+    public var expiresAt: Date { validity.upperBound }
+
+    private static func digest(_ x509: OpaquePointer, _ function: (OpaquePointer?, UnsafeMutablePointer<UInt8>?) -> Int32) -> Data {
+        var out = [UInt8](repeating: 0, count: 32)
+        guard function(x509, &out) == 1 else { return Data() }
+        return Data(out)
+    }
+}

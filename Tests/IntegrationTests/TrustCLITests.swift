@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+import HTTPDNS
+import TestSupport
+
+extension TrustSuites {
+    /// `httpdns` trust options and `pins` as a user runs them, against the real servers.
+    @Suite("httpdns trust options", .serialized)
+    struct TrustCLITests {
+        let fixture: Fixture
+        let binary = PackagePaths.builtProduct("httpdns")
+
+        init() throws { fixture = try Fixture() }
+
+        var doh: [String] {
+            let servers = fixture.servers
+            return ["--doh-url", servers.dohURL.absoluteString, "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
+                    "--cacert", servers.caCertificate.path]
+        }
+
+        /// Runs the binary without holding a cooperative thread (see `Command.runDetached`).
+        func httpdns(_ arguments: [String]) async throws -> CommandResult {
+            try await Command.runDetached(binary, arguments, timeout: 60)
+        }
+
+        @Test("pins prints the chain with subjects, issuers, expiry and pins, and a line that fetch accepts")
+        func pinsPrintsPasteablePins() async throws {
+            let result = try await httpdns(["pins", fixture.url("a.test").absoluteString] + doh)
+            #expect(result.status == 0, "\(result.stderrText)")
+            let leaf = try fixture.leafCertificate("a.test")
+            let lines = result.stdoutText.split(separator: "\n").map(String.init)
+            #expect(lines.contains("0 subject: \(leaf.subject)"))
+            #expect(lines.contains("  issuer:  \(leaf.issuer)"))
+            #expect(lines.contains("  pin:     \(leaf.publicKeyPin)"))
+            #expect(lines.contains("1 subject: \(fixture.testCA[0].subject)"))
+            let last = try #require(lines.last)
+            #expect(last == "--pinnedpubkey '\(leaf.publicKeyPin);\(fixture.testCA[0].publicKeyPin)'")
+            let pins = String(last.dropFirst("--pinnedpubkey '".count).dropLast())
+            let fetched = try await httpdns(["fetch", "--pinnedpubkey", pins, fixture.url("a.test").absoluteString] + doh)
+            #expect(fetched.status == 0)
+            #expect(fetched.stdoutText == "vhost=a.test\n")
+        }
+
+        @Test("a public-key pin mismatch exits 90 and lists the presented pins")
+        func pinMismatchExits90() async throws {
+            let wrong = fixture.otherCA[0].publicKeyPin.description
+            let result = try await httpdns(["fetch", "--pinnedpubkey", wrong, fixture.url("a.test").absoluteString] + doh)
+            #expect(result.status == 90)
+            #expect(result.stderrText.contains(try fixture.leafCertificate("a.test").publicKeyPin.description))
+            #expect(result.stderrText.contains("CN=a.test"))
+        }
+
+        @Test("--pin-cert with the leaf's fingerprint passes; another fingerprint exits 90")
+        func pinCert() async throws {
+            let hex = try fixture.leafCertificate("b.test").sha256.map { String(format: "%02X", $0) }.joined(separator: ":")
+            #expect(try await httpdns(["fetch", "--pin-cert", hex, fixture.url("b.test").absoluteString] + doh).status == 0)
+            let other = fixture.otherCA[0].sha256.map { String(format: "%02x", $0) }.joined()
+            #expect(try await httpdns(["fetch", "--pin-cert", other, fixture.url("b.test").absoluteString] + doh).status == 90)
+        }
+
+        @Test("an untrusted, self-signed or expired certificate exits 60", arguments: ["self-signed.test", "expired.test", "wrong.test"])
+        func verificationFailureExits60(host: String) async throws {
+            #expect(try await httpdns(["fetch", fixture.url(host).absoluteString] + doh).status == 60)
+        }
+
+        @Test("-k fetches from a self-signed server and warns on stderr")
+        func insecureWarns() async throws {
+            let result = try await httpdns(["fetch", "-k", fixture.url("self-signed.test").absoluteString] + doh)
+            #expect(result.status == 0)
+            #expect(result.stdoutText == "vhost=self-signed.test\n")
+            #expect(result.stderrText.contains("WARNING: certificate verification is disabled"))
+        }
+
+        @Test("--cert FILE:PASSWORD with PKCS#12, and PEM with an encrypted --key and --pass, reach mtls.test")
+        func clientCertificates() async throws {
+            let url = fixture.url("mtls.test").absoluteString
+            let p12 = try await httpdns(["fetch", "--cert", "\(fixture.file("CLIENT_LEGACY_P12").path):secret", "--cert-type", "P12", url] + doh)
+            #expect(p12.status == 0, "\(p12.stderrText)")
+            #expect(p12.stdoutText == "vhost=mtls.test\n")
+            let pem = try await httpdns(["fetch", "--cert", fixture.file("CLIENT_CERT").path, "--key", fixture.file("CLIENT_ENCRYPTED_KEY").path,
+                                         "--pass", "secret", url] + doh)
+            #expect(pem.status == 0, "\(pem.stderrText)")
+        }
+
+        @Test("client certificate problems exit 58: wrong password, rejected certificate, none sent")
+        func clientCertificateProblemsExit58() async throws {
+            let url = fixture.url("mtls.test").absoluteString
+            let wrong = try await httpdns(["fetch", "--cert", "\(fixture.file("CLIENT_P12").path):nope", url] + doh)
+            #expect(wrong.status == 58)
+            #expect(wrong.stderrText.contains("wrong password"))
+            let untrusted = try await httpdns(["fetch", "--cert", "\(fixture.file("UNTRUSTED_CLIENT_P12").path):secret", url] + doh)
+            #expect(untrusted.status == 58)
+            let none = try await httpdns(["fetch", url] + doh)
+            #expect(none.status == 58)
+            #expect(none.stderrText.contains("No required SSL certificate was sent"))
+        }
+
+        @Test("--doh-pinnedpubkey applies to the DoH endpoint only")
+        func dohPins() async throws {
+            let dnsPin = try fixture.leafCertificate("dns.test").publicKeyPin.description
+            let good = try await httpdns(["fetch", "--no-fallback", "--doh-pinnedpubkey", dnsPin, fixture.url("a.test").absoluteString] + doh)
+            #expect(good.status == 0, "\(good.stderrText)")
+            let bad = try await httpdns(["fetch", "--no-fallback", "--doh-pinnedpubkey", fixture.otherCA[0].publicKeyPin.description,
+                                         fixture.url("a.test").absoluteString] + doh)
+            #expect(bad.status == 6)
+            #expect(bad.stderrText.contains("certificate pinning failed for dns.test"))
+        }
+
+        @Test("--doh-cacert trusts a CA for the DoH endpoint without trusting it for targets")
+        func dohCACert() async throws {
+            let servers = fixture.servers
+            let arguments = ["--doh-url", servers.dohURL.absoluteString, "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
+                             "--doh-cacert", servers.caCertificate.path, "--no-fallback"]
+            let result = try await httpdns(["fetch", fixture.url("a.test").absoluteString] + arguments)
+            // Resolution worked (the DoH server verified); the target did not (no --cacert).
+            #expect(result.status == 60, "\(result.stderrText)")
+        }
+
+        @Test("malformed pins and --cert-type are usage errors (2)")
+        func usageErrors() async throws {
+            #expect(try await httpdns(["fetch", "--pinnedpubkey", "sha256//short", fixture.url("a.test").absoluteString] + doh).status == 2)
+            #expect(try await httpdns(["fetch", "--cert-type", "DER", "--cert", "x", fixture.url("a.test").absoluteString] + doh).status == 2)
+        }
+    }
+}
