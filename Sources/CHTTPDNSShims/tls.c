@@ -18,12 +18,30 @@ struct httpdns_trust *httpdns_trust_new(STACK_OF(X509) *anchors, int anchors_onl
     if (trust == NULL) return NULL;
     trust->anchors = anchors;
     trust->anchors_only = anchors_only;
+    trust->store = X509_STORE_new();
+    if (trust->store == NULL) { free(trust); return NULL; }
+    if (!anchors_only) {
+        // The roots libcurl itself would load: its built-in CURLOPT_CAINFO / CURLOPT_CAPATH.
+        curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
+        const char *file = (info != NULL && info->age >= CURLVERSION_NINTH) ? info->cainfo : NULL;
+        const char *dir = (info != NULL && info->age >= CURLVERSION_NINTH) ? info->capath : NULL;
+        if (file != NULL && X509_STORE_load_file(trust->store, file) != 1) ERR_clear_error();
+        if (dir != NULL && X509_STORE_load_path(trust->store, dir) != 1) ERR_clear_error();
+        if (file == NULL && dir == NULL && X509_STORE_set_default_paths(trust->store) != 1) ERR_clear_error();
+    }
+    int count = anchors ? sk_X509_num(anchors) : 0;
+    for (int i = 0; i < count; i++) {
+        if (X509_STORE_add_cert(trust->store, sk_X509_value(anchors, i)) != 1) ERR_clear_error();
+    }
+    // As libcurl sets on the stores it builds: an anchor need not be self-signed.
+    X509_STORE_set_flags(trust->store, X509_V_FLAG_PARTIAL_CHAIN);
     return trust;
 }
 
 void httpdns_trust_free(struct httpdns_trust *trust) {
     if (trust == NULL) return;
     if (trust->anchors != NULL) sk_X509_pop_free(trust->anchors, X509_free);
+    if (trust->store != NULL) X509_STORE_free(trust->store);
     if (trust->client_certificate != NULL) X509_free(trust->client_certificate);
     if (trust->client_key != NULL) EVP_PKEY_free(trust->client_key);
     if (trust->client_chain != NULL) sk_X509_pop_free(trust->client_chain, X509_free);
@@ -221,21 +239,8 @@ CURLcode httpdns_tls_ctx_callback(CURL *easy, void *ssl_ctx, void *userp) {
     // connection would run it after the transfer is gone. TLS 1.3 has none; refuse it for 1.2.
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION);
     if (trust != NULL) {
-        X509_STORE *store;
-        if (trust->anchors_only) {
-            store = X509_STORE_new();
-            if (store == NULL) return CURLE_OUT_OF_MEMORY;
-            SSL_CTX_set_cert_store(ctx, store);  // ctx owns it; drops the system roots curl loaded
-        } else {
-            store = SSL_CTX_get_cert_store(ctx);
-            if (store == NULL) return CURLE_SSL_CACERT_BADFILE;
-        }
-        int count = trust->anchors ? sk_X509_num(trust->anchors) : 0;
-        for (int i = 0; i < count; i++) {
-            // OpenSSL >= 1.1.1 ignores a certificate already present, so a store curl cached and
-            // reuses across connections of the same pool stays correct.
-            if (X509_STORE_add_cert(store, sk_X509_value(trust->anchors, i)) != 1) ERR_clear_error();
-        }
+        // The pool's store replaces whatever libcurl set up (it is told to load nothing).
+        SSL_CTX_set1_cert_store(ctx, trust->store);
         if (trust->client_certificate != NULL && trust->client_key != NULL) {
             if (SSL_CTX_use_certificate(ctx, trust->client_certificate) != 1 ||
                 SSL_CTX_use_PrivateKey(ctx, trust->client_key) != 1) {

@@ -498,12 +498,10 @@ extension Transfer {
             throw HTTPClientError(kind: .trustConfigurationInvalid, message: "out of memory", url: url)
         }
         transferTrust = trust
-        if !policy.includesSystemRoots {
-            // The callback replaces the store; do not make libcurl parse the system bundle
-            // (about 140 certificates) for every new connection pool first.
-            try check(httpdns_easy_setopt_ptr(easy, CURLOPT_CAINFO, nil), CURLOPT_CAINFO)
-            try check(httpdns_easy_setopt_ptr(easy, CURLOPT_CAPATH, nil), CURLOPT_CAPATH)
-        }
+        // The callback installs the pool's own store (system roots and anchors, parsed once per
+        // pool); libcurl must not parse the system bundle again for every new connection.
+        try check(httpdns_easy_setopt_ptr(easy, CURLOPT_CAINFO, nil), CURLOPT_CAINFO)
+        try check(httpdns_easy_setopt_ptr(easy, CURLOPT_CAPATH, nil), CURLOPT_CAPATH)
         try check(httpdns_easy_set_tls_transfer(easy, data.assumingMemoryBound(to: httpdns_tls_transfer.self)), CURLOPT_SSL_CTX_FUNCTION)
         if policy.requiresOCSPStapling {
             let code = httpdns_easy_setopt_long(easy, CURLOPT_SSL_VERIFYSTATUS, 1)

@@ -130,6 +130,24 @@ struct TransportTests {
         #expect(connections.count == 1)
     }
 
+    @Test("100 simultaneous new HTTP/1.1 connections all complete within the connect timeout")
+    func manyNewConnectionsAtOnce() async throws {
+        // Each new connection once re-parsed the system CA bundle on the transfer thread (tens of
+        // milliseconds each, one after another), so a burst of new connections timed out.
+        let fixture = try Fixture()
+        let client = fixture.client(trust: fixture.freshTrust(), version: .http1_1)
+        var request = HTTPRequest(url: fixture.url("a.test"))
+        request.connectTo = [IPAddress("127.0.0.1")!]
+        request.timeouts = Timeouts(connect: 5, total: 30)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<100 { group.addTask { [request] in try await client.execute(request).status } }
+            var statuses: [Int] = []
+            for try await status in group { statuses.append(status) }
+            return statuses
+        }
+        #expect(statuses == Array(repeating: 200, count: 100))
+    }
+
     @Test("requests under different trust policies never share a connection")
     func trustPoliciesDoNotShareConnections() async throws {
         let fixture = try Fixture()

@@ -22,6 +22,11 @@ struct httpdns_trust {
     X509 *client_certificate;
     EVP_PKEY *client_key;
     STACK_OF(X509) *client_chain;
+    /// The pool's certificate store: the system roots (unless `anchors_only`) and `anchors`, loaded
+    /// once and shared by every connection of the pool (SSL_CTX_set1_cert_store). Parsing the
+    /// system bundle costs tens of milliseconds; done per connection, it serialized every new
+    /// connection on the transfer thread.
+    X509_STORE *store;
 };
 struct httpdns_trust *httpdns_trust_new(STACK_OF(X509) *anchors, int anchors_only);
 void httpdns_trust_free(struct httpdns_trust *trust);
