@@ -88,6 +88,18 @@ struct IPDirectTests {
         #expect(error.kind == .certificateVerificationFailed)
     }
 
+    @Test("system roots alone do not trust the private test CA")
+    func systemRootsRejectPrivateCA() async throws {
+        let fixture = try Fixture()
+        var request = HTTPRequest(url: fixture.url("a.test"))
+        request.connectTo = [IPAddress("127.0.0.1")!]
+        let error = try await #require(throws: HTTPClientError.self) {
+            try await fixture.client(trust: .system).execute(request)
+        }
+        #expect(error.kind == .certificateVerificationFailed)
+        #expect(error.message.contains("unable to get local issuer certificate"))
+    }
+
     @Test("NXDOMAIN from DoH is 'could not resolve' without fallback")
     func nxdomainIsCouldNotResolve() async throws {
         let fixture = try Fixture()
