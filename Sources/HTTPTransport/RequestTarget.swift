@@ -60,8 +60,10 @@ struct RequestTarget: Sendable {
     }
 }
 
-/// A synthetic host name standing for one ordered set of addresses, for CURLOPT_CONNECT_TO and
-/// CURLOPT_RESOLVE. The name spells the addresses out (hex), so different sets never share a name.
+/// A synthetic host name standing for one set of addresses, for CURLOPT_CONNECT_TO and
+/// CURLOPT_RESOLVE. The name spells the addresses out (hex, sorted), so different sets never share a
+/// name, while the same set in another order (Happy Eyeballs puts the address that connected first)
+/// keeps its name and so its pooled connections; the RESOLVE entry keeps the given order.
 struct ConnectRoute {
     let name: String
     let resolveEntry: String
@@ -70,16 +72,20 @@ struct ConnectRoute {
     private static let maximumNameLength = 240
 
     init(addresses: [IPAddress], port: Int) {
-        var name = "httpdns"
         var used: [IPAddress] = []
+        var length = "httpdns".utf8.count + ".invalid".utf8.count
         for address in addresses {
-            let label = address.bytes.map { byte in
+            let labelLength = address.bytes.count * 2 + 1
+            if length + labelLength > Self.maximumNameLength { break }
+            length += labelLength
+            used.append(address)
+        }
+        var name = "httpdns"
+        for address in used.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
+            name += "-" + address.bytes.map { byte in
                 let hex = String(byte, radix: 16)
                 return byte < 16 ? "0" + hex : hex
             }.joined()
-            if name.utf8.count + label.utf8.count + 1 + ".invalid".utf8.count > Self.maximumNameLength { break }
-            name += "-" + label
-            used.append(address)
         }
         name += ".invalid"
         self.name = name
