@@ -174,7 +174,8 @@ enum FetchCommand {
 
     static func execute(_ plan: Plan, console: Console) async -> Int32 {
         let resolver = plan.resolverOptions.makeResolver(observer: plan.verbose ? ConsoleResolverObserver(console: console) : nil)
-        let configuration = HTTPClient.Configuration(trust: plan.resolverOptions.trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
+        var configuration = HTTPClient.Configuration(trust: plan.resolverOptions.trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
+        configuration.racesAddresses = plan.resolverOptions.providerOptions.happyEyeballs
         let client = HTTPClient(configuration: configuration, resolver: resolver)
         let destination: ResponseBodyDestination = plan.output.map { .file($0) } ?? .memory(limit: nil)
         do {

@@ -94,6 +94,22 @@ extension ResolverIntegrationSuites {
             #expect(elapsed < .seconds(10), "took \(elapsed)")
         }
 
+        @Test("fetch --happy-eyeballs gets past a black-holed first --resolve address")
+        func cliHappyEyeballs() async throws {
+            let hole = try Self.blackHole("127.0.0.9", port: fixture.servers.httpsPort)
+            defer { hole.forEach { close($0) } }
+            let port = fixture.servers.httpsPort
+            let start = ContinuousClock.now
+            let result = try await Command.runDetached(
+                PackagePaths.builtProduct("httpdns"),
+                ["fetch", "-v", "--happy-eyeballs", "--connect-timeout", "60", fixture.url("a.test").absoluteString,
+                 "--resolve", "a.test:\(port):127.0.0.9,127.0.0.1", "--cacert", fixture.servers.caCertificate.path], timeout: 60)
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(result.stdoutText == "vhost=a.test\n")
+            #expect(result.stderrText.contains("connected to 127.0.0.1"))
+            #expect(ContinuousClock.now - start < .seconds(10))
+        }
+
         @Test("a route that connected recently is not raced again: its pooled connection is reused")
         func pooledConnectionIsReused() async throws {
             let resolver = MutableResolver(addresses: ["127.0.0.7", "127.0.0.1"].map { IPAddress($0)! })
