@@ -27,6 +27,8 @@ public final class HostResolver: HostResolving {
     private let staticResolver: StaticHostResolver
     private let state: Mutex<State>
     private let fileLock = Mutex<Void>(())
+    /// Background refreshes under way, by flight, so `waitForRefresh` can await them.
+    private let refreshTasks = Mutex<[FlightKey: Task<Void, Never>]>([:])
 
     /// - Parameters:
     ///   - configuration: Providers, families, timeouts, fallback, static entries, cache policy.
@@ -194,9 +196,11 @@ public final class HostResolver: HostResolving {
         return state.withLock { $0.flightByKey.keys.contains { $0.cacheKey.name == name } }
     }
 
-    /// Waits until no query for `host` is under way (for tests and orderly shutdown).
+    /// Waits for the background refreshes of `host` started so far (for tests and orderly shutdown).
     public func waitForRefresh(host: String) async {
-        while isRefreshing(host: host) { await Task.yield() }
+        guard let name = HostName.normalize(host) else { return }
+        let tasks = refreshTasks.withLock { tasks in tasks.filter { $0.key.cacheKey.name == name }.map(\.value) }
+        for task in tasks { await task.value }
     }
 
     /// Lookups are shared per name, families and port (the port matters only to a system resolver
@@ -262,9 +266,12 @@ public final class HostResolver: HostResolving {
         }
         guard let flightID else { return }
         configuration.observer?.refreshStarted(host: key.cacheKey.name, reason: reason)
-        Task {
-            let outcome = await self.query(key)
-            self.finish(flightID, outcome: outcome)
+        refreshTasks.withLock { tasks in
+            tasks[key] = Task {
+                let outcome = await self.query(key)
+                self.finish(flightID, outcome: outcome)
+                _ = self.refreshTasks.withLock { $0.removeValue(forKey: key) }
+            }
         }
     }
 

@@ -203,7 +203,8 @@ enum FetchCommand {
             if !plan.silent { console.note("httpdns: \(error)") }
             return TrustOptions.exitStatus(for: error)
         }
-        let configuration = HTTPClient.Configuration(trust: trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
+        var configuration = HTTPClient.Configuration(trust: trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
+        configuration.racesAddresses = plan.resolverOptions.providerOptions.happyEyeballs
         let client = HTTPClient(configuration: configuration, resolver: resolver)
         // The body streams to stdout as it arrives, never held whole in memory, unless -i must
         // print the response head first.

@@ -88,7 +88,9 @@ enum ProbeCommand {
                 return HTTPDNSTool.ExitStatus.couldNotResolve
             }
         }
-        let client = HTTPClient(configuration: .init(trust: options.trust, timeouts: timeouts), resolver: resolver)
+        var configuration = HTTPClient.Configuration(trust: options.trust, timeouts: timeouts)
+        configuration.racesAddresses = options.providerOptions.happyEyeballs
+        let client = HTTPClient(configuration: configuration, resolver: resolver)
         var healthy = true
         for address in addresses {
             var request = HTTPRequest(url: url)

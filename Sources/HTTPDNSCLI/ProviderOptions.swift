@@ -14,6 +14,7 @@ struct ProviderOptions {
         .init(names: ["--max-stale"], arity: .value),
         .init(names: ["--bypass"], arity: .value),
         .init(names: ["--race"], arity: .flag),
+        .init(names: ["--happy-eyeballs"], arity: .flag),
     ]
 
     static let help = """
@@ -32,6 +33,8 @@ struct ProviderOptions {
       --bypass NAME|.SUFFIX     Resolve NAME (or every name under SUFFIX) with the system resolver,
                                 repeatable. localhost always is.
       --race                    Ask the first two endpoints at once and take the first answer.
+      --happy-eyeballs          Race connections to the host's addresses (RFC 8305: families
+                                interleaved, 250 ms apart), so a dead first address costs 250 ms.
     """
 
     var kind = "doh"
@@ -42,6 +45,7 @@ struct ProviderOptions {
     var maximumStaleness: TimeInterval?
     var bypass: [String] = []
     var race = false
+    var happyEyeballs = false
 
     init() {}
 
@@ -73,6 +77,7 @@ struct ProviderOptions {
         }
         bypass = parsed.all("bypass")
         race = parsed.has("race")
+        happyEyeballs = parsed.has("happy-eyeballs")
     }
 
     /// The providers for `--provider` at `urls` (already parsed as DoH URLs into `endpoints`, which

@@ -27,6 +27,11 @@ public final class HTTPClient: Sendable {
         /// Advertise every content coding libcurl supports and decode responses
         /// (CURLOPT_ACCEPT_ENCODING ""). Default: true.
         public var decompressesResponses: Bool
+        /// Race connections to a name's addresses with Happy Eyeballs v2 (RFC 8305: families interleaved,
+        /// a new attempt every 250 ms or as soon as one fails) instead of libcurl's sequential attempts,
+        /// so a dead first address costs at most 250 ms. Default: false (libcurl's own attempts) until
+        /// it has had more mileage: see the report of issue 3.
+        public var racesAddresses: Bool = false
         /// When to go through an HTTP proxy (by host name, no IP replacement). Default: curl's
         /// environment variables (`https_proxy`, `http_proxy`, `all_proxy`, `no_proxy`).
         public var proxy: ProxyPolicy = .environment
@@ -108,6 +113,9 @@ public final class HTTPClient: Sendable {
         let pool = policy == configuration.trust && version == configuration.httpVersion
             ? self.pool
             : engine.pool(for: policy, version: version)
+        if configuration.racesAddresses, let list = addresses, list.count > 1, !target.isIPLiteral {
+            addresses = await raceAddresses(list, target: target, pool: pool, request: request)
+        }
         let transfer = try Transfer(request: request, target: target, addresses: addresses, resolution: resolution,
                                     configuration: configuration, destination: destination, pool: pool)
         do {
@@ -125,5 +133,31 @@ public final class HTTPClient: Sendable {
             if let report = error.pinReport { deliver(report) }
             throw error
         }
+    }
+
+    /// Happy Eyeballs for a route not connected recently: the address list (families interleaved) with
+    /// the first address to connect put first, so libcurl, which tries them in order, starts with one
+    /// that works. The racing socket is closed: libcurl connects again itself (one extra handshake per
+    /// new route, not per request; handing libcurl the connected socket through
+    /// CURLOPT_OPENSOCKETFUNCTION + CURL_SOCKOPT_ALREADY_CONNECTED made some transfers stall in 7.88).
+    /// A route raced within `RouteMemory.freshness` is not raced again (its pooled connection will be
+    /// reused); it only gets the last winner first. When nothing connects, the list goes to libcurl
+    /// unchanged, to fail the usual way.
+    private func raceAddresses(_ addresses: [IPAddress], target: RequestTarget, pool: PoolDescriptor, request: HTTPRequest) async -> [IPAddress] {
+        let ordered = HappyEyeballs.interleave(addresses)
+        let key = "\(pool.id)|\(ConnectRoute(addresses: addresses, port: target.port).name)"
+        let claim = RouteMemory.shared.claim(key)
+        guard claim.race else {
+            guard let winner = claim.winner, ordered.contains(winner) else { return ordered }
+            return [winner] + ordered.filter { $0 != winner }
+        }
+        let timeout = (request.timeouts ?? configuration.timeouts).connect ?? 10
+        guard let winner = await HappyEyeballs.race(ordered, port: target.port, timeout: timeout) else {
+            RouteMemory.shared.forget(key)
+            return ordered
+        }
+        close(winner.fd)
+        RouteMemory.shared.record(key, winner: winner.address)
+        return [winner.address] + ordered.filter { $0 != winner.address }
     }
 }

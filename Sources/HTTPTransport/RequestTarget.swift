@@ -60,8 +60,10 @@ struct RequestTarget: Sendable {
     }
 }
 
-/// A synthetic host name standing for one ordered set of addresses, for CURLOPT_CONNECT_TO and
-/// CURLOPT_RESOLVE. The name spells the addresses out (hex), so different sets never share a name.
+/// A synthetic host name standing for one set of addresses, for CURLOPT_CONNECT_TO and
+/// CURLOPT_RESOLVE. The name spells the addresses out (hex, sorted), so different sets never share a
+/// name, while the same set in another order (Happy Eyeballs puts the address that connected first)
+/// keeps its name and so its pooled connections; the RESOLVE entry keeps the given order.
 struct ConnectRoute {
     let name: String
     let resolveEntry: String
@@ -72,19 +74,23 @@ struct ConnectRoute {
     private static let maximumNameLength = 240
 
     init(addresses: [IPAddress], port: Int) {
-        var name = "httpdns"
         var used: [IPAddress] = []
+        var length = "httpdns".utf8.count + ".invalid".utf8.count
         for address in addresses {
-            var digits: [UInt8] = []
-            digits.reserveCapacity(address.bytes.count * 2)
+            let labelLength = address.bytes.count * 2 + 1
+            if length + labelLength > Self.maximumNameLength { break }
+            length += labelLength
+            used.append(address)
+        }
+        var name = "httpdns"
+        for address in used.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
+            var digits: [UInt8] = [UInt8(ascii: "-")]
+            digits.reserveCapacity(address.bytes.count * 2 + 1)
             for byte in address.bytes {
                 digits.append(Self.hexDigits[Int(byte >> 4)])
                 digits.append(Self.hexDigits[Int(byte & 0x0F)])
             }
-            let label = String(decoding: digits, as: UTF8.self)
-            if name.utf8.count + label.utf8.count + 1 + ".invalid".utf8.count > Self.maximumNameLength { break }
-            name += "-" + label
-            used.append(address)
+            name += String(decoding: digits, as: UTF8.self)
         }
         name += ".invalid"
         self.name = name

@@ -241,3 +241,22 @@ final class FlakyFlag: Sendable {
         set { flag.store(newValue, ordering: .relaxed) }
     }
 }
+
+@Suite("Address family policy")
+struct AddressFamilyPolicyTests {
+    @Test func autoAsksOnlyForTheFamiliesWithARoute() async throws {
+        // fe80::1 without a scope has no route (EINVAL / ENETUNREACH), 127.0.0.1 always has one.
+        let probe = RouteProbe(ipv4Target: IPAddress("127.0.0.1")!, ipv6Target: IPAddress("fe80::1")!)
+        #expect(probe.families() == .ipv4)
+        let harness = ResolverHarness { $0.families = .auto; $0.routeProbe = probe }
+        let resolution = try await harness.resolve("a.test")
+        #expect(resolution.addresses == [IPAddress("192.0.2.1")!])
+        #expect(harness.transport.requests.count == 1, "only A was asked")
+        #expect(harness.resolver.cachedResolution(host: "a.test", families: .ipv4) != nil)
+    }
+
+    @Test func autoWithRoutesForBothAsksForBoth() async throws {
+        let probe = RouteProbe(ipv4Target: IPAddress("127.0.0.1")!, ipv6Target: IPAddress("127.0.0.1")!)
+        #expect(probe.families() == .both)
+    }
+}

@@ -4,202 +4,206 @@ import Testing
 import HTTPDNS
 import TestSupport
 
-/// Every provider over real HTTPS (libcurl, the test PKI): JSON DoH, Alibaba- and DNSPod-style HTTPDNS
-/// against the suite's provider server (`scripts/provider-test-server.py`), RFC 8484 against unbound.
-@Suite("Providers against the provider test server")
-struct ProviderIntegrationTests {
-    let fixture: Fixture
-    let server: ProviderTestServer
-    let bootstrap = [IPAddress("127.0.0.1")!]
+extension ResolverIntegrationSuites {
+    /// Every provider over real HTTPS (libcurl, the test PKI): JSON DoH, Alibaba- and DNSPod-style HTTPDNS
+    /// against the suite's provider server (`scripts/provider-test-server.py`), RFC 8484 against unbound.
+    @Suite("Providers against the provider test server")
+    struct ProviderIntegrationTests {
+        let fixture: Fixture
+        let server: ProviderTestServer
+        let bootstrap = [IPAddress("127.0.0.1")!]
 
-    init() throws {
-        fixture = try Fixture()
-        server = try ProviderTestServer.shared()
-    }
-
-    func resolver(_ providers: [any ResolutionProvider], families: AddressFamilies = .both, observer: (any ResolverObserver)? = nil,
-                  clock: (any ResolverClock)? = nil, configure: (inout HostResolver.Configuration) -> Void = { _ in }) -> HostResolver {
-        var configuration = HostResolver.Configuration(endpoints: [], requestTimeout: 5, fallbackToSystemResolver: false)
-        configuration.providers = providers
-        configuration.families = families
-        configuration.observer = observer
-        configure(&configuration)
-        let client = HTTPClient(configuration: .init(trust: fixture.trust), resolver: SystemResolver())
-        return HostResolver(configuration: configuration, transport: client, clock: clock ?? MonotonicClock())
-    }
-
-    var json: JSONDoHEndpoint { JSONDoHEndpoint(url: server.url("/resolve"), bootstrapAddresses: bootstrap) }
-    var ali: AlibabaHTTPDNSEndpoint { AlibabaHTTPDNSEndpoint(url: server.baseURL, accountID: server.accountID, bootstrapAddresses: bootstrap) }
-    var dnspod: DNSPodHTTPDNSEndpoint { DNSPodHTTPDNSEndpoint(url: server.baseURL, bootstrapAddresses: bootstrap) }
-
-    @Test("JSON DoH answers a.test with both families")
-    func jsonDoH() async throws {
-        let resolution = try await resolver([json]).resolve(host: "a.test", port: 443)
-        #expect(Set(resolution.addresses) == [IPAddress("127.0.0.1")!, IPAddress("::1")!])
-        #expect(resolution.provider == "json")
-        #expect(resolution.ttl == 300)
-    }
-
-    @Test("JSON DoH NXDOMAIN carries the SOA negative TTL")
-    func jsonNXDOMAIN() async throws {
-        await #expect(throws: ResolutionError.nameNotFound(host: "nope.test", negativeTTL: 60)) {
-            try await resolver([json]).resolve(host: "nope.test", port: 443)
+        init() async throws {
+            fixture = try Fixture()
+            server = try await ProviderTestServer.shared()
         }
-    }
 
-    @Test("Alibaba-style d, signed sign_d and batch resolve")
-    func alibaba() async throws {
-        let plain = try await resolver([ali]).resolve(host: "a.test", port: 443)
-        #expect(Set(plain.addresses) == [IPAddress("127.0.0.1")!, IPAddress("::1")!])
-        #expect(plain.source == .httpdns(endpoint: server.baseURL))
+        func resolver(_ providers: [any ResolutionProvider], families: AddressFamilies = .both, observer: (any ResolverObserver)? = nil,
+                      clock: (any ResolverClock)? = nil, configure: (inout HostResolver.Configuration) -> Void = { _ in }) -> HostResolver {
+            var configuration = HostResolver.Configuration(endpoints: [], requestTimeout: 5, fallbackToSystemResolver: false)
+            configuration.providers = providers
+            configuration.families = families
+            configuration.observer = observer
+            configure(&configuration)
+            let client = HTTPClient(configuration: .init(trust: fixture.trust), resolver: SystemResolver())
+            return HostResolver(configuration: configuration, transport: client, clock: clock ?? MonotonicClock())
+        }
 
-        var signed = ali
-        signed.secret = server.secret
-        let viaSigned = try await resolver([signed], families: .ipv4).resolve(host: "b.test", port: 443)
-        #expect(viaSigned.addresses == [IPAddress("127.0.0.1")!])
-        #expect(!server.requests(containing: "/100000/sign_d?host=b.test").isEmpty)
+        var json: JSONDoHEndpoint { JSONDoHEndpoint(url: server.url("/resolve"), bootstrapAddresses: bootstrap) }
+        var ali: AlibabaHTTPDNSEndpoint { AlibabaHTTPDNSEndpoint(url: server.baseURL, accountID: server.accountID, bootstrapAddresses: bootstrap) }
+        var dnspod: DNSPodHTTPDNSEndpoint { DNSPodHTTPDNSEndpoint(url: server.baseURL, bootstrapAddresses: bootstrap) }
 
-        let batching = resolver([ali], families: .ipv4)
-        let cached = await batching.preResolve(["a.test", "b.test", "v4only.test"])
-        #expect(Set(cached) == ["a.test", "b.test", "v4only.test"])
-        #expect(server.requests(containing: "/100000/resolve?host=a.test,b.test,v4only.test").count == 1)
-        #expect(try await batching.resolve(host: "v4only.test", port: 443).source == .cache)
-    }
+        @Test("JSON DoH answers a.test with both families")
+        func jsonDoH() async throws {
+            let resolution = try await resolver([json]).resolve(host: "a.test", port: 443)
+            #expect(Set(resolution.addresses) == [IPAddress("127.0.0.1")!, IPAddress("::1")!])
+            #expect(resolution.provider == "json")
+            #expect(resolution.ttl == 300)
+        }
 
-    @Test("a wrong signing secret is 'resolver unavailable' (HTTP 403), not a DNS answer")
-    func alibabaBadSignature() async throws {
-        var signed = ali
-        signed.secret = "wrong"
-        let error = try await #require(throws: ResolutionError.self) { try await resolver([signed]).resolve(host: "a.test", port: 443) }
-        guard case .resolverUnavailable(_, let reasons) = error else { Issue.record("\(error)"); return }
-        #expect(reasons.first?.contains("HTTP 403") == true)
-    }
+        @Test("JSON DoH NXDOMAIN carries the SOA negative TTL")
+        func jsonNXDOMAIN() async throws {
+            await #expect(throws: ResolutionError.nameNotFound(host: "nope.test", negativeTTL: 60)) {
+                try await resolver([json]).resolve(host: "nope.test", port: 443)
+            }
+        }
 
-    @Test("DNSPod-style plain text and AES-encrypted answers")
-    func dnspodPlainAndEncrypted() async throws {
-        let plain = try await resolver([dnspod]).resolve(host: "a.test", port: 443)
-        #expect(Set(plain.addresses) == [IPAddress("127.0.0.1")!, IPAddress("::1")!])
-        #expect(plain.ttl == 300)
-        var encrypted = dnspod
-        encrypted.keyID = server.keyID
-        encrypted.key = server.aesKey
-        let secret = try await resolver([encrypted], families: .ipv4).resolve(host: "b.test", port: 443)
-        #expect(secret.addresses == [IPAddress("127.0.0.1")!])
-        #expect(secret.provider == "httpdns-dnspod")
-        #expect(server.requests(containing: "alg=aes").allSatisfy { !$0.contains("b.test") }, "the name never travels in clear")
-    }
+        @Test("Alibaba-style d, signed sign_d and batch resolve")
+        func alibaba() async throws {
+            let plain = try await resolver([ali]).resolve(host: "a.test", port: 443)
+            #expect(Set(plain.addresses) == [IPAddress("127.0.0.1")!, IPAddress("::1")!])
+            #expect(plain.source == .httpdns(endpoint: server.baseURL))
 
-    @Test("failover: a first endpoint answering 429, 503, garbage or nothing hands over to the next", arguments: ["/fault/429", "/fault/503", "/fault/garbage", "dead"])
-    func failover(fault: String) async throws {
-        let first: any ResolutionProvider = fault == "dead"
-            ? try fixture.deadEndpoint()
-            : JSONDoHEndpoint(url: server.url(fault + "/resolve"), bootstrapAddresses: bootstrap)
-        let resolution = try await resolver([first, fixture.endpoint]).resolve(host: "a.test", port: 443)
-        #expect(resolution.source == .doh(endpoint: fixture.servers.dohURL))
-        #expect(resolution.provider == "doh")
-    }
+            var signed = ali
+            signed.secret = server.secret
+            let viaSigned = try await resolver([signed], families: .ipv4).resolve(host: "b.test", port: 443)
+            #expect(viaSigned.addresses == [IPAddress("127.0.0.1")!])
+            #expect(!server.requests(containing: "/100000/sign_d?host=b.test").isEmpty)
 
-    @Test("fetch over a JSON DoH resolution reaches the virtual host for the name")
-    func fetchThroughJSONProvider() async throws {
-        let client = fixture.client(resolver: resolver([json]))
-        let response = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
-        #expect(response.text == "vhost=a.test\n")
-        #expect(response.connection.resolution?.provider == "json")
+            let batching = resolver([ali], families: .ipv4)
+            let cached = await batching.preResolve(["a.test", "b.test", "v4only.test"])
+            #expect(Set(cached) == ["a.test", "b.test", "v4only.test"])
+            #expect(server.requests(containing: "/100000/resolve?host=a.test,b.test,v4only.test").count == 1)
+            #expect(try await batching.resolve(host: "v4only.test", port: 443).source == .cache)
+        }
+
+        @Test("a wrong signing secret is 'resolver unavailable' (HTTP 403), not a DNS answer")
+        func alibabaBadSignature() async throws {
+            var signed = ali
+            signed.secret = "wrong"
+            let error = try await #require(throws: ResolutionError.self) { try await resolver([signed]).resolve(host: "a.test", port: 443) }
+            guard case .resolverUnavailable(_, let reasons) = error else { Issue.record("\(error)"); return }
+            #expect(reasons.first?.contains("HTTP 403") == true)
+        }
+
+        @Test("DNSPod-style plain text and AES-encrypted answers")
+        func dnspodPlainAndEncrypted() async throws {
+            let plain = try await resolver([dnspod]).resolve(host: "a.test", port: 443)
+            #expect(Set(plain.addresses) == [IPAddress("127.0.0.1")!, IPAddress("::1")!])
+            #expect(plain.ttl == 300)
+            var encrypted = dnspod
+            encrypted.keyID = server.keyID
+            encrypted.key = server.aesKey
+            let secret = try await resolver([encrypted], families: .ipv4).resolve(host: "b.test", port: 443)
+            #expect(secret.addresses == [IPAddress("127.0.0.1")!])
+            #expect(secret.provider == "httpdns-dnspod")
+            #expect(server.requests(containing: "alg=aes").allSatisfy { !$0.contains("b.test") }, "the name never travels in clear")
+        }
+
+        @Test("failover: a first endpoint answering 429, 503, garbage or nothing hands over to the next", arguments: ["/fault/429", "/fault/503", "/fault/garbage", "dead"])
+        func failover(fault: String) async throws {
+            let first: any ResolutionProvider = fault == "dead"
+                ? try fixture.deadEndpoint()
+                : JSONDoHEndpoint(url: server.url(fault + "/resolve"), bootstrapAddresses: bootstrap)
+            let resolution = try await resolver([first, fixture.endpoint]).resolve(host: "a.test", port: 443)
+            #expect(resolution.source == .doh(endpoint: fixture.servers.dohURL))
+            #expect(resolution.provider == "doh")
+        }
+
+        @Test("fetch over a JSON DoH resolution reaches the virtual host for the name")
+        func fetchThroughJSONProvider() async throws {
+            let client = fixture.client(resolver: resolver([json]))
+            let response = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
+            #expect(response.text == "vhost=a.test\n")
+            #expect(response.connection.resolution?.provider == "json")
+        }
     }
 }
 
-/// Cache policy end to end against unbound, time on a manual clock.
-@Suite("Resolver cache policy against unbound")
-struct ResolverPolicyIntegrationTests {
-    let fixture: Fixture
-    init() throws { fixture = try Fixture() }
+extension ResolverIntegrationSuites {
+    /// Cache policy end to end against unbound, time on a manual clock.
+    @Suite("Resolver cache policy against unbound")
+    struct ResolverPolicyIntegrationTests {
+        let fixture: Fixture
+        init() throws { fixture = try Fixture() }
 
-    func resolver(endpoints: [DoHEndpoint]? = nil, clock: any ResolverClock = MonotonicClock(), observer: (any ResolverObserver)? = nil,
-                  configure: (inout HostResolver.Configuration) -> Void = { _ in }) -> HostResolver {
-        var configuration = HostResolver.Configuration(endpoints: endpoints ?? [fixture.endpoint], requestTimeout: 5, fallbackToSystemResolver: false)
-        configuration.observer = observer
-        configure(&configuration)
-        return HostResolver(configuration: configuration, transport: HTTPClient(configuration: .init(trust: fixture.trust), resolver: SystemResolver()), clock: clock)
-    }
-
-    @Test("a TTL 0 answer is used but every lookup asks again")
-    func ttlZero() async throws {
-        let events = Events()
-        let resolver = resolver(observer: events) { $0.families = .ipv4 }
-        #expect(try await resolver.resolve(host: "ttl0.test", port: 443).ttl == 0)
-        #expect(try await resolver.resolve(host: "ttl0.test", port: 443).source == .doh(endpoint: fixture.servers.dohURL))
-        #expect(events.count("answer") == 2)
-    }
-
-    @Test("NXDOMAIN is cached for the SOA's negative TTL, then asked again")
-    func negativeCaching() async throws {
-        let clock = TestClock()
-        let events = Events()
-        let resolver = resolver(clock: clock, observer: events)
-        for _ in 0..<2 {
-            await #expect(throws: ResolutionError.self) { try await resolver.resolve(host: "nope.test", port: 443) }
+        func resolver(endpoints: [DoHEndpoint]? = nil, clock: any ResolverClock = MonotonicClock(), observer: (any ResolverObserver)? = nil,
+                      configure: (inout HostResolver.Configuration) -> Void = { _ in }) -> HostResolver {
+            var configuration = HostResolver.Configuration(endpoints: endpoints ?? [fixture.endpoint], requestTimeout: 5, fallbackToSystemResolver: false)
+            configuration.observer = observer
+            configure(&configuration)
+            return HostResolver(configuration: configuration, transport: HTTPClient(configuration: .init(trust: fixture.trust), resolver: SystemResolver()), clock: clock)
         }
-        #expect(events.count("answer") == 1)
-        clock.advance(by: 61)
-        await #expect(throws: ResolutionError.self) { try await resolver.resolve(host: "nope.test", port: 443) }
-        #expect(events.count("answer") == 2)
-    }
 
-    @Test("a stale answer is served at once and refreshed in the background")
-    func staleReuse() async throws {
-        let clock = TestClock()
-        let resolver = resolver(clock: clock) { $0.maximumStaleness = 3_600 }
-        _ = try await resolver.resolve(host: "a.test", port: 443)
-        clock.advance(by: 400)
-        let stale = try await resolver.resolve(host: "a.test", port: 443)
-        #expect(stale.isStale)
-        await resolver.waitForRefresh(host: "a.test")
-        let fresh = try #require(resolver.cachedResolution(host: "a.test"))
-        #expect(fresh.ttl == 300)
-    }
+        @Test("a TTL 0 answer is used but every lookup asks again")
+        func ttlZero() async throws {
+            let events = Events()
+            let resolver = resolver(observer: events) { $0.families = .ipv4 }
+            #expect(try await resolver.resolve(host: "ttl0.test", port: 443).ttl == 0)
+            #expect(try await resolver.resolve(host: "ttl0.test", port: 443).source == .doh(endpoint: fixture.servers.dohURL))
+            #expect(events.count("answer") == 2)
+        }
 
-    @Test("the persistent cache survives a restart with every endpoint down, and a corrupt file is ignored")
-    func persistentCache() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cache-\(UUID().uuidString).json")
-        defer { try? FileManager.default.removeItem(at: file) }
-        _ = try await resolver { $0.persistentCacheFile = file }.resolve(host: "a.test", port: 443)
-        let restarted = resolver(endpoints: [try fixture.deadEndpoint()]) { $0.persistentCacheFile = file }
-        let resolution = try await restarted.resolve(host: "A.test.", port: 443)
-        #expect(resolution.source == .cache)
-        #expect(Set(resolution.addresses) == [IPAddress("127.0.0.1")!, IPAddress("::1")!])
+        @Test("NXDOMAIN is cached for the SOA's negative TTL, then asked again")
+        func negativeCaching() async throws {
+            let clock = TestClock()
+            let events = Events()
+            let resolver = resolver(clock: clock, observer: events)
+            for _ in 0..<2 {
+                await #expect(throws: ResolutionError.self) { try await resolver.resolve(host: "nope.test", port: 443) }
+            }
+            #expect(events.count("answer") == 1)
+            clock.advance(by: 61)
+            await #expect(throws: ResolutionError.self) { try await resolver.resolve(host: "nope.test", port: 443) }
+            #expect(events.count("answer") == 2)
+        }
 
-        try Data("\u{0}garbage{".utf8).write(to: file)
-        let events = Events()
-        let afterCorruption = resolver(observer: events) { $0.persistentCacheFile = file }
-        #expect(events.count("warning") == 1)
-        #expect(try await afterCorruption.resolve(host: "a.test", port: 443).source == .doh(endpoint: fixture.servers.dohURL))
-    }
+        @Test("a stale answer is served at once and refreshed in the background")
+        func staleReuse() async throws {
+            let clock = TestClock()
+            let resolver = resolver(clock: clock) { $0.maximumStaleness = 3_600 }
+            _ = try await resolver.resolve(host: "a.test", port: 443)
+            clock.advance(by: 400)
+            let stale = try await resolver.resolve(host: "a.test", port: 443)
+            #expect(stale.isStale)
+            await resolver.waitForRefresh(host: "a.test")
+            let fresh = try #require(resolver.cachedResolution(host: "a.test"))
+            #expect(fresh.ttl == 300)
+        }
 
-    @Test("a Unicode host name is resolved, sent as SNI and Host, and verified as its A-label")
-    func unicodeHostEndToEnd() async throws {
-        var request = HTTPRequest(url: URL(string: "https://BÜCHER.test.:\(fixture.servers.httpsPort)/")!)
-        request.reportsTLSDetails = true
-        let response = try await fixture.client(resolver: resolver()).execute(request)
-        #expect(response.text == "vhost=xn--bcher-kva.test\n")
-        #expect(response.headers[first: "X-SNI"] == "xn--bcher-kva.test")
-        #expect(response.headers[first: "X-Host"] == "xn--bcher-kva.test")
-        #expect(response.connection.tls?.verified == true)
-    }
+        @Test("the persistent cache survives a restart with every endpoint down, and a corrupt file is ignored")
+        func persistentCache() async throws {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cache-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            _ = try await resolver { $0.persistentCacheFile = file }.resolve(host: "a.test", port: 443)
+            let restarted = resolver(endpoints: [try fixture.deadEndpoint()]) { $0.persistentCacheFile = file }
+            let resolution = try await restarted.resolve(host: "A.test.", port: 443)
+            #expect(resolution.source == .cache)
+            #expect(Set(resolution.addresses) == [IPAddress("127.0.0.1")!, IPAddress("::1")!])
 
-    @Test("when a name's addresses change, new requests use the new ones and the old pooled connection is not reused")
-    func addressChangeAvoidsOldConnections() async throws {
-        let trust = fixture.freshTrust()
-        let resolver = MutableResolver(addresses: [IPAddress("127.0.0.1")!])
-        let client = HTTPClient(configuration: .init(trust: trust, timeouts: Timeouts(connect: 5, total: 30)), resolver: resolver)
-        let first = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
-        let again = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
-        #expect(again.connection.reusedConnection, "same answer: the pooled connection is reused")
-        #expect(again.connectionNumber == first.connectionNumber)
-        resolver.addresses = fixture.servers.ipv6Available ? [IPAddress("::1")!] : [IPAddress("127.0.0.1")!, IPAddress("127.0.0.1")!]
-        let changed = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
-        #expect(!changed.connection.reusedConnection)
-        #expect(changed.connectionNumber != first.connectionNumber)
-        if fixture.servers.ipv6Available { #expect(changed.connection.remoteAddress == "::1") }
+            try Data("\u{0}garbage{".utf8).write(to: file)
+            let events = Events()
+            let afterCorruption = resolver(observer: events) { $0.persistentCacheFile = file }
+            #expect(events.count("warning") == 1)
+            #expect(try await afterCorruption.resolve(host: "a.test", port: 443).source == .doh(endpoint: fixture.servers.dohURL))
+        }
+
+        @Test("a Unicode host name is resolved, sent as SNI and Host, and verified as its A-label")
+        func unicodeHostEndToEnd() async throws {
+            var request = HTTPRequest(url: URL(string: "https://BÜCHER.test.:\(fixture.servers.httpsPort)/")!)
+            request.reportsTLSDetails = true
+            let response = try await fixture.client(resolver: resolver()).execute(request)
+            #expect(response.text == "vhost=xn--bcher-kva.test\n")
+            #expect(response.headers[first: "X-SNI"] == "xn--bcher-kva.test")
+            #expect(response.headers[first: "X-Host"] == "xn--bcher-kva.test")
+            #expect(response.connection.tls?.verified == true)
+        }
+
+        @Test("when a name's addresses change, new requests use the new ones and the old pooled connection is not reused")
+        func addressChangeAvoidsOldConnections() async throws {
+            let trust = fixture.freshTrust()
+            let resolver = MutableResolver(addresses: [IPAddress("127.0.0.1")!])
+            let client = HTTPClient(configuration: .init(trust: trust, timeouts: Timeouts(connect: 5, total: 30)), resolver: resolver)
+            let first = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
+            let again = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
+            #expect(again.connection.reusedConnection, "same answer: the pooled connection is reused")
+            #expect(again.connectionNumber == first.connectionNumber)
+            resolver.addresses = fixture.servers.ipv6Available ? [IPAddress("::1")!] : [IPAddress("127.0.0.1")!, IPAddress("127.0.0.1")!]
+            let changed = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
+            #expect(!changed.connection.reusedConnection)
+            #expect(changed.connectionNumber != first.connectionNumber)
+            if fixture.servers.ipv6Available { #expect(changed.connection.remoteAddress == "::1") }
+        }
     }
 }
 

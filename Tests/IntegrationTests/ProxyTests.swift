@@ -4,90 +4,92 @@ import Testing
 import HTTPDNS
 import TestSupport
 
-/// Through an HTTP proxy the request goes by host name (no IP replacement), with TLS still verified
-/// end to end; `no_proxy` hosts go IP-direct as usual. Against the suite's proxy (`scripts/connect-proxy.py`).
-@Suite("HTTP proxies")
-struct ProxyTests {
-    let fixture: Fixture
-    let proxy: ProxyTestServer
+extension ResolverIntegrationSuites {
+    /// Through an HTTP proxy the request goes by host name (no IP replacement), with TLS still verified
+    /// end to end; `no_proxy` hosts go IP-direct as usual. Against the suite's proxy (`scripts/connect-proxy.py`).
+    @Suite("HTTP proxies")
+    struct ProxyTests {
+        let fixture: Fixture
+        let proxy: ProxyTestServer
 
-    init() throws {
-        fixture = try Fixture()
-        proxy = try ProxyTestServer.shared()
-    }
-
-    func client(_ policy: ProxyPolicy, resolver: any HostResolving) -> HTTPClient {
-        var configuration = HTTPClient.Configuration(trust: fixture.freshTrust(), timeouts: Timeouts(connect: 5, total: 30))
-        configuration.proxy = policy
-        return HTTPClient(configuration: configuration, resolver: resolver)
-    }
-
-    @Test("https_proxy: CONNECT by host name, the resolver is not asked, the certificate is verified for the name")
-    func httpsThroughProxy() async throws {
-        let resolver = CountingResolver()
-        var request = HTTPRequest(url: fixture.url("b.test"))
-        request.reportsTLSDetails = true
-        let response = try await client(.variables(["https_proxy": proxy.url.absoluteString]), resolver: resolver).execute(request)
-        #expect(response.text == "vhost=b.test\n")
-        #expect(response.connection.proxy == proxy.url)
-        #expect(response.connection.resolution == nil)
-        #expect(response.connection.tls?.serverName == "b.test")
-        #expect(response.connection.tls?.verified == true)
-        #expect(resolver.count == 0)
-        #expect(!proxy.requests(containing: "CONNECT b.test:\(fixture.servers.httpsPort)").isEmpty)
-    }
-
-    @Test("http_proxy and all_proxy apply to http URLs, sent in absolute form by name")
-    func httpThroughProxy() async throws {
-        for variable in ["http_proxy", "all_proxy", "ALL_PROXY"] {
-            let resolver = CountingResolver()
-            let response = try await client(.variables([variable: proxy.url.absoluteString]), resolver: resolver)
-                .execute(HTTPRequest(url: fixture.servers.httpURL("a.test")))
-            #expect(response.text == "vhost=a.test\n", "\(variable)")
-            #expect(resolver.count == 0)
+        init() async throws {
+            fixture = try Fixture()
+            proxy = try await ProxyTestServer.shared()
         }
-        #expect(!proxy.requests(containing: "GET http://a.test:\(fixture.servers.httpPort)/").isEmpty)
-    }
 
-    @Test("HTTP_PROXY in upper case is ignored, as curl does", arguments: ["HTTP_PROXY"])
-    func upperCaseHTTPProxyIgnored(variable: String) async throws {
-        let resolver = CountingResolver()
-        let response = try await client(.variables([variable: "http://127.0.0.1:9"]), resolver: resolver).execute(HTTPRequest(url: fixture.servers.httpURL("a.test")))
-        #expect(response.text == "vhost=a.test\n")
-        #expect(resolver.count == 1)
-    }
+        func client(_ policy: ProxyPolicy, resolver: any HostResolving) -> HTTPClient {
+            var configuration = HTTPClient.Configuration(trust: fixture.trust, timeouts: Timeouts(connect: 5, total: 30))
+            configuration.proxy = policy
+            return HTTPClient(configuration: configuration, resolver: resolver)
+        }
 
-    @Test("no_proxy names (exact, suffix, *) go IP-direct through the resolver", arguments: ["b.test", ".test", "test", "*", "other.test,b.test"])
-    func noProxy(list: String) async throws {
-        let resolver = CountingResolver()
-        let response = try await client(.variables(["https_proxy": "http://127.0.0.1:9", "no_proxy": list]), resolver: resolver)
-            .execute(HTTPRequest(url: fixture.url("b.test")))
-        #expect(response.text == "vhost=b.test\n")
-        #expect(response.connection.proxy == nil)
-        #expect(resolver.count == 1)
-    }
+        @Test("https_proxy: CONNECT by host name, the resolver is not asked, the certificate is verified for the name")
+        func httpsThroughProxy() async throws {
+            let resolver = CountingResolver()
+            var request = HTTPRequest(url: fixture.url("b.test"))
+            request.reportsTLSDetails = true
+            let response = try await client(.variables(["https_proxy": proxy.url.absoluteString]), resolver: resolver).execute(request)
+            #expect(response.text == "vhost=b.test\n")
+            #expect(response.connection.proxy == proxy.url)
+            #expect(response.connection.resolution == nil)
+            #expect(response.connection.tls?.serverName == "b.test")
+            #expect(response.connection.tls?.verified == true)
+            #expect(resolver.count == 0)
+            #expect(!proxy.requests(containing: "CONNECT b.test:\(fixture.servers.httpsPort)").isEmpty)
+        }
 
-    @Test("no_proxy matching rules")
-    func noProxyMatching() {
-        #expect(ProxyPolicy.bypasses(host: "a.b.example", port: 443, list: ["example"]))
-        #expect(ProxyPolicy.bypasses(host: "example", port: 443, list: [".example"]))
-        #expect(!ProxyPolicy.bypasses(host: "notexample", port: 443, list: ["example"]))
-        #expect(ProxyPolicy.bypasses(host: "::1", port: 443, list: ["[::1]"]))
-        #expect(ProxyPolicy.bypasses(host: "xn--bcher-kva.test", port: 443, list: ["bücher.test"]))
-        #expect(!ProxyPolicy.bypasses(host: "127.0.0.1", port: 443, list: ["127.0.0.2"]))
-    }
+        @Test("http_proxy and all_proxy apply to http URLs, sent in absolute form by name")
+        func httpThroughProxy() async throws {
+            for variable in ["http_proxy", "all_proxy", "ALL_PROXY"] {
+                let resolver = CountingResolver()
+                let response = try await client(.variables([variable: proxy.url.absoluteString]), resolver: resolver)
+                    .execute(HTTPRequest(url: fixture.servers.httpURL("a.test")))
+                #expect(response.text == "vhost=a.test\n", "\(variable)")
+                #expect(resolver.count == 0)
+            }
+            #expect(!proxy.requests(containing: "GET http://a.test:\(fixture.servers.httpPort)/").isEmpty)
+        }
 
-    @Test("fetch honours https_proxy from the environment (and -v says so)")
-    func cliThroughProxy() async throws {
-        let servers = fixture.servers
-        let result = try await Command.runDetached(
-            PackagePaths.builtProduct("httpdns"),
-            ["fetch", "-v", fixture.url("a.test").absoluteString, "--doh-url", servers.dohURL.absoluteString,
-             "--resolve", "dns.test:\(servers.dohPort):127.0.0.1", "--cacert", servers.caCertificate.path],
-            environment: ["https_proxy": proxy.url.absoluteString, "no_proxy": "dns.test"], timeout: 60)
-        #expect(result.status == 0, "\(result.stderrText)")
-        #expect(result.stdoutText == "vhost=a.test\n")
-        #expect(result.stderrText.contains("via proxy \(proxy.url.absoluteString)"))
+        @Test("HTTP_PROXY in upper case is ignored, as curl does", arguments: ["HTTP_PROXY"])
+        func upperCaseHTTPProxyIgnored(variable: String) async throws {
+            let resolver = CountingResolver()
+            let response = try await client(.variables([variable: "http://127.0.0.1:9"]), resolver: resolver).execute(HTTPRequest(url: fixture.servers.httpURL("a.test")))
+            #expect(response.text == "vhost=a.test\n")
+            #expect(resolver.count == 1)
+        }
+
+        @Test("no_proxy names (exact, suffix, *) go IP-direct through the resolver", arguments: ["b.test", ".test", "test", "*", "other.test,b.test"])
+        func noProxy(list: String) async throws {
+            let resolver = CountingResolver()
+            let response = try await client(.variables(["https_proxy": "http://127.0.0.1:9", "no_proxy": list]), resolver: resolver)
+                .execute(HTTPRequest(url: fixture.url("b.test")))
+            #expect(response.text == "vhost=b.test\n")
+            #expect(response.connection.proxy == nil)
+            #expect(resolver.count == 1)
+        }
+
+        @Test("no_proxy matching rules")
+        func noProxyMatching() {
+            #expect(ProxyPolicy.bypasses(host: "a.b.example", port: 443, list: ["example"]))
+            #expect(ProxyPolicy.bypasses(host: "example", port: 443, list: [".example"]))
+            #expect(!ProxyPolicy.bypasses(host: "notexample", port: 443, list: ["example"]))
+            #expect(ProxyPolicy.bypasses(host: "::1", port: 443, list: ["[::1]"]))
+            #expect(ProxyPolicy.bypasses(host: "xn--bcher-kva.test", port: 443, list: ["bücher.test"]))
+            #expect(!ProxyPolicy.bypasses(host: "127.0.0.1", port: 443, list: ["127.0.0.2"]))
+        }
+
+        @Test("fetch honours https_proxy from the environment (and -v says so)")
+        func cliThroughProxy() async throws {
+            let servers = fixture.servers
+            let result = try await Command.runDetached(
+                PackagePaths.builtProduct("httpdns"),
+                ["fetch", "-v", fixture.url("a.test").absoluteString, "--doh-url", servers.dohURL.absoluteString,
+                 "--resolve", "dns.test:\(servers.dohPort):127.0.0.1", "--cacert", servers.caCertificate.path],
+                environment: ["https_proxy": proxy.url.absoluteString, "no_proxy": "dns.test"], timeout: 60)
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(result.stdoutText == "vhost=a.test\n")
+            #expect(result.stderrText.contains("via proxy \(proxy.url.absoluteString)"))
+        }
     }
 }
 

@@ -3,114 +3,116 @@ import Testing
 import HTTPDNS
 import TestSupport
 
-/// `httpdns resolve` / `probe` additions of the resolver work, run as a user runs them.
-@Suite("httpdns resolve, probe and providers on the command line")
-struct ResolverCLITests {
-    let fixture: Fixture
-    let binary = PackagePaths.builtProduct("httpdns")
+extension ResolverIntegrationSuites {
+    /// `httpdns resolve` / `probe` additions of the resolver work, run as a user runs them.
+    @Suite("httpdns resolve, probe and providers on the command line")
+    struct ResolverCLITests {
+        let fixture: Fixture
+        let binary = PackagePaths.builtProduct("httpdns")
 
-    init() throws { fixture = try Fixture() }
+        init() throws { fixture = try Fixture() }
 
-    var doh: [String] {
-        let servers = fixture.servers
-        return ["--doh-url", servers.dohURL.absoluteString, "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
-                "--cacert", servers.caCertificate.path]
-    }
+        var doh: [String] {
+            let servers = fixture.servers
+            return ["--doh-url", servers.dohURL.absoluteString, "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
+                    "--cacert", servers.caCertificate.path]
+        }
 
-    func httpdns(_ arguments: [String]) async throws -> CommandResult {
-        try await Command.runDetached(binary, arguments, timeout: 60)
-    }
+        func httpdns(_ arguments: [String]) async throws -> CommandResult {
+            try await Command.runDetached(binary, arguments, timeout: 60)
+        }
 
-    func jsonLines(_ text: String) -> [[String: Any]] {
-        text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-    }
+        func jsonLines(_ text: String) -> [[String: Any]] {
+            text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        }
 
-    @Test("resolve --json reports addresses, ttl, source, provider and latency")
-    func resolveJSON() async throws {
-        let result = try await httpdns(["resolve", "--json", "a.test"] + doh)
-        #expect(result.status == 0, "\(result.stderrText)")
-        let object = try #require(jsonLines(result.stdoutText).first)
-        #expect(Set(object["addresses"] as? [String] ?? []) == ["127.0.0.1", "::1"])
-        #expect(object["provider"] as? String == "doh")
-        #expect(object["source"] as? String == "doh")
-        #expect((object["latency_ms"] as? Double).map { $0 > 0 } == true)
-        #expect(object["stale"] as? Bool == false)
-    }
-
-    @Test("resolve -v prints the resolver's events")
-    func resolveVerbose() async throws {
-        let result = try await httpdns(["resolve", "-v", "a.test"] + doh)
-        #expect(result.status == 0)
-        #expect(result.stderrText.contains("* resolver: cache miss a.test"))
-        #expect(result.stderrText.contains("* resolver: doh \(fixture.servers.dohURL.absoluteString) answered a.test in "))
-    }
-
-    @Test("fetch -v prints the resolver's events too")
-    func fetchVerbose() async throws {
-        let result = try await httpdns(["fetch", "-v", fixture.url("a.test").absoluteString] + doh)
-        #expect(result.status == 0)
-        #expect(result.stderrText.contains("* resolver: cache miss a.test"))
-    }
-
-    @Test("Unicode and trailing-dot names resolve as their A-labels")
-    func unicodeNames() async throws {
-        let result = try await httpdns(["resolve", "--type", "A", "Bücher.TEST.", "A.test."] + doh)
-        #expect(result.status == 0, "\(result.stderrText)")
-        #expect(result.stdoutText.contains("xn--bcher-kva.test 127.0.0.1 ttl=300 source=doh"))
-        #expect(result.stdoutText.contains("a.test 127.0.0.1 ttl=300 source=doh"))
-        let invalid = try await httpdns(["resolve", "bad name.test"] + doh)
-        #expect(invalid.status == 2)
-        #expect(invalid.stderrText.contains("invalid host name 'bad name.test'"))
-    }
-
-    @Test("--provider json, httpdns-ali (signed) and httpdns-dnspod (encrypted) with the options each needs")
-    func providers() async throws {
-        let server = try ProviderTestServer.shared()
-        let common = ["--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path, "--json", "--type", "A"]
-        let runs: [(String, [String])] = [
-            ("json", ["--provider", "json", "--endpoint", server.url("/resolve").absoluteString]),
-            ("httpdns-ali", ["--provider", "httpdns-ali", "--endpoint", server.baseURL.absoluteString, "--account-id", server.accountID, "--secret", server.secret]),
-            ("httpdns-dnspod", ["--provider", "httpdns-dnspod", "--endpoint", server.baseURL.absoluteString, "--key-id", server.keyID, "--secret", server.aesKey]),
-        ]
-        for (kind, options) in runs {
-            let result = try await httpdns(["resolve", "b.test"] + options + common)
-            #expect(result.status == 0, "\(kind): \(result.stderrText)")
+        @Test("resolve --json reports addresses, ttl, source, provider and latency")
+        func resolveJSON() async throws {
+            let result = try await httpdns(["resolve", "--json", "a.test"] + doh)
+            #expect(result.status == 0, "\(result.stderrText)")
             let object = try #require(jsonLines(result.stdoutText).first)
-            #expect(object["provider"] as? String == kind)
-            #expect(object["addresses"] as? [String] == ["127.0.0.1"])
+            #expect(Set(object["addresses"] as? [String] ?? []) == ["127.0.0.1", "::1"])
+            #expect(object["provider"] as? String == "doh")
+            #expect(object["source"] as? String == "doh")
+            #expect((object["latency_ms"] as? Double).map { $0 > 0 } == true)
+            #expect(object["stale"] as? Bool == false)
         }
-        let missing = try await httpdns(["resolve", "b.test", "--provider", "httpdns-ali", "--endpoint", server.baseURL.absoluteString] + common)
-        #expect(missing.status == 2)
-        #expect(missing.stderrText.contains("--account-id"))
-    }
 
-    @Test("--cache-file answers a second run with the DoH server gone")
-    func cacheFile() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cli-cache-\(UUID().uuidString).json")
-        defer { try? FileManager.default.removeItem(at: file) }
-        #expect(try await httpdns(["resolve", "a.test", "--cache-file", file.path] + doh).status == 0)
-        let dead = try fixture.deadEndpoint()
-        let second = try await httpdns(["resolve", "a.test", "--cache-file", file.path, "--no-fallback", "--doh-url", dead.url.absoluteString,
-                                  "--resolve", "dns.test:\(dead.url.port!):127.0.0.1", "--cacert", fixture.servers.caCertificate.path])
-        #expect(second.status == 0, "\(second.stderrText)")
-        #expect(second.stdoutText.contains("source=cache"))
-    }
-
-    @Test("probe checks every address: connect, TLS, certificate subject and expiry, status")
-    func probe() async throws {
-        let result = try await httpdns(["probe", fixture.url("a.test").absoluteString] + doh)
-        #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
-        let lines = result.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }
-        #expect(lines.count == 2)
-        for line in lines {
-            #expect(line.contains(" ok connect="))
-            #expect(line.contains("sni=a.test verified=true"))
-            #expect(line.contains("status=200"))
-            #expect(line.contains("cert=\"") && line.contains("CN=a.test"))
-            #expect(line.contains("expires=20"))
+        @Test("resolve -v prints the resolver's events")
+        func resolveVerbose() async throws {
+            let result = try await httpdns(["resolve", "-v", "a.test"] + doh)
+            #expect(result.status == 0)
+            #expect(result.stderrText.contains("* resolver: cache miss a.test"))
+            #expect(result.stderrText.contains("* resolver: doh \(fixture.servers.dohURL.absoluteString) answered a.test in "))
         }
-        let wrong = try await httpdns(["probe", fixture.url("wrong.test").absoluteString] + doh)
-        #expect(wrong.status == 1)
-        #expect(wrong.stdoutText.contains("127.0.0.1 FAILED certificateVerificationFailed"))
+
+        @Test("fetch -v prints the resolver's events too")
+        func fetchVerbose() async throws {
+            let result = try await httpdns(["fetch", "-v", fixture.url("a.test").absoluteString] + doh)
+            #expect(result.status == 0)
+            #expect(result.stderrText.contains("* resolver: cache miss a.test"))
+        }
+
+        @Test("Unicode and trailing-dot names resolve as their A-labels")
+        func unicodeNames() async throws {
+            let result = try await httpdns(["resolve", "--type", "A", "Bücher.TEST.", "A.test."] + doh)
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(result.stdoutText.contains("xn--bcher-kva.test 127.0.0.1 ttl=300 source=doh"))
+            #expect(result.stdoutText.contains("a.test 127.0.0.1 ttl=300 source=doh"))
+            let invalid = try await httpdns(["resolve", "bad name.test"] + doh)
+            #expect(invalid.status == 2)
+            #expect(invalid.stderrText.contains("invalid host name 'bad name.test'"))
+        }
+
+        @Test("--provider json, httpdns-ali (signed) and httpdns-dnspod (encrypted) with the options each needs")
+        func providers() async throws {
+            let server = try await ProviderTestServer.shared()
+            let common = ["--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path, "--json", "--type", "A"]
+            let runs: [(String, [String])] = [
+                ("json", ["--provider", "json", "--endpoint", server.url("/resolve").absoluteString]),
+                ("httpdns-ali", ["--provider", "httpdns-ali", "--endpoint", server.baseURL.absoluteString, "--account-id", server.accountID, "--secret", server.secret]),
+                ("httpdns-dnspod", ["--provider", "httpdns-dnspod", "--endpoint", server.baseURL.absoluteString, "--key-id", server.keyID, "--secret", server.aesKey]),
+            ]
+            for (kind, options) in runs {
+                let result = try await httpdns(["resolve", "b.test"] + options + common)
+                #expect(result.status == 0, "\(kind): \(result.stderrText)")
+                let object = try #require(jsonLines(result.stdoutText).first)
+                #expect(object["provider"] as? String == kind)
+                #expect(object["addresses"] as? [String] == ["127.0.0.1"])
+            }
+            let missing = try await httpdns(["resolve", "b.test", "--provider", "httpdns-ali", "--endpoint", server.baseURL.absoluteString] + common)
+            #expect(missing.status == 2)
+            #expect(missing.stderrText.contains("--account-id"))
+        }
+
+        @Test("--cache-file answers a second run with the DoH server gone")
+        func cacheFile() async throws {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cli-cache-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            #expect(try await httpdns(["resolve", "a.test", "--cache-file", file.path] + doh).status == 0)
+            let dead = try fixture.deadEndpoint()
+            let second = try await httpdns(["resolve", "a.test", "--cache-file", file.path, "--no-fallback", "--doh-url", dead.url.absoluteString,
+                                      "--resolve", "dns.test:\(dead.url.port!):127.0.0.1", "--cacert", fixture.servers.caCertificate.path])
+            #expect(second.status == 0, "\(second.stderrText)")
+            #expect(second.stdoutText.contains("source=cache"))
+        }
+
+        @Test("probe checks every address: connect, TLS, certificate subject and expiry, status")
+        func probe() async throws {
+            let result = try await httpdns(["probe", fixture.url("a.test").absoluteString] + doh)
+            #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
+            let lines = result.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }
+            #expect(lines.count == 2)
+            for line in lines {
+                #expect(line.contains(" ok connect="))
+                #expect(line.contains("sni=a.test verified=true"))
+                #expect(line.contains("status=200"))
+                #expect(line.contains("cert=\"") && line.contains("CN=a.test"))
+                #expect(line.contains("expires=20"))
+            }
+            let wrong = try await httpdns(["probe", fixture.url("wrong.test").absoluteString] + doh)
+            #expect(wrong.status == 1)
+            #expect(wrong.stdoutText.contains("127.0.0.1 FAILED certificateVerificationFailed"))
+        }
     }
 }

@@ -9,6 +9,22 @@ import Glibc
 /// loopback port, waits for it to print `ready`, and leaves it running: the helpers exit when the test
 /// process does (`--owner-pid`).
 enum BackgroundScript {
+    /// Runs `start` on a thread of its own the first time and hands every caller its result: the start
+    /// blocks (it waits for a child process), so it must not hold a thread of the cooperative pool.
+    static func once<Value: Sendable>(_ slot: borrowing Mutex<Task<Value, any Error>?>, _ start: @escaping @Sendable () throws -> Value) async throws -> Value {
+        let task = slot.withLock { slot -> Task<Value, any Error> in
+            if let slot { return slot }
+            let task = Task<Value, any Error> {
+                try await withCheckedThrowingContinuation { continuation in
+                    Thread { continuation.resume(with: Result { try start() }) }.start()
+                }
+            }
+            slot = task
+            return task
+        }
+        return try await task.value
+    }
+
     /// - Returns: The port it listens on.
     /// - Throws: `TestServersError.startFailed` when it does not start in three tries.
     static func start(_ name: String, in directory: URL, arguments: (Int) -> [String]) throws -> Int {
@@ -49,21 +65,17 @@ public struct ProxyTestServer: Sendable {
         ((try? String(contentsOf: requestLog, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init).filter { $0.contains(text) }
     }
 
-    public static func shared() throws -> ProxyTestServer {
-        try state.withLock { state in
-            if let state { return try state.get() }
-            let result = Result { () throws -> ProxyTestServer in
+    /// Started once per test process, off the cooperative pool (waiters suspend, never block it).
+    public static func shared() async throws -> ProxyTestServer {
+        try await BackgroundScript.once(state) { () throws -> ProxyTestServer in
                 let servers = try TestServers.shared()
                 let log = servers.directory.appendingPathComponent("proxy-requests.log")
                 _ = FileManager.default.createFile(atPath: log.path, contents: nil)
                 let names = ["a.test", "b.test", "www.a.test", "localhost"].flatMap { ["--map", "\($0)=127.0.0.1"] }
                 let port = try BackgroundScript.start("connect-proxy.py", in: servers.directory) { _ in ["--log", log.path] + names }
                 return ProxyTestServer(port: port, requestLog: log)
-            }
-            state = result
-            return try result.get()
         }
     }
 
-    private static let state = Mutex<Result<ProxyTestServer, any Error>?>(nil)
+    private static let state = Mutex<Task<ProxyTestServer, any Error>?>(nil)
 }

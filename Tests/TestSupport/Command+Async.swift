@@ -1,7 +1,7 @@
 import Foundation
 
 extension Command {
-    /// `run` on a Dispatch thread, awaited: the child's whole lifetime is spent waiting, and blocking a
+    /// `run` on a thread of its own, awaited: the child's whole lifetime is spent waiting, and blocking a
     /// thread of Swift's cooperative pool (two on a two-core machine) for it stalls every other test,
     /// which timing tests then measure.
     public static func runDetached(
@@ -12,9 +12,10 @@ extension Command {
         timeout: TimeInterval = 60
     ) async throws -> CommandResult {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            // A thread of its own: Dispatch's global queues have one thread per core and may be busy.
+            Thread {
                 continuation.resume(with: Result { try run(executable, arguments, environment: environment, stdin: stdin, timeout: timeout) })
-            }
+            }.start()
         }
     }
 }

@@ -27,17 +27,13 @@ public struct ProviderTestServer: Sendable {
         ((try? String(contentsOf: requestLog, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init).filter { $0.contains(text) }
     }
 
-    /// Starts the server the first time (after the nginx/unbound servers, whose PKI it uses).
-    public static func shared() throws -> ProviderTestServer {
-        try state.withLock { state in
-            if let state { return try state.get() }
-            let result = Result { try start() }
-            state = result
-            return try result.get()
-        }
+    /// Starts the server the first time (after the nginx/unbound servers, whose PKI it uses), off the
+    /// cooperative pool.
+    public static func shared() async throws -> ProviderTestServer {
+        try await BackgroundScript.once(state) { try start() }
     }
 
-    private static let state = Mutex<Result<ProviderTestServer, any Error>?>(nil)
+    private static let state = Mutex<Task<ProviderTestServer, any Error>?>(nil)
 
     private static func start() throws -> ProviderTestServer {
         let servers = try TestServers.shared()
