@@ -4,7 +4,7 @@ import HTTPDNS
 import TestSupport
 
 /// The `httpdns` executable as a user runs it, against the real servers.
-@Suite("httpdns command line")
+@Suite("httpdns command line", .serialized)  // each test blocks a cooperative thread on a subprocess
 struct CLITests {
     let fixture: Fixture
     let binary = PackagePaths.builtProduct("httpdns")
