@@ -16,6 +16,16 @@ extension TrustSuites {
             return HTTPClient(configuration: configuration, resolver: fixture.sharedResolver())
         }
 
+        @Test("SPKI pins equal what curl's documented openssl pipeline computes")
+        func publicKeyPinMatchesOpenSSL() async throws {
+            let file = fixture.servers.leaf("a.test").certificate.path
+            let script = "openssl x509 -in '\(file)' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64"
+            let result = try await Command.runDetached(URL(fileURLWithPath: "/bin/sh"), ["-c", script])
+            #expect(result.status == 0)
+            let expected = "sha256//" + result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(try fixture.leafCertificate("a.test").publicKeyPin.description == expected)
+        }
+
         @Test("the leaf's SPKI pin matches")
         func leafPublicKeyPinMatches() async throws {
             let pin = try fixture.leafCertificate("a.test").publicKeyPin

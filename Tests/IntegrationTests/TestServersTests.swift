@@ -4,7 +4,7 @@ import TestSupport
 
 /// The servers from `scripts/test-servers.sh` are real and configured as the other integration
 /// tests assume, checked with curl and openssl rather than with our own client.
-@Suite("Test servers")
+@Suite("Test servers", .serialized)  // each test blocks a cooperative thread on a subprocess
 struct TestServersTests {
     let servers: TestServers
 
