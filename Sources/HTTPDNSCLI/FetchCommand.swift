@@ -19,6 +19,13 @@ enum FetchCommand {
       -o, --output FILE         Write the body to FILE (atomically: written beside it, renamed when
                                 the transfer succeeds; never a partial file).
       -i, --include             Print the status line and response headers before the body.
+      -L, --location            Follow redirects (301, 302, 303, 307, 308): each new host is resolved
+                                over DoH again and gets its own SNI, Host and certificate check; a
+                                relative Location is resolved against the URL, never the address.
+                                301/302 turn POST into GET, 303 any method but HEAD; 307/308 keep
+                                method and body. -i prints the final response's head.
+          --max-redirs NUM      With -L, follow at most NUM redirects (default 50, as curl); one more
+                                exits 47.
       -v, --verbose             Report on stderr: the address used and where it came from, the SNI
                                 sent, the ALPN protocol, the server certificate's subject and issuer.
       -s, --silent              No error messages.
@@ -32,8 +39,8 @@ enum FetchCommand {
       -h, --help                This help.
 
     Exit status: 0 ok, 2 usage or bad input, 6 could not resolve host, 7 could not connect,
-    22 HTTP status >= 400 with -f, 28 timeout, 35 TLS handshake failed, 60 certificate verification
-    failed (the same numbers as curl).
+    22 HTTP status >= 400 with -f, 28 timeout, 35 TLS handshake failed, 47 too many redirects,
+    60 certificate verification failed (the same numbers as curl).
     """
 
     static let parser = ArgumentParser(command: "fetch", options: [
@@ -43,6 +50,8 @@ enum FetchCommand {
         .init(names: ["--data-binary"], arity: .value),
         .init(names: ["-o", "--output"], arity: .value),
         .init(names: ["-i", "--include"], arity: .flag),
+        .init(names: ["-L", "--location"], arity: .flag),
+        .init(names: ["--max-redirs"], arity: .value),
         .init(names: ["-v", "--verbose"], arity: .flag),
         .init(names: ["-s", "--silent"], arity: .flag),
         .init(names: ["-f", "--fail"], arity: .flag),
@@ -63,6 +72,8 @@ enum FetchCommand {
         var resolverOptions: ResolverOptions
         var timeouts: Timeouts
         var httpVersion: HTTPVersionPreference
+        /// Set by -L: the redirects to follow.
+        var redirects: RedirectPolicy? = nil
     }
 
     static func run(_ arguments: [String], console: Console, environment: [String: String]) async -> Int32 {
@@ -146,13 +157,26 @@ enum FetchCommand {
             output = file
         }
 
+        var redirects: RedirectPolicy?
+        if parsed.has("location") {
+            var maximum = 50
+            if let text = parsed.value("max-redirs") {
+                guard let value = Int(text), value >= 0 else {
+                    throw UsageError("--max-redirs needs a number of redirects (0 or more), got '\(text)'", command: "fetch")
+                }
+                maximum = value
+            }
+            redirects = RedirectPolicy(maximumRedirects: maximum)
+        }
+
         var request = HTTPRequest(url: url, method: method, headers: headers, body: body)
         request.failsOnHTTPError = parsed.has("fail")
         request.reportsTLSDetails = parsed.has("verbose")
         request.timeouts = timeouts
         request.httpVersion = version
         return Plan(request: request, output: output, include: parsed.has("include"), verbose: parsed.has("verbose"),
-                    silent: parsed.has("silent"), resolverOptions: resolverOptions, timeouts: timeouts, httpVersion: version)
+                    silent: parsed.has("silent"), resolverOptions: resolverOptions, timeouts: timeouts, httpVersion: version,
+                    redirects: redirects)
     }
 
     private static func seconds(_ text: String, option: String) throws(UsageError) -> Double {
@@ -178,7 +202,11 @@ enum FetchCommand {
         let client = HTTPClient(configuration: configuration, resolver: resolver)
         let destination: ResponseBodyDestination = plan.output.map { .file($0) } ?? .memory(limit: nil)
         do {
-            let response = try await client.execute(plan.request, to: destination)
+            let response = if let redirects = plan.redirects {
+                try await client.execute(plan.request, to: destination, redirects: redirects)
+            } else {
+                try await client.execute(plan.request, to: destination)
+            }
             if plan.verbose { describe(response, request: plan.request, console: console) }
             if plan.include {
                 var head = "\(response.version) \(response.status)\r\n"
@@ -200,12 +228,13 @@ enum FetchCommand {
     /// The -v report: where the addresses came from, where we connected, what TLS carried.
     static func describe(_ response: HTTPResponse, request: HTTPRequest, console: Console) {
         let connection = response.connection
+        if let url = response.url, url != request.url { console.note("* redirected to \(url.absoluteString)") }
         if let resolution = connection.resolution {
             var from = resolution.source.description
             if case .doh(let endpoint) = resolution.source { from += " (\(endpoint.absoluteString))" }
             let ttl = resolution.ttl.map { " ttl=\(Int($0))" } ?? ""
             console.note("* resolved \(resolution.host) via \(from): \(resolution.addresses.map(\.description).joined(separator: ", "))\(ttl)")
-        } else if let host = request.url.host(percentEncoded: false) {
+        } else if let host = (response.url ?? request.url).host(percentEncoded: false) {
             console.note("* \(host) is used as given (no resolution)")
         }
         let address = connection.remoteAddress ?? "?"
@@ -214,7 +243,7 @@ enum FetchCommand {
         console.note("* connected to \(address) port \(port) (address from \(source))\(connection.reusedConnection ? ", reused connection" : "")")
         if let tls = connection.tls {
             console.note("* TLS: \(tls.protocolVersion ?? "?"), SNI \(tls.serverName ?? "(none sent)"), ALPN \(tls.alpn ?? "(none)")")
-            console.note("* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(tls.verified ? "verified" : "NOT verified") for \(request.url.host(percentEncoded: false) ?? "?")")
+            console.note("* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(tls.verified ? "verified" : "NOT verified") for \((response.url ?? request.url).host(percentEncoded: false) ?? "?")")
         }
         console.note("< \(response.version) \(response.status)")
     }

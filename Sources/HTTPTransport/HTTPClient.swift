@@ -56,7 +56,7 @@ public final class HTTPClient: Sendable {
         self.configuration = configuration
         self.resolver = resolver
         self.engine = .shared
-        self.pool = engine.pool(for: configuration.trust)
+        self.pool = engine.pool(for: configuration.trust, version: configuration.httpVersion)
     }
 
     /// Sends `request` and returns the final response.
@@ -73,6 +73,13 @@ public final class HTTPClient: Sendable {
     ///   timeout and I/O failures apart), or `CancellationError` when the task is cancelled, which
     ///   stops the transfer.
     public func execute(_ request: HTTPRequest, to destination: ResponseBodyDestination = .memory(limit: nil)) async throws -> HTTPResponse {
+        try await perform(request, to: destination, discardingBodyWhen: nil)
+    }
+
+    /// One request without redirects; `discardsBody` (see `Transfer.discardsBody`) lets the
+    /// redirect loop drop the bodies of redirects it will follow.
+    func perform(_ request: HTTPRequest, to destination: ResponseBodyDestination,
+                 discardingBodyWhen discardsBody: (@Sendable (HTTPResponseHead) -> Bool)?) async throws -> HTTPResponse {
         let target = try RequestTarget(url: request.url)
         var resolution: HostResolution?
         var addresses = request.connectTo
@@ -87,10 +94,13 @@ public final class HTTPClient: Sendable {
         }
         try Task.checkCancellation()
         let engine = self.engine
-        let pool = request.trust.map { engine.pool(for: $0) } ?? self.pool
+        let version = request.httpVersion ?? configuration.httpVersion
+        let pool = request.trust == nil && version == configuration.httpVersion
+            ? self.pool : engine.pool(for: request.trust ?? configuration.trust, version: version)
         let transfer = try Transfer(request: request, target: target, addresses: addresses, resolution: resolution,
                                     configuration: configuration, destination: destination, pool: pool)
-        return try await withTaskCancellationHandler {
+        transfer.discardsBody = discardsBody
+        var response = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 transfer.continuation = continuation
                 engine.submit(transfer)
@@ -98,5 +108,7 @@ public final class HTTPClient: Sendable {
         } onCancel: {
             engine.cancel(transfer)
         }
+        response.url = request.url
+        return response
     }
 }

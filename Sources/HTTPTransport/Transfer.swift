@@ -18,7 +18,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private var lists: [UnsafeMutablePointer<curl_slist>] = []
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let bodySource: RequestBodySource?
-    private let sink: ResponseBodySink
+    private var sink: ResponseBodySink
+    /// Set before submit: when it returns true for the response head, the body is dropped and the
+    /// destination never sees it (a redirect that will be followed).
+    var discardsBody: (@Sendable (HTTPResponseHead) -> Bool)?
     private let resolution: HostResolution?
     private let addresses: [IPAddress]?
     private let displayHost: String
@@ -29,6 +32,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     // Response state, filled by the header callback.
     private var status = 0
     private var headers = HTTPHeaders()
+    private var statusLineVersion = HTTPVersion.unknown
+    private var headDelivered = false
     private var tls: TLSReport?
 
     /// Configures the easy handle.
@@ -151,6 +156,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         let timeouts = request.timeouts ?? configuration.timeouts
         if let connect = timeouts.connect { try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connect)) }
         if let total = timeouts.total { try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
+        if let idle = timeouts.idle {
+            try set(CURLOPT_LOW_SPEED_LIMIT, 1)
+            try set(CURLOPT_LOW_SPEED_TIME, max(1, Int(min(idle, Double(Int32.max)).rounded(.up))))
+        }
 
         // Trust: verification is always on; the name checked is the URL's host.
         try set(CURLOPT_SSL_VERIFYPEER, 1)
@@ -247,12 +256,26 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             headers = HTTPHeaders()
             let parts = line.split(separator: " ", maxSplits: 2)
             status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            statusLineVersion = HTTPVersion(statusLine: parts.first ?? "")
+        } else if line.isEmpty {
+            // The blank line ends a head; the first final (non-1xx) one is the response's.
+            if status >= 200, !headDelivered { deliverHead() }
         } else if let colon = line.firstIndex(of: ":") {
             let name = String(line[..<colon])
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             headers.add(name: name, value: value)
         }
         return bytes.count
+    }
+
+    private func deliverHead() {
+        headDelivered = true
+        let head = HTTPResponseHead(status: status, headers: headers, version: statusLineVersion)
+        if let discardsBody, discardsBody(head) {
+            sink.switchToDiscarding()
+        } else {
+            sink.receiveHead(head)
+        }
     }
 
     fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -403,4 +426,17 @@ private let seekCallback: curl_seek_callback = { userdata, offset, origin in
     guard let userdata, origin == SEEK_SET else { return CURL_SEEKFUNC_CANTSEEK }
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     return transfer.seekBody(to: Int64(offset))
+}
+
+extension HTTPVersion {
+    /// The version named by a status line's first word (`HTTP/1.1`, `HTTP/2`).
+    init(statusLine word: some StringProtocol) {
+        switch word {
+        case "HTTP/1.0": self = .http1_0
+        case "HTTP/1.1": self = .http1_1
+        case "HTTP/2", "HTTP/2.0": self = .http2
+        case "HTTP/3", "HTTP/3.0": self = .http3
+        default: self = .unknown
+        }
+    }
 }

@@ -21,7 +21,19 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
     }
 
     private let inbox = Mutex<[Command]>([])
-    private let registry = Mutex<[TrustPolicy: PoolDescriptor]>([:])
+    private let registry = Mutex<[PoolKey: PoolDescriptor]>([:])
+
+    /// What separates pools: the trust policy (see `ConnectionPool`) and the HTTP version
+    /// preference. libcurl 7.88 decides per host:port whether connections may multiplex: once one
+    /// connection to a host is HTTP/2, transfers waiting to multiplex (CURLOPT_PIPEWAIT) are also
+    /// put on an HTTP/1.1 connection to it (forced by `.http1_1`), where responses then reach the
+    /// wrong transfers (curl issue #4885; seen in this suite as swapped bodies). Keeping
+    /// `.http1_1` transfers in pools of their own means an HTTP/1.1 connection over TLS only ever
+    /// has HTTP/1.1 users.
+    private struct PoolKey: Hashable {
+        let trust: TrustPolicy
+        let version: HTTPVersionPreference
+    }
     private let epollFD: Int32
     private let wakeFD: Int32
 
@@ -41,12 +53,13 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
         thread.start()
     }
 
-    /// The pool for `policy`, created on first use. Equal policies share one pool.
-    func pool(for policy: TrustPolicy) -> PoolDescriptor {
+    /// The pool for `policy` and `version`, created on first use. Equal keys share one pool.
+    func pool(for policy: TrustPolicy, version: HTTPVersionPreference = .http2) -> PoolDescriptor {
         registry.withLock { pools in
-            if let existing = pools[policy] { return existing }
+            let key = PoolKey(trust: policy, version: version)
+            if let existing = pools[key] { return existing }
             let descriptor = PoolDescriptor(id: pools.count + 1, trust: CompiledTrust(policy))
-            pools[policy] = descriptor
+            pools[key] = descriptor
             return descriptor
         }
     }
@@ -177,6 +190,11 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
               let pool = pools[transfer.pool.id] else { return }
         curl_multi_remove_handle(pool.multi, transfer.easy)
         transfer.finish(.failure(CancellationError()))
+        // Let libcurl act on the removal now rather than at the pool's next socket event: an
+        // HTTP/2 stream's RST_STREAM is sent at once (the server stops sending), and the timers
+        // of the transfers left on the connection are re-armed.
+        pool.socketAction(CURL_SOCKET_TIMEOUT, 0)
+        collectCompleted(pool)
     }
 
     private func collectCompleted(_ pool: ConnectionPool) {
