@@ -190,11 +190,6 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
               let pool = pools[transfer.pool.id] else { return }
         curl_multi_remove_handle(pool.multi, transfer.easy)
         transfer.finish(.failure(CancellationError()))
-        // Let libcurl act on the removal now rather than at the pool's next socket event: an
-        // HTTP/2 stream's RST_STREAM is sent at once (the server stops sending), and the timers
-        // of the transfers left on the connection are re-armed.
-        pool.socketAction(CURL_SOCKET_TIMEOUT, 0)
-        collectCompleted(pool)
     }
 
     private func collectCompleted(_ pool: ConnectionPool) {
