@@ -6,6 +6,8 @@ let package = Package(
     name: "httpdns",
     products: [
         .library(name: "HTTPDNS", targets: ["HTTPDNS"]),
+        // URLSession integration: a product of its own, so the core library does not link FoundationNetworking.
+        .library(name: "HTTPDNSURLSession", targets: ["HTTPDNSURLSession"]),
         .executable(name: "httpdns", targets: ["httpdns"]),
     ],
     targets: [
@@ -34,6 +36,8 @@ let package = Package(
         .target(name: "DNSResolver", dependencies: ["HTTPDNSCore", "DNSWire", "HTTPTransport", "TLSTrust", "COpenSSL"]),
         // The library users import.
         .target(name: "HTTPDNS", dependencies: ["HTTPDNSCore", "DNSWire", "TLSTrust", "HTTPTransport", "DNSResolver"]),
+        // URLProtocol routing URLSession requests through the IP-direct client (FoundationNetworking).
+        .target(name: "HTTPDNSURLSession", dependencies: ["HTTPDNS"]),
         // The command-line tool: commands live in a library so tests can drive them in-process.
         .target(name: "HTTPDNSCLI", dependencies: ["HTTPDNS"]),
         .executableTarget(name: "httpdns", dependencies: ["HTTPDNSCLI"]),
@@ -49,7 +53,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["HTTPDNSCore"], path: "Tests/TestSupport"),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
         .testTarget(name: "DNSResolverTests", dependencies: ["DNSResolver", "HTTPDNS"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["HTTPDNS", "HTTPDNSCLI", "TestSupport"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["HTTPDNS", "HTTPDNSCLI", "HTTPDNSURLSession", "TestSupport"]),
         .testTarget(name: "TLSTrustTests", dependencies: ["TLSTrust"]),
     ],
     swiftLanguageModes: [.v6]

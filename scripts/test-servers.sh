@@ -296,7 +296,48 @@ $extra
         location = /status/500 { return 500 "status=500\n"; }
         location = /large { alias $WWW_DIR/large.bin; }
         location = /slow { echo_sleep 5; echo "slow"; }
+$(nginx_http_semantics_locations)
 EOF
+}
+
+# Locations for HTTP semantics across IP-direct (redirects, cookies, Host), on every virtual host.
+nginx_http_semantics_locations() {
+    local code
+    cat <<'EOF'
+        # What the request carried, then its body: method, Host field as sent (with port), cookies.
+        location = /inspect {
+            client_max_body_size 100m;
+            client_body_buffer_size 64m;
+            echo_read_request_body;
+            echo "method=$request_method";
+            echo "host=$http_host";
+            echo "cookie=$http_cookie";
+            echo_request_body;
+        }
+        location = /cookie/inspect { return 200 "cookie=$http_cookie\n"; }
+        # add_header in a location replaces the server's, so X-Vhost is repeated.
+        location = /cookie/set {
+            add_header X-Vhost "$server_name" always;
+            add_header Set-Cookie "site=$host; Path=/" always;
+            add_header Set-Cookie "scoped=1; Path=/cookie" always;
+            return 200 "set\n";
+        }
+        location = /cookie/redirect {
+            absolute_redirect off;
+            add_header Set-Cookie "hop=1; Path=/" always;
+            return 302 /inspect;
+        }
+        location = /redirect/loop { absolute_redirect off; return 302 /redirect/loop; }
+        location = /redirect/chain { absolute_redirect off; return 302 /redirect/307; }
+EOF
+    # 128 MiB of zeros (a sparse file): streaming a body without holding it.
+    echo "        location = /huge { alias $WWW_DIR/huge.bin; }"
+    # /redirect/CODE: relative Location; /redirect/CODE/b: absolute, to b.test on the same port.
+    # Bodies up to 100 MiB, so that a redirect (rather than 413) answers large uploads.
+    for code in 301 302 303 307 308; do
+        echo "        location = /redirect/$code { client_max_body_size 100m; absolute_redirect off; return $code /inspect; }"
+        echo "        location = /redirect/$code/b { client_max_body_size 100m; return $code https://b.test:\$server_port/inspect; }"
+    done
 }
 
 write_nginx_conf() {
@@ -517,6 +558,7 @@ OTHER_CA_CERT=$PKI_DIR/other-ca.pem
 PKI_DIR=$PKI_DIR
 WWW_DIR=$WWW_DIR
 LARGE_FILE=$WWW_DIR/large.bin
+HUGE_FILE=$WWW_DIR/huge.bin
 NGINX_PID=$NGINX_PID
 UNBOUND_PID=$UNBOUND_PID
 NGINX_ERROR_LOG=$dir/nginx-error.log
@@ -555,6 +597,7 @@ cmd_start() {
     make_pki "$PKI_DIR"
     mkdir -p "$WWW_DIR"
     head -c $((16 * 1024 * 1024)) /dev/urandom >"$WWW_DIR/large.bin"
+    truncate -s $((128 * 1024 * 1024)) "$WWW_DIR/huge.bin"
 
     local attempt status
     for ((attempt = 1; ; attempt++)); do

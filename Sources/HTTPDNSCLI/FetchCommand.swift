@@ -19,6 +19,13 @@ enum FetchCommand {
       -o, --output FILE         Write the body to FILE (atomically: written beside it, renamed when
                                 the transfer succeeds; never a partial file). "-" is stdout.
       -i, --include             Print the status line and response headers before the body.
+      -L, --location            Follow redirects (301, 302, 303, 307, 308): each new host is resolved
+                                over DoH again and gets its own SNI, Host and certificate check; a
+                                relative Location is resolved against the URL, never the address.
+                                301/302 turn POST into GET, 303 any method but HEAD; 307/308 keep
+                                method and body. -i prints the final response's head.
+          --max-redirs NUM      With -L, follow at most NUM redirects (default 50, as curl); one more
+                                exits 47.
       -v, --verbose             Report on stderr: the address used and where it came from, the SNI
                                 sent, the ALPN protocol, the server certificate's subject and issuer.
       -s, --silent              No error messages (unless -S).
@@ -35,10 +42,10 @@ enum FetchCommand {
 
     Exit status: 0 ok, 2 usage or bad input, 6 could not resolve host, 7 could not connect,
     22 HTTP status >= 400 with -f, 23 writing the output failed, 28 timeout, 35 TLS handshake
-    failed, 56 connection broken while receiving, 58 client certificate problem or rejected,
-    60 certificate verification failed, 90 pin mismatch, 91 no valid OCSP staple with
-    --cert-status (the same numbers as curl); 130/143 interrupted by SIGINT/SIGTERM (no output
-    file is left behind).
+    failed, 47 too many redirects, 56 connection broken while receiving, 58 client certificate
+    problem or rejected, 60 certificate verification failed, 90 pin mismatch, 91 no valid OCSP
+    staple with --cert-status (the same numbers as curl); 130/143 interrupted by SIGINT/SIGTERM
+    (no output file is left behind).
     """
 
     static let parser = ArgumentParser(command: "fetch", options: [
@@ -48,6 +55,8 @@ enum FetchCommand {
         .init(names: ["--data-binary"], arity: .value),
         .init(names: ["-o", "--output"], arity: .value),
         .init(names: ["-i", "--include"], arity: .flag),
+        .init(names: ["-L", "--location"], arity: .flag),
+        .init(names: ["--max-redirs"], arity: .value),
         .init(names: ["-v", "--verbose"], arity: .flag),
         .init(names: ["-s", "--silent"], arity: .flag),
         .init(names: ["-S", "--show-error"], arity: .flag),
@@ -70,6 +79,8 @@ enum FetchCommand {
         var timeouts: Timeouts
         var httpVersion: HTTPVersionPreference
         var trustOptions: TrustOptions
+        /// Set by -L: the redirects to follow.
+        var redirects: RedirectPolicy? = nil
     }
 
     static func run(_ arguments: [String], console: Console, environment: [String: String]) async -> Int32 {
@@ -167,6 +178,18 @@ enum FetchCommand {
             output = file
         }
 
+        var redirects: RedirectPolicy?
+        if parsed.has("location") {
+            var maximum = 50
+            if let text = parsed.value("max-redirs") {
+                guard let value = Int(text), value >= 0 else {
+                    throw UsageError("--max-redirs needs a number of redirects (0 or more), got '\(text)'", command: "fetch")
+                }
+                maximum = value
+            }
+            redirects = RedirectPolicy(maximumRedirects: maximum)
+        }
+
         var request = HTTPRequest(url: url, method: method, headers: headers, body: body)
         request.failsOnHTTPError = parsed.has("fail")
         request.reportsTLSDetails = parsed.has("verbose")
@@ -174,7 +197,7 @@ enum FetchCommand {
         request.httpVersion = version
         return Plan(request: request, output: output, include: parsed.has("include"), verbose: parsed.has("verbose"),
                     silent: parsed.has("silent") && !parsed.has("show-error"), resolverOptions: resolverOptions, timeouts: timeouts, httpVersion: version,
-                    trustOptions: trustOptions)
+                    trustOptions: trustOptions, redirects: redirects)
     }
 
     private static func seconds(_ text: String, option: String) throws(UsageError) -> Double {
@@ -218,7 +241,14 @@ enum FetchCommand {
             destination = .handler { chunk in write(chunk) }
         }
         let request = plan.request
-        let transfer = Task { try await client.execute(request, to: destination) }
+        let redirects = plan.redirects
+        let transfer = Task {
+            if let redirects {
+                try await client.execute(request, to: destination, redirects: redirects)
+            } else {
+                try await client.execute(request, to: destination)
+            }
+        }
         // SIGINT/SIGTERM cancel the transfer, which removes any partial output, then exit as a
         // signalled process would (128 + signal number).
         let interruption = SignalInterruption(cancelling: transfer)
@@ -263,11 +293,12 @@ enum FetchCommand {
     /// The -v report: where the addresses came from, where we connected, what TLS carried.
     static func describe(_ response: HTTPResponse, request: HTTPRequest, console: Console) {
         let connection = response.connection
+        if let url = response.url, url != request.url { console.note("* redirected to \(url.absoluteString)") }
         if let resolution = connection.resolution {
             describe(resolution, console: console)
         } else if let proxy = connection.proxy {
             console.note("* sent by name via proxy \(proxy.absoluteString) (no IP replacement; the proxy resolves the host)")
-        } else if let host = request.url.host(percentEncoded: false) {
+        } else if let host = (response.url ?? request.url).host(percentEncoded: false) {
             console.note("* \(host) is an IP literal: no resolution, no SNI sent, certificate checked against the IP")
         }
         let address = connection.remoteAddress ?? "?"
@@ -276,7 +307,7 @@ enum FetchCommand {
         console.note("* connected to \(address) port \(port) (address from \(source))\(connection.reusedConnection ? ", reused connection" : "")")
         if let tls = connection.tls {
             console.note("* TLS: \(tls.protocolVersion ?? "?"), SNI \(tls.serverName ?? "(none sent)"), ALPN \(tls.alpn ?? "(none)")")
-            console.note("* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(tls.verified ? "verified" : "NOT verified") for \(request.url.host(percentEncoded: false) ?? "?")")
+            console.note("* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(tls.verified ? "verified" : "NOT verified") for \((response.url ?? request.url).host(percentEncoded: false) ?? "?")")
         }
         console.note("< \(response.version) \(response.status)")
     }

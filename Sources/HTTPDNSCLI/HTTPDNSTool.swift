@@ -13,6 +13,7 @@ public enum HTTPDNSTool {
         public static let httpError: Int32 = 22
         public static let timedOut: Int32 = 28
         public static let tlsHandshakeFailed: Int32 = 35
+        public static let tooManyRedirects: Int32 = 47
         public static let certificateVerificationFailed: Int32 = 60
         /// The client certificate could not be loaded or the server rejected it (CURLE_SSL_CERTPROBLEM).
         public static let clientCertificateProblem: Int32 = 58

@@ -91,6 +91,13 @@ public final class HTTPClient: Sendable {
     ///   timeout and I/O failures apart), or `CancellationError` when the task is cancelled, which
     ///   stops the transfer.
     public func execute(_ request: HTTPRequest, to destination: ResponseBodyDestination = .memory(limit: nil)) async throws -> HTTPResponse {
+        try await perform(request, to: destination, discardingBodyWhen: nil)
+    }
+
+    /// One request without redirects; `discardsBody` (see `Transfer.discardsBody`) lets the
+    /// redirect loop drop the bodies of redirects it will follow.
+    func perform(_ request: HTTPRequest, to destination: ResponseBodyDestination,
+                 discardingBodyWhen discardsBody: (@Sendable (HTTPResponseHead) -> Bool)?) async throws -> HTTPResponse {
         let target = try RequestTarget(url: request.url)
         // The policy first: a host no policy allows must not even be resolved.
         let policy = try trustPolicy(for: request, host: target.host)
@@ -118,8 +125,9 @@ public final class HTTPClient: Sendable {
         }
         let transfer = try Transfer(request: request, target: target, addresses: addresses, resolution: resolution,
                                     configuration: configuration, destination: destination, pool: pool)
+        transfer.discardsBody = discardsBody
         do {
-            let response = try await withTaskCancellationHandler {
+            var response = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     transfer.continuation = continuation
                     engine.submit(transfer)
@@ -128,6 +136,7 @@ public final class HTTPClient: Sendable {
                 engine.cancel(transfer)
             }
             deliverTrustEvents(of: response.connection, host: target.host, port: target.port)
+            response.url = request.url
             return response
         } catch let error as HTTPClientError {
             if let report = error.pinReport { deliver(report) }

@@ -52,6 +52,8 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         case transferFailed
         /// The client was shut down.
         case shutDown
+        /// More redirects than the `RedirectPolicy` allows (curl: 47).
+        case tooManyRedirects
     }
 
     public var kind: Kind
@@ -104,6 +106,7 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         case .bodyReadFailed: 26
         case .transferFailed: Int32(curlCode ?? 56)
         case .shutDown: 43
+        case .tooManyRedirects: 47
         }
     }
 }

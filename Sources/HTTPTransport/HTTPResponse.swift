@@ -14,6 +14,9 @@ public struct HTTPResponse: Sendable {
     public var body: Data
     /// Where the request went and what TLS negotiated.
     public var connection: ConnectionReport
+    /// The URL of the request this response answers: after redirects, the last one followed.
+    /// Always the logical URL (host name), never the address connected to.
+    public var url: URL? = nil
 }
 
 /// How a request reached its server.
@@ -74,4 +77,8 @@ public enum ResponseBodyDestination: Sendable {
     case file(URL)
     /// Each chunk as it arrives, on the transfer thread (keep the handler short).
     case handler(@Sendable (Data) -> Void)
+    /// The response head as soon as it is complete (after any interim 1xx responses, before the
+    /// body), then each body chunk as it arrives; both on the transfer thread (keep them short).
+    /// For callers that act on status and fields before the body, such as a `URLProtocol`.
+    case streaming(head: @Sendable (HTTPResponseHead) -> Void, chunk: @Sendable (Data) -> Void)
 }

@@ -9,6 +9,9 @@ final class ResponseBodySink {
         case memory(Data, limit: Int?)
         case file(fd: Int32, temporary: String, destination: String)
         case handler(@Sendable (Data) -> Void)
+        case streaming(head: @Sendable (HTTPResponseHead) -> Void, chunk: @Sendable (Data) -> Void)
+        /// Takes and drops everything (the body of a redirect that will be followed).
+        case discarding
     }
 
     private var storage: Storage
@@ -22,6 +25,8 @@ final class ResponseBodySink {
             storage = .memory(Data(), limit: limit)
         case .handler(let handler):
             storage = .handler(handler)
+        case .streaming(let head, let chunk):
+            storage = .streaming(head: head, chunk: chunk)
         case .file(let file):
             let directory = file.deletingLastPathComponent().path
             let template = "\(directory)/.\(file.lastPathComponent).httpdns-XXXXXX"
@@ -42,6 +47,17 @@ final class ResponseBodySink {
 
     deinit { discard() }
 
+    /// Drops any partial output and every later chunk.
+    func switchToDiscarding() {
+        discard()
+        storage = .discarding
+    }
+
+    /// The response head, once complete; only `.streaming` passes it on.
+    func receiveHead(_ head: HTTPResponseHead) {
+        if case .streaming(let handler, _) = storage { handler(head) }
+    }
+
     /// Takes a chunk. Returns false (and sets `failure`) to make libcurl abort the transfer.
     func write(_ bytes: UnsafeRawBufferPointer, url: URL?) -> Bool {
         switch storage {
@@ -56,6 +72,11 @@ final class ResponseBodySink {
             return true
         case .handler(let handler):
             handler(Data(bytes))
+            return true
+        case .streaming(_, let chunk):
+            chunk(Data(bytes))
+            return true
+        case .discarding:
             return true
         case .file(let fd, let temporary, _):
             var offset = 0

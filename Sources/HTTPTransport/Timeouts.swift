@@ -6,9 +6,14 @@ public struct Timeouts: Sendable, Hashable {
     /// Longest time for the whole request, connection and body included (CURLOPT_TIMEOUT_MS).
     /// `nil`: no limit.
     public var total: Double?
+    /// Longest time without receiving or sending a byte once connected, rounded up to whole
+    /// seconds (CURLOPT_LOW_SPEED_LIMIT 1 with CURLOPT_LOW_SPEED_TIME): `URLRequest.timeoutInterval`
+    /// semantics. `nil`: no limit.
+    public var idle: Double?
 
-    public init(connect: Double? = 10, total: Double? = nil) {
+    public init(connect: Double? = 10, total: Double? = nil, idle: Double? = nil) {
         self.connect = connect
         self.total = total
+        self.idle = idle
     }
 }

@@ -18,7 +18,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private var lists: [UnsafeMutablePointer<curl_slist>] = []
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let bodySource: RequestBodySource?
-    private let sink: ResponseBodySink
+    private var sink: ResponseBodySink
+    /// Set before submit: when it returns true for the response head, the body is dropped and the
+    /// destination never sees it (a redirect that will be followed).
+    var discardsBody: (@Sendable (HTTPResponseHead) -> Bool)?
     private let resolution: HostResolution?
     private let addresses: [IPAddress]?
     /// The synthetic CURLOPT_CONNECT_TO host, which libcurl may name in its messages.
@@ -33,6 +36,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     // Response state, filled by the header callback.
     private var status = 0
     private var headers = HTTPHeaders()
+    private var statusLineVersion = HTTPVersion.unknown
+    private var headDelivered = false
     private var tls: TLSReport?
     /// The TLS callbacks' state for https (pins for this host, what the handshake found).
     private var transferTrust: TransferTrust?
@@ -164,6 +169,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         let timeouts = request.timeouts ?? configuration.timeouts
         if let connect = timeouts.connect { try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connect)) }
         if let total = timeouts.total { try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
+        if let idle = timeouts.idle {
+            try set(CURLOPT_LOW_SPEED_LIMIT, 1)
+            try set(CURLOPT_LOW_SPEED_TIME, max(1, Int(min(idle, Double(Int32.max)).rounded(.up))))
+        }
 
         try configureTrust(target: target)
 
@@ -257,8 +266,9 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {  // "HTTP/"
             // A new status line: an interim (1xx) response's fields are dropped.
             headers = HTTPHeaders()
-            var index = 5
+            var index = 0
             while index < end, bytes[index] != 0x20 { index += 1 }
+            statusLineVersion = HTTPVersion(statusLine: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<index]), as: UTF8.self))
             while index < end, bytes[index] == 0x20 { index += 1 }
             var code = 0
             while index < end, bytes[index] >= 0x30, bytes[index] <= 0x39, code < 1000 {
@@ -266,6 +276,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
                 index += 1
             }
             status = code
+            return bytes.count
+        }
+        if end == 0 {
+            // The blank line ends a head; the first final (non-1xx) one is the response's.
+            if status >= 200, !headDelivered { deliverHead() }
             return bytes.count
         }
         guard let colon = bytes[0..<end].firstIndex(of: 0x3A) else { return bytes.count }
@@ -276,6 +291,16 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         headers.add(name: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self),
                     value: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self))
         return bytes.count
+    }
+
+    private func deliverHead() {
+        headDelivered = true
+        let head = HTTPResponseHead(status: status, headers: headers, version: statusLineVersion)
+        if let discardsBody, discardsBody(head) {
+            sink.switchToDiscarding()
+        } else {
+            sink.receiveHead(head)
+        }
     }
 
     fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -542,5 +567,20 @@ extension Transfer {
         let text = reason.lowercased()
         return ["alert certificate required", "alert bad certificate", "alert unknown ca", "alert certificate unknown",
                 "alert certificate expired", "alert certificate revoked", "alert unsupported certificate"].contains { text.contains($0) }
+    }
+}
+
+// MARK: Status lines
+
+extension HTTPVersion {
+    /// The version named by a status line's first word (`HTTP/1.1`, `HTTP/2`).
+    init(statusLine word: some StringProtocol) {
+        switch word {
+        case "HTTP/1.0": self = .http1_0
+        case "HTTP/1.1": self = .http1_1
+        case "HTTP/2", "HTTP/2.0": self = .http2
+        case "HTTP/3", "HTTP/3.0": self = .http3
+        default: self = .unknown
+        }
     }
 }

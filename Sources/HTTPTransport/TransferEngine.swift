@@ -42,8 +42,12 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
     }
 
     /// What separates pools: the trust policy (libcurl's reuse keys do not see what the TLS
-    /// context callback does) and the HTTP version preference (so HTTP/1.1-only transfers never
-    /// hold up HTTP/2 transfers waiting, with CURLOPT_PIPEWAIT, to multiplex on their connection).
+    /// context callback does) and the HTTP version preference. libcurl 7.88 decides per host:port
+    /// whether connections may multiplex: once one connection to a host is HTTP/2, transfers
+    /// waiting to multiplex (CURLOPT_PIPEWAIT) are also put on an HTTP/1.1 connection to it (forced
+    /// by `.http1_1`), where responses then reach the wrong transfers (curl issue #4885; seen in
+    /// this suite as swapped bodies and stalls). Keeping `.http1_1` transfers in pools of their own
+    /// means an HTTP/1.1 connection over TLS only ever has HTTP/1.1 users.
     struct PoolKey: Hashable {
         let trust: TrustPolicy
         let version: HTTPVersionPreference

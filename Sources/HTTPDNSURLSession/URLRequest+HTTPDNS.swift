@@ -1,0 +1,95 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HTTPDNS
+
+extension URLRequest {
+    /// The transport request for this request with `body`.
+    ///
+    /// Header names keep their case and compare case-insensitively; `Content-Length` and
+    /// `Transfer-Encoding` are left to libcurl, which frames the body itself. `additionalHeaders`
+    /// (the session's `httpAdditionalHeaders`) fill in names the request does not set.
+    /// `timeoutInterval` limits connecting and stalls; `resourceTimeout` the whole request.
+    func httpdnsRequest(body: HTTPRequestBody?, additionalHeaders: [AnyHashable: Any]?, resourceTimeout: Double?) -> HTTPRequest {
+        var headers = HTTPHeaders()
+        for (name, value) in (allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard !name.caseInsensitiveEquals("Content-Length"), !name.caseInsensitiveEquals("Transfer-Encoding") else { continue }
+            headers.add(name: name, value: value)
+        }
+        for (key, value) in additionalHeaders ?? [:] {
+            guard let name = key as? String, !headers.contains(name: name),
+                  !name.caseInsensitiveEquals("Content-Length"), !name.caseInsensitiveEquals("Transfer-Encoding") else { continue }
+            headers.add(name: name, value: value as? String ?? "\(value)")
+        }
+        var request = HTTPRequest(url: url!, method: httpMethod ?? "GET", headers: headers, body: body)
+        let stall = timeoutInterval > 0 && timeoutInterval.isFinite ? timeoutInterval : nil
+        request.timeouts = Timeouts(connect: stall, total: resourceTimeout, idle: stall)
+        return request
+    }
+
+    /// The request for the hop after `redirect` (see `HTTPRedirect`): new URL and method, the body
+    /// dropped unless kept, fields as `HTTPRedirect.headers(after:from:)` leaves them.
+    func redirected(by redirect: HTTPRedirect) -> URLRequest {
+        var next = self
+        next.url = redirect.location
+        next.httpMethod = redirect.method
+        if !redirect.keepsBody {
+            next.httpBody = nil
+            next.httpBodyStream = nil
+        }
+        var fields = HTTPHeaders()
+        for (name, value) in allHTTPHeaderFields ?? [:] { fields.add(name: name, value: value) }
+        var kept: [String: String] = [:]
+        for field in redirect.headers(after: fields, from: url!) { kept[field.name] = field.value }
+        next.allHTTPHeaderFields = kept
+        return next
+    }
+
+    /// This request with `Cookie` from `storage` for its URL (RFC 6265 matching), replacing any.
+    func withCookies(from storage: HTTPCookieStorage, replacing: Bool) -> URLRequest {
+        guard replacing || value(forHTTPHeaderField: "Cookie") == nil else { return self }
+        var request = self
+        request.setValue(url.flatMap { HTTPCookieStorageJar(storage).cookieHeader(for: $0) }, forHTTPHeaderField: "Cookie")
+        return request
+    }
+
+    /// The first request's `Cookie`. swift-corelibs-foundation has already set one from the
+    /// storage, matching the host only (every path, `Secure` over http too): that one is redone
+    /// with RFC 6265 matching. A `Cookie` the caller set (the session overwrites it only when it
+    /// has cookies for the host) is kept; without a session one is added when there is none.
+    func withFirstHopCookies(from storage: HTTPCookieStorage, sessionFound: Bool) -> URLRequest {
+        guard let url, let existing = value(forHTTPHeaderField: "Cookie") else {
+            return withCookies(from: storage, replacing: true)
+        }
+        let hostOnly = HTTPCookie.requestHeaderFields(with: storage.cookies(for: url) ?? [])["Cookie"]
+        return sessionFound && existing == hostOnly ? withCookies(from: storage, replacing: true) : self
+    }
+}
+
+extension HTTPURLResponse {
+    /// The Foundation response for `head`, received for `url` (the logical URL). Repeated fields
+    /// are joined with ", " under the first spelling of their name (RFC 9110 §5.3).
+    static func httpdns(url: URL, head: HTTPResponseHead) -> HTTPURLResponse {
+        var fields: [String: String] = [:]
+        var spelling: [String: String] = [:]
+        for field in head.headers {
+            let key = field.name.lowercased()
+            if let name = spelling[key] {
+                fields[name] = fields[name].map { "\($0), \(field.value)" } ?? field.value
+            } else {
+                spelling[key] = field.name
+                fields[field.name] = field.value
+            }
+        }
+        let version = head.version == .unknown ? nil : head.version.rawValue
+        return HTTPURLResponse(url: url, statusCode: head.status, httpVersion: version, headerFields: fields)!
+    }
+}
+
+extension String {
+    /// ASCII case-insensitive equality, as field names compare.
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        lowercased() == other.lowercased()
+    }
+}

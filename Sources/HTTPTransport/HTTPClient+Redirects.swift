@@ -1,0 +1,79 @@
+import Foundation
+
+extension HTTPClient {
+    /// Sends `request` and follows redirects (RFC 9110 §15.4) above libcurl: every hop is a new
+    /// request whose host is resolved again and gets its own SNI, `Host` and certificate check,
+    /// with a relative `Location` resolved against the logical URL (never the address).
+    ///
+    /// Method and body follow `HTTPRedirect`: 301/302 turn POST into GET, 303 turns everything but
+    /// HEAD into GET, 307/308 keep both. Credentials, cookies and a caller-supplied `Host` are not
+    /// carried to another origin. The bodies of followed redirects are dropped unread by the
+    /// destination; a `.file` destination receives only the final body.
+    ///
+    /// - Parameters:
+    ///   - request: The first request.
+    ///   - destination: Where the final body goes.
+    ///   - policy: How many redirects to follow.
+    ///   - cookies: When given, `Cookie` is added from it for each hop's URL and every hop's
+    ///     `Set-Cookie` fields are stored in it for that URL.
+    /// - Returns: The final response; its `url` is the last hop's URL.
+    /// - Throws: `HTTPClientError` as `execute(_:to:)`, plus `.tooManyRedirects` (curl 47) when
+    ///   `policy.maximumRedirects` is exceeded and `.bodyReadFailed` when a 307/308 needs a
+    ///   `.stream` body again (a stream cannot be replayed; use `.data` or `.file`).
+    public func execute(_ request: HTTPRequest, to destination: ResponseBodyDestination = .memory(limit: nil),
+                        redirects policy: RedirectPolicy, cookies: (any HTTPCookieJar)? = nil) async throws -> HTTPResponse {
+        var current = request
+        var followed = 0
+        var streamBodySent = false
+        while true {
+            var sent = current
+            if let cookies, let value = cookies.cookieHeader(for: current.url) {
+                let existing = sent.headers[first: "Cookie"]
+                sent.headers.replaceOrAdd(name: "Cookie", value: existing.map { "\($0); \(value)" } ?? value)
+            }
+            if case .stream? = sent.body {
+                if streamBodySent {
+                    throw HTTPClientError(kind: .bodyReadFailed, message: "redirected to \(current.url.absoluteString), which needs the request body again, but it came from a stream that cannot be replayed (send .data or .file to follow 307/308 redirects)", url: current.url)
+                }
+                streamBodySent = true
+            }
+            let url = current.url, method = current.method
+            let redirectHead = RedirectHead()
+            let response: HTTPResponse
+            do {
+                response = try await perform(sent, to: destination, discardingBodyWhen: { head in
+                    guard HTTPRedirect(status: head.status, headers: head.headers, url: url, method: method) != nil else { return false }
+                    redirectHead.set(head)
+                    return true
+                })
+            } catch let error as HTTPClientError where error.kind == .transferFailed || error.kind == .bodyReadFailed {
+                // A server may answer a redirect before reading the request body and then reset
+                // the stream (nginx on HTTP/2: RST_STREAM), which libcurl 7.88 reports as a
+                // failure. The redirect head is complete and its body is not wanted: follow it.
+                guard let head = redirectHead.head else { throw error }
+                response = HTTPResponse(status: head.status, headers: head.headers, version: head.version, body: Data(),
+                                        connection: ConnectionReport(remoteAddress: nil, remotePort: nil, resolution: nil,
+                                                                     reusedConnection: false, tls: nil),
+                                        url: url)
+            }
+            cookies?.storeCookies(response.headers[all: "Set-Cookie"], from: url)
+            guard let redirect = HTTPRedirect(status: response.status, headers: response.headers, url: url, method: method) else {
+                return response
+            }
+            guard followed < policy.maximumRedirects else {
+                throw HTTPClientError(kind: .tooManyRedirects, message: "stopped after \(followed) redirect\(followed == 1 ? "" : "s"): \(url.absoluteString) redirects (\(redirect.status)) to \(redirect.location.absoluteString) (the limit is \(policy.maximumRedirects))", url: url, status: redirect.status)
+            }
+            followed += 1
+            current = redirect.request(after: current)
+        }
+    }
+}
+
+/// The head of a redirect whose body was dropped, handed from the transfer thread.
+final class RedirectHead: @unchecked Sendable {  // `stored` is guarded by `lock`
+    private let lock = NSLock()
+    private var stored: HTTPResponseHead?
+
+    func set(_ head: HTTPResponseHead) { lock.withLock { stored = head } }
+    var head: HTTPResponseHead? { lock.withLock { stored } }
+}

@@ -1,0 +1,15 @@
+/// The status line and fields of a response, complete before any of its body arrives.
+public struct HTTPResponseHead: Sendable {
+    /// Status code (RFC 9110 §15); never an interim 1xx.
+    public var status: Int
+    /// Fields of the response, in order received.
+    public var headers: HTTPHeaders
+    /// Version from the status line (`HTTP/1.1`, `HTTP/2`).
+    public var version: HTTPVersion
+
+    public init(status: Int, headers: HTTPHeaders, version: HTTPVersion) {
+        self.status = status
+        self.headers = headers
+        self.version = version
+    }
+}
