@@ -218,7 +218,7 @@ enum FetchCommand {
     }
 
     static func execute(_ plan: Plan, console: Console) async -> Int32 {
-        let resolver = plan.resolverOptions.makeResolver(observer: plan.verbose ? ConsoleResolverObserver(console: console) : nil)
+        let resolver = plan.resolverOptions.makeResolver(observer: console.resolverObserver(verbose: plan.verbose))
         let trust: TrustPolicy
         do {
             trust = try plan.trustOptions.policy(base: plan.resolverOptions.trust)
@@ -226,59 +226,65 @@ enum FetchCommand {
             if !plan.silent { console.note("httpdns: \(error)") }
             return TrustOptions.exitStatus(for: error)
         }
-        var configuration = HTTPClient.Configuration(trust: trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
-        configuration.racesAddresses = plan.resolverOptions.providerOptions.happyEyeballs
-        let client = HTTPClient(configuration: configuration, resolver: resolver)
-        // The body streams to stdout as it arrives, never held whole in memory, unless -i must
-        // print the response head first.
-        let destination: ResponseBodyDestination
-        if let output = plan.output {
-            destination = .file(output)
-        } else if plan.include {
-            destination = .memory(limit: nil)
-        } else {
-            let write = console.output
-            destination = .handler { chunk in write(chunk) }
-        }
-        let request = plan.request
-        let redirects = plan.redirects
-        let transfer = Task {
-            if let redirects {
-                try await client.execute(request, to: destination, redirects: redirects)
+        let status = await { () async -> Int32 in
+            var configuration = HTTPClient.Configuration(trust: trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
+            configuration.racesAddresses = plan.resolverOptions.providerOptions.happyEyeballs
+            let client = HTTPClient(configuration: configuration, resolver: resolver)
+            // The body streams to stdout as it arrives, never held whole in memory, unless -i must
+            // print the response head first.
+            let destination: ResponseBodyDestination
+            if let output = plan.output {
+                destination = .file(output)
+            } else if plan.include {
+                destination = .memory(limit: nil)
             } else {
-                try await client.execute(request, to: destination)
+                let write = console.output
+                destination = .handler { chunk in write(chunk) }
             }
-        }
-        // SIGINT/SIGTERM cancel the transfer, which removes any partial output, then exit as a
-        // signalled process would (128 + signal number).
-        let interruption = SignalInterruption(cancelling: transfer)
-        defer { interruption.stop() }
-        do {
-            let response = try await transfer.value
-            if plan.verbose { describe(response, request: plan.request, console: console) }
-            if plan.include {
-                var head = "\(response.version) \(response.status)\r\n"
-                for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
-                console.output(Data((head + "\r\n").utf8))
-            }
-            if plan.output == nil && plan.include { console.output(response.body) }
-            return HTTPDNSTool.ExitStatus.success
-        } catch let error as HTTPClientError {
-            if plan.verbose {
-                if let resolution = error.resolution { describe(resolution, console: console) }
-                if let host = plan.request.url.host(percentEncoded: false), IPAddress(host) != nil {
-                    console.note("* \(host) is an IP literal: no resolution, no SNI sent, certificate checked against the IP")
+            let request = plan.request
+            let redirects = plan.redirects
+            let transfer = Task {
+                if let redirects {
+                    try await client.execute(request, to: destination, redirects: redirects)
+                } else {
+                    try await client.execute(request, to: destination)
                 }
-                if let failure = error.resolutionError { console.note("* resolution failed: \(failure)") }
             }
-            if !plan.silent { console.note("httpdns: \(error.message)") }
-            return error.curlExitStatus
-        } catch is CancellationError {
-            return interruption.exitStatus ?? 1
-        } catch {
-            if !plan.silent { console.note("httpdns: \(error)") }
-            return 1
-        }
+            // SIGINT/SIGTERM cancel the transfer, which removes any partial output, then exit as a
+            // signalled process would (128 + signal number).
+            let interruption = SignalInterruption(cancelling: transfer)
+            defer { interruption.stop() }
+            do {
+                let response = try await transfer.value
+                if plan.verbose { describe(response, request: plan.request, console: console) }
+                if plan.include {
+                    var head = "\(response.version) \(response.status)\r\n"
+                    for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
+                    console.output(Data((head + "\r\n").utf8))
+                }
+                if plan.output == nil && plan.include { console.output(response.body) }
+                return HTTPDNSTool.ExitStatus.success
+            } catch let error as HTTPClientError {
+                if plan.verbose {
+                    if let resolution = error.resolution { describe(resolution, console: console) }
+                    if let host = plan.request.url.host(percentEncoded: false), IPAddress(host) != nil {
+                        console.note("* \(host) is an IP literal: no resolution, no SNI sent, certificate checked against the IP")
+                    }
+                    if let failure = error.resolutionError { console.note("* resolution failed: \(failure)") }
+                }
+                if !plan.silent { console.note("httpdns: \(error.message)") }
+                return error.curlExitStatus
+            } catch is CancellationError {
+                return interruption.exitStatus ?? 1
+            } catch {
+                if !plan.silent { console.note("httpdns: \(error)") }
+                return 1
+            }
+        }()
+        // A stale answer starts a background refresh: let it finish (and reach the cache file)
+        // before the process exits under it.
+        if let host = plan.request.url.host(percentEncoded: false) { await resolver.waitForRefresh(host: host) }
+        return status
     }
 
     /// Where the addresses came from (the resolver's own -v events say why DoH was passed over).

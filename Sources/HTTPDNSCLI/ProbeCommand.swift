@@ -19,7 +19,7 @@ enum ProbeCommand {
           --max-time SECONDS    Limit for each address's whole request (default 15).
           --json                One JSON object per address instead.
       -v, --verbose             Print resolver events on stderr.
-    \\(ResolverOptions.help)
+    \(ResolverOptions.help)
       -h, --help                This help.
 
     Exit status: 0 every address healthy, 1 any address unhealthy, 2 usage, 6 could not resolve host.
@@ -70,7 +70,7 @@ enum ProbeCommand {
             return HTTPDNSTool.report(UsageError("\(error)", command: "probe"), console: console)
         }
 
-        let resolver = options.makeResolver(observer: verbose ? ConsoleResolverObserver(console: console) : nil)
+        let resolver = options.makeResolver(observer: console.resolverObserver(verbose: verbose))
         let host = url.host(percentEncoded: false) ?? ""
         let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
         let addresses: [IPAddress]

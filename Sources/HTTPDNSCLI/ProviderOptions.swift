@@ -114,6 +114,21 @@ struct ProviderOptions {
     }
 }
 
+/// Without `-v`: only the resolver's warnings (an unreadable or unwritable cache file, say), on
+/// stderr, so they are never silently lost.
+struct ConsoleWarningObserver: ResolverObserver {
+    let console: Console
+
+    func warning(_ message: String) { console.note("httpdns: warning: \(message)") }
+}
+
+extension Console {
+    /// The resolver observer for a command: every event with `-v`, warnings only otherwise.
+    func resolverObserver(verbose: Bool) -> any ResolverObserver {
+        verbose ? ConsoleResolverObserver(console: self) : ConsoleWarningObserver(console: self)
+    }
+}
+
 /// `-v`: resolver events on stderr, one `* resolver:` line each.
 struct ConsoleResolverObserver: ResolverObserver {
     let console: Console

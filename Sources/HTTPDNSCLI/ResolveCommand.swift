@@ -72,7 +72,7 @@ enum ResolveCommand {
             return HTTPDNSTool.report(UsageError("\(error)", command: "resolve"), console: console)
         }
 
-        let resolver = options.makeResolver(families: families, observer: verbose ? ConsoleResolverObserver(console: console) : nil)
+        let resolver = options.makeResolver(families: families, observer: console.resolverObserver(verbose: verbose))
         if compare { return await runCompare(hosts, resolver: resolver, json: json, console: console) }
         var status = HTTPDNSTool.ExitStatus.success
         for host in hosts {
@@ -94,6 +94,9 @@ enum ResolveCommand {
                 console.note("httpdns: \(error)")
             }
         }
+        // A stale answer starts a background refresh: let it finish (and reach the cache file)
+        // before the process exits under it.
+        for host in hosts { await resolver.waitForRefresh(host: host) }
         return status
     }
 

@@ -8,7 +8,7 @@ public enum HostName {
     ///
     /// Returns `nil` for an invalid name: empty, an empty label, a label longer than 63 bytes or a name
     /// longer than 253 (RFC 1035 §2.3.4), a character other than letters, digits, `-` and `_` after
-    /// mapping, or an `xn--` label that is not valid Punycode.
+    /// mapping, a label that starts or ends with `-`, or an `xn--` label that is not valid Punycode.
     public static func normalize(_ host: String) -> String? {
         var name = host
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
@@ -39,6 +39,8 @@ public enum HostName {
                 ascii = "xn--" + encoded
             }
             guard ascii.utf8.count <= 63, ascii.utf8.allSatisfy(isHostByte) else { return nil }
+            // A label neither starts nor ends with a hyphen (RFC 952, RFC 1123 §2.1; RFC 5891 §4.2.3.1).
+            guard ascii.utf8.first != UInt8(ascii: "-"), ascii.utf8.last != UInt8(ascii: "-") else { return nil }
             labels.append(ascii)
         }
         let result = labels.joined(separator: ".")

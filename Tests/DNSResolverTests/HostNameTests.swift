@@ -22,7 +22,7 @@ struct HostNameTests {
         #expect(HostName.normalize(input) == expected)
     }
 
-    @Test(arguments: ["", ".", "a..test", "a b.test", "a/b.test", "xn--zz-.test", "xn--a.test", "xn--.test",
+    @Test(arguments: ["", ".", "-bad-.test", "bad-.test", "-a.test", "a.-b.test", "a..test", "a b.test", "a/b.test", "xn--zz-.test", "xn--a.test", "xn--.test",
                       String(repeating: "a", count: 64) + ".test", String(repeating: "a.", count: 127) + "aa", "💩@.test"])
     func invalidNamesAreRejected(input: String) {
         #expect(HostName.normalize(input) == nil)

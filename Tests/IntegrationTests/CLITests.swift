@@ -263,6 +263,39 @@ struct CLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
+    @Test("--stale serves an expired answer once and its background refresh reaches the cache file")
+    func staleRefreshIsPersisted() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = directory.appendingPathComponent("cache.json")
+        let fresh = try await httpdns(["resolve", "--type", "A", "--cache-file", cache.path] + doh + ["a.test"])
+        #expect(fresh.status == 0)
+        // Age the record and change its address, as a cache written long ago would be.
+        var file = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: cache)) as? [String: Any])
+        var records = try #require(file["records"] as? [[String: Any]])
+        records[0]["expires"] = Date().timeIntervalSince1970 - 100
+        records[0]["addresses"] = ["192.0.2.1"]
+        file["records"] = records
+        try JSONSerialization.data(withJSONObject: file).write(to: cache)
+
+        let stale = try await httpdns(["resolve", "--type", "A", "--stale", "--cache-file", cache.path] + doh + ["a.test"])
+        #expect(stale.status == 0)
+        #expect(stale.stdoutText == "a.test 192.0.2.1 ttl=0 source=cache\n")
+        let refreshed = try await httpdns(["resolve", "--type", "A", "--stale", "--cache-file", cache.path] + doh + ["a.test"])
+        #expect(refreshed.stdoutText.hasPrefix("a.test 127.0.0.1 ttl="))
+        #expect(refreshed.stdoutText.hasSuffix(" source=cache\n"))
+    }
+
+    @Test("a cache file that cannot be used is reported without -v")
+    func cacheFileWarnings() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try await httpdns(["resolve", "--cache-file", directory.path] + doh + ["a.test"])
+        #expect(result.status == 0)
+        #expect(result.stderrText.contains("httpdns: warning: "))
+        #expect(result.stderrText.contains(directory.path))
+    }
+
     @Test("an invalid PEM file for --cacert exits 2 naming the file")
     func invalidPEM() async throws {
         let directory = try scratchDirectory()
