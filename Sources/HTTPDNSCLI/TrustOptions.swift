@@ -50,7 +50,10 @@ struct TrustOptions {
             throw UsageError("\(error)", command: command)
         }
         if let text = parsed.value("cert") {
-            certificate = Self.splitCertificate(text)
+            let split = Self.splitCertificate(text)
+            guard !split.path.isEmpty else { throw UsageError("--cert needs a file name", command: command) }
+            try Self.checkReadable(split.path, option: "--cert", command: command)
+            certificate = split
         }
         if let type = parsed.value("cert-type") {
             guard let known = ClientIdentity.FileType(rawValue: type.uppercased()) else {
@@ -61,8 +64,25 @@ struct TrustOptions {
         keyPath = parsed.value("key")
         password = parsed.value("pass")
         if keyPath != nil, certificate == nil { throw UsageError("--key needs --cert", command: command) }
+        // Options that only qualify --cert are refused without it rather than ignored.
+        if password != nil, certificate == nil { throw UsageError("--pass needs --cert", command: command) }
+        if certificateType != nil, certificate == nil { throw UsageError("--cert-type needs --cert", command: command) }
+        if let keyPath { try Self.checkReadable(keyPath, option: "--key", command: command) }
         insecure = parsed.has("insecure")
         requiresOCSPStapling = parsed.has("cert-status")
+    }
+
+    /// A missing or unreadable file is bad input (exit 2), found before any traffic; what is wrong
+    /// inside a readable file is a client-certificate problem (exit 58, as curl).
+    private static func checkReadable(_ path: String, option: String, command: String) throws(UsageError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw UsageError("\(option): no such file '\(path)'", command: command)
+        }
+        guard !isDirectory.boolValue else { throw UsageError("\(option): '\(path)' is a directory", command: command) }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw UsageError("\(option): cannot read '\(path)' (permission denied)", command: command)
+        }
     }
 
     /// curl's `FILE:PASSWORD`; a colon escaped as `\:` belongs to the file name.

@@ -88,14 +88,17 @@ extension ClientIdentity {
         let leaf = certificates[0]
         guard let result = leaf.withX509({ x509 -> Result<ClientIdentity, TrustError> in
             Result { () throws(TrustError) -> ClientIdentity in
-                try make(certificate: x509, key: key, chain: Array(certificates.dropFirst()), source: certificateFile.path, date: date)
+                try make(certificate: x509, key: key, chain: Array(certificates.dropFirst()), source: certificateFile.path,
+                         keySource: keySource.path, date: date)
             }
         }) else { throw TrustError.invalidIdentity(source: certificateFile.path, reason: "unreadable certificate") }
         return try result.get()
     }
 
-    private static func make(certificate: OpaquePointer, key: OpaquePointer, chain: [Certificate], source: String, date: Date) throws(TrustError) -> ClientIdentity {
-        guard httpdns_key_matches(certificate, key) != 0 else { throw TrustError.keyMismatch(source: source) }
+    private static func make(certificate: OpaquePointer, key: OpaquePointer, chain: [Certificate], source: String,
+                             keySource: String? = nil, date: Date) throws(TrustError) -> ClientIdentity {
+        // Name the file the key came from: with --key that is not the certificate's file.
+        guard httpdns_key_matches(certificate, key) != 0 else { throw TrustError.keyMismatch(source: keySource ?? source) }
         var out: UnsafeMutablePointer<UInt8>?
         let length = httpdns_private_key_to_der(key, &out)
         guard length > 0, let out else { throw TrustError.invalidIdentity(source: source, reason: "the private key cannot be encoded") }

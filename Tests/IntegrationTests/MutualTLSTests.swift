@@ -69,9 +69,9 @@ extension TrustSuites {
             }
         }
 
-        @Test("a key that belongs to another certificate is keyMismatch")
+        @Test("a key that belongs to another certificate is keyMismatch, naming the key's file")
         func keyMismatch() throws {
-            #expect(throws: TrustError.keyMismatch(source: fixture.file("CLIENT_CERT").path)) {
+            #expect(throws: TrustError.keyMismatch(source: fixture.file("CLIENT_EXPIRED_KEY").path)) {
                 try ClientIdentity.pem(certificate: fixture.file("CLIENT_CERT"), key: fixture.file("CLIENT_EXPIRED_KEY"))
             }
         }

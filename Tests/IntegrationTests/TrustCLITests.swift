@@ -121,5 +121,14 @@ extension TrustSuites {
             #expect(try await httpdns(["fetch", "--pinnedpubkey", "sha256//short", fixture.url("a.test").absoluteString] + doh).status == 2)
             #expect(try await httpdns(["fetch", "--cert-type", "DER", "--cert", "x", fixture.url("a.test").absoluteString] + doh).status == 2)
         }
+
+        @Test("identity options that cannot be honoured are refused (2) before any traffic",
+              arguments: [["--cert", ""], ["--cert", "/nonexistent/client.p12:secret"], ["--cert", "/tmp"],
+                          ["--pass", "secret"], ["--cert-type", "P12"]])
+        func identityUsageErrors(options: [String]) async throws {
+            let result = try await httpdns(["fetch"] + options + [fixture.url("a.test").absoluteString] + doh)
+            #expect(result.status == 2, "\(result.stderrText)")
+            #expect(result.stderrText.split(separator: "\n").count == 1)
+        }
     }
 }
