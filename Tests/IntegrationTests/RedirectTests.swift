@@ -24,7 +24,10 @@ struct RedirectTests {
                                   body: .data(Data("payload".utf8)))
         var reported = request
         reported.reportsTLSDetails = true
-        let response = try await fixture.isolatedClient().execute(reported, redirects: .follow)
+        // HTTP/1.1: these POSTs are redirected before nginx reads their body; over HTTP/2 nginx then
+        // resets the stream, which libcurl 7.88 sometimes reports as a framing error before the
+        // response head (a known limitation, see README).
+        let response = try await fixture.isolatedClient(version: .http1_1).execute(reported, redirects: .follow)
         let host = crossHost ? "b.test" : "a.test"
         let keeps = status == 307 || status == 308
         #expect(response.status == 200)
@@ -48,11 +51,15 @@ struct RedirectTests {
 
     @Test("a chain of redirects is followed; one more than the limit fails with curl's 47")
     func redirectLimit() async throws {
+        // HTTP/1.1 for the POST: over HTTP/2 nginx answers the redirect without reading the body and
+        // resets the stream, which libcurl 7.88 sometimes reports as a framing error before the
+        // response head (see streamBodyIsNotReplayed below).
         let chain = HTTPRequest(url: fixture.url("a.test", "/redirect/chain"), method: "POST", body: .data(Data("x".utf8)))
-        let followed = try await fixture.isolatedClient().execute(chain, redirects: RedirectPolicy(maximumRedirects: 2))
+        let client = fixture.isolatedClient(version: .http1_1)
+        let followed = try await client.execute(chain, redirects: RedirectPolicy(maximumRedirects: 2))
         #expect(followed.text == Self.inspect(method: "GET", host: "a.test:\(fixture.servers.httpsPort)"))
         let error = try await #require(throws: HTTPClientError.self) {
-            try await fixture.isolatedClient().execute(chain, redirects: RedirectPolicy(maximumRedirects: 1))
+            try await client.execute(chain, redirects: RedirectPolicy(maximumRedirects: 1))
         }
         #expect(error.kind == .tooManyRedirects)
         #expect(error.curlExitStatus == 47)
