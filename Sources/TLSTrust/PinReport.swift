@@ -55,7 +55,11 @@ public struct PinReport: Sendable, Hashable, CustomStringConvertible {
 
     /// One line per presented certificate, pin first, so the configuration can be fixed.
     public var description: String {
-        let presented = presentedChain.map { "  \($0.publicKeyPin)  \($0.subject)" }.joined(separator: "\n")
+        // Whole-certificate pins are listed too when the pin set has any, so either kind can be fixed.
+        let showsCertificatePins = pinSet.pins.contains { $0.description.hasPrefix("cert-") }
+        let presented = presentedChain.map { certificate in
+            "  \(certificate.publicKeyPin)  \(showsCertificatePins ? "\(certificate.certificatePin)  " : "")\(certificate.subject)"
+        }.joined(separator: "\n")
         let expected = pinSet.pins.map(\.description).sorted().joined(separator: "; ")
         return "certificate pinning failed for \(host):\(port)\(remoteAddress.map { " (\($0))" } ?? ""): no certificate of the chain matches \(expected)\nthe server presented:\n\(presented)"
     }

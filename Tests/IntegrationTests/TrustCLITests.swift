@@ -55,7 +55,11 @@ extension TrustSuites {
             let hex = try fixture.leafCertificate("b.test").sha256.map { String(format: "%02X", $0) }.joined(separator: ":")
             #expect(try await httpdns(["fetch", "--pin-cert", hex, fixture.url("b.test").absoluteString] + doh).status == 0)
             let other = fixture.otherCA[0].sha256.map { String(format: "%02x", $0) }.joined()
-            #expect(try await httpdns(["fetch", "--pin-cert", other, fixture.url("b.test").absoluteString] + doh).status == 90)
+            let mismatch = try await httpdns(["fetch", "--pin-cert", other, fixture.url("b.test").absoluteString] + doh)
+            #expect(mismatch.status == 90)
+            // The failure lists the whole-certificate pins the server presented, ready to compare.
+            let presented = try fixture.leafCertificate("b.test").certificatePin.description
+            #expect(mismatch.stderrText.contains(presented), "\(mismatch.stderrText)")
         }
 
         @Test("an untrusted, self-signed or expired certificate exits 60", arguments: ["self-signed.test", "expired.test", "wrong.test"])
