@@ -190,14 +190,18 @@ struct URLSessionTests {
     }
 
     @Test("failures map to URLError codes with the transport error underneath",
-          arguments: [("nope.test", URLError.Code.cannotFindHost), ("wrong.test", .serverCertificateUntrusted)])
-    func errorsMapToURLError(host: String, code: URLError.Code) async throws {
+          arguments: [("nope.test", URLError.Code.cannotFindHost, HTTPClientError.Kind.couldNotResolve),
+                      ("wrong.test", .serverCertificateUntrusted, .certificateVerificationFailed),
+                      ("expired.test", .serverCertificateHasBadDate, .certificateVerificationFailed),
+                      // mtls.test requires a client certificate this client does not present.
+                      ("mtls.test", .clientCertificateRejected, .clientCertificateRejected)])
+    func errorsMapToURLError(host: String, code: URLError.Code, kind: HTTPClientError.Kind) async throws {
         let url = fixture.url(host)
         let error = await #expect(throws: URLError.self) { try await fixture.urlSession().data(for: URLRequest(url: url)) }
         #expect(error?.code == code)
         #expect(error?.failingURL == url)
         let underlying = try #require(error?.userInfo[NSUnderlyingErrorKey] as? HTTPClientError)
-        #expect(underlying.kind == (code == .cannotFindHost ? .couldNotResolve : .certificateVerificationFailed))
+        #expect(underlying.kind == kind)
     }
 
     @Test("a refused connection is URLError.cannotConnectToHost")
