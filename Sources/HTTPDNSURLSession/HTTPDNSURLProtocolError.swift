@@ -23,7 +23,7 @@ public enum HTTPDNSURLProtocolError: Error, Sendable, CustomStringConvertible {
         case .notConfigured:
             "HTTPDNSURLProtocol is not configured: call HTTPDNSURLProtocol.configure(_:) before starting tasks"
         case .uploadBodyUnavailable(let url):
-            "the body of the upload task for \(url.absoluteString) did not reach HTTPDNSURLProtocol (swift-corelibs-foundation does not pass upload bodies to URL protocols); nothing was sent. Use URLSession.httpdnsUpload(for:from:) / httpdnsUploadTask(with:from:) / httpdnsUploadTask(with:fromFile:), or a data task with httpBody or httpBodyStream"
+            "the body of the upload task for \(url.absoluteString) did not reach HTTPDNSURLProtocol (swift-corelibs-foundation does not pass upload bodies to URL protocols); nothing was sent. Use URLSession.httpdnsUpload(for:from:) / httpdnsUpload(for:fromFile:) / httpdnsUploadTask(with:from:) / httpdnsUploadTask(with:fromFile:), or a data task with httpBody or httpBodyStream"
         case .bodyStreamNotReplayable(let url):
             "the redirect to \(url.absoluteString) needs the request body again, but it came from httpBodyStream and the delegate provided no new stream (urlSession(_:task:needNewBodyStream:)); use httpBody or a file upload to follow 307/308 redirects"
         case .downloadTasksUnsupported(let url):

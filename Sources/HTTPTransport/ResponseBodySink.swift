@@ -8,6 +8,9 @@ final class ResponseBodySink {
     private enum Storage {
         case memory(Data, limit: Int?)
         case file(fd: Int32, temporary: String, destination: String)
+        /// Written in place: the destination is a device, FIFO or socket (`/dev/null`, say), which
+        /// a rename would replace with a regular file.
+        case direct(fd: Int32, path: String)
         case handler(@Sendable (Data) -> Void)
         case streaming(head: @Sendable (HTTPResponseHead) -> Void, chunk: @Sendable (Data) -> Void)
         /// Takes and drops everything (the body of a redirect that will be followed).
@@ -27,7 +30,29 @@ final class ResponseBodySink {
             storage = .handler(handler)
         case .streaming(let head, let chunk):
             storage = .streaming(head: head, chunk: chunk)
-        case .file(let file):
+        case .file(let requested):
+            // A symbolic link is followed: its target is what gets written (or replaced), never
+            // the link itself.
+            var file = requested
+            if let resolved = realpath(requested.path, nil) {
+                file = URL(fileURLWithPath: String(cString: resolved))
+                free(resolved)
+            } else if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: requested.path) {
+                // A link to a file not created yet: create the target.
+                file = URL(fileURLWithPath: target, relativeTo: requested.deletingLastPathComponent()).standardizedFileURL
+            }
+            var info = stat()
+            if stat(file.path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+                guard (info.st_mode & S_IFMT) != S_IFDIR else {
+                    throw HTTPClientError(kind: .outputFailed, message: "cannot write '\(requested.path)': it is a directory", url: url)
+                }
+                let fd = open(file.path, O_WRONLY | O_CLOEXEC)
+                guard fd >= 0 else {
+                    throw HTTPClientError(kind: .outputFailed, message: "cannot open '\(requested.path)': \(String(cString: strerror(errno)))", url: url)
+                }
+                storage = .direct(fd: fd, path: file.path)
+                return
+            }
             let directory = file.deletingLastPathComponent().path
             let template = "\(directory)/.\(file.lastPathComponent).httpdns-XXXXXX"
             var buffer = Array(template.utf8CString)
@@ -79,18 +104,24 @@ final class ResponseBodySink {
         case .discarding:
             return true
         case .file(let fd, let temporary, _):
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = HTTPClientError(kind: .outputFailed, message: "writing '\(temporary)' failed: \(String(cString: strerror(errno)))", url: url)
-                    return false
-                }
-                offset += written
-            }
-            return true
+            return writeAll(bytes, to: fd, path: temporary, url: url)
+        case .direct(let fd, let path):
+            return writeAll(bytes, to: fd, path: path, url: url)
         }
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: String, url: URL?) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                failure = HTTPClientError(kind: .outputFailed, message: "writing '\(path)' failed: \(String(cString: strerror(errno)))", url: url)
+                return false
+            }
+            offset += written
+        }
+        return true
     }
 
     /// The collected body (memory destination), else empty.
@@ -105,6 +136,11 @@ final class ResponseBodySink {
     /// For a file destination, moves the complete body into place.
     /// - Throws: `HTTPClientError(.outputFailed)`.
     func commit(url: URL?) throws {
+        if case .direct(let fd, _) = storage {
+            close(fd)
+            storage = .memory(Data(), limit: 0)
+            return
+        }
         guard case .file(let fd, let temporary, let destination) = storage else { return }
         storage = .memory(Data(), limit: 0)
         defer { close(fd) }
@@ -120,10 +156,16 @@ final class ResponseBodySink {
 
     /// Drops a partial body: a file destination's temporary file is removed.
     func discard() {
-        if case .file(let fd, let temporary, _) = storage {
+        switch storage {
+        case .file(let fd, let temporary, _):
             close(fd)
             unlink(temporary)
             storage = .memory(Data(), limit: 0)
+        case .direct(let fd, _):
+            close(fd)
+            storage = .memory(Data(), limit: 0)
+        default:
+            break
         }
     }
 }

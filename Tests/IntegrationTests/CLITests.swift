@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import HTTPDNS
 import TestSupport
@@ -230,6 +233,44 @@ struct CLITests {
         let result = try await httpdns(["fetch", "-o", output, fixture.url("a.test").absoluteString] + doh)
         #expect(result.status == 2, "\(result.stderrText)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test("-o into a device node writes in place and leaves the node a device")
+    func outputToDevice() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A private null device: had the output replaced it, /dev/null itself would be at stake.
+        let device = directory.appendingPathComponent("null").path
+        #expect(mknod(device, S_IFCHR | 0o666, dev_t((1 << 8) | 3)) == 0, "mknod needs root")  // major 1, minor 3: the null device
+        let result = try await httpdns(["fetch", "-o", device, fixture.url("a.test").absoluteString] + doh)
+        #expect(result.status == 0, "\(result.stderrText)")
+        var info = stat()
+        #expect(stat(device, &info) == 0)
+        #expect(info.st_mode & S_IFMT == S_IFCHR)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["null"])
+    }
+
+    @Test("-o through a symbolic link writes the link's target and keeps the link")
+    func outputThroughSymlink() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let target = directory.appendingPathComponent("target.txt")
+        let link = directory.appendingPathComponent("link.txt")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let result = try await httpdns(["fetch", "-o", link.path, fixture.url("b.test").absoluteString] + doh)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)
+        #expect(try String(contentsOf: target, encoding: .utf8) == "vhost=b.test\n")
+    }
+
+    @Test("a closed stdout is exit 23 with a message, not a crash")
+    func closedStdoutExits23() async throws {
+        let command = ([binary.path, "fetch", fixture.url("a.test", "/large").absoluteString] + doh)
+            .map { "'" + $0 + "'" }.joined(separator: " ")
+        let result = try await Command.runDetached(URL(fileURLWithPath: "/bin/bash"),
+                                                   ["-c", "\(command) | head -c 10 >/dev/null; echo \"status=${PIPESTATUS[0]}\""])
+        #expect(result.stdoutText.contains("status=23"), "\(result.stdoutText)\(result.stderrText)")
+        #expect(result.stderrText.contains("writing the output failed"))
     }
 
     @Test("-o - writes the body to stdout, as curl does")
