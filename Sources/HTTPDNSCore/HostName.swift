@@ -10,6 +10,9 @@ public enum HostName {
     /// longer than 253 (RFC 1035 §2.3.4), a character other than letters, digits, `-` and `_` after
     /// mapping, a label that starts or ends with `-`, or an `xn--` label that is not valid Punycode.
     public static func normalize(_ host: String) -> String? {
+        // Most names are already normalized: checked in one pass over the bytes, they come back as
+        // they are (this runs on every lookup, cached ones included).
+        if isNormalizedASCII(host) { return host }
         var name = host
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         if IPAddress(name) != nil { return name.lowercased() }
@@ -46,6 +49,37 @@ public enum HostName {
         let result = labels.joined(separator: ".")
         guard result.utf8.count <= 253 else { return nil }
         return result
+    }
+
+    /// True when `host` is lower-case LDH labels (a-z, 0-9, inner hyphens) of 1-63 bytes, at most
+    /// 253 bytes in all, without a trailing dot or an `xn--` label: exactly what `normalize` returns
+    /// for it.
+    static func isNormalizedASCII(_ host: String) -> Bool {
+        var total = 0
+        var labelLength = 0
+        var previous: UInt8 = 0
+        var hyphens = 0
+        for byte in host.utf8 {
+            total += 1
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                labelLength += 1
+            case UInt8(ascii: "-"):
+                guard labelLength > 0 else { return false }
+                labelLength += 1
+                hyphens += 1
+            case UInt8(ascii: "."):
+                guard labelLength > 0, previous != UInt8(ascii: "-") else { return false }
+                labelLength = 0
+            default:
+                return false
+            }
+            guard labelLength <= 63 else { return false }
+            previous = byte
+        }
+        guard total > 0, total <= 253, labelLength > 0, previous != UInt8(ascii: "-") else { return false }
+        // An A-label must be checked as Punycode.
+        return hyphens < 2 || !host.contains("xn--")
     }
 
     /// The Unicode form of a normalized name: each `xn--` label decoded (for display).

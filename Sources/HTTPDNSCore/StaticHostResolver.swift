@@ -62,7 +62,7 @@ public struct StaticHostResolver: HostResolving {
 
     /// The addresses fixed for `host:port`, if any (an exact port wins over `*`).
     public func addresses(host: String, port: Int) -> [IPAddress]? {
-        guard let name = HostName.normalize(host) else { return nil }
+        guard !entries.isEmpty, let name = HostName.normalize(host) else { return nil }
         return (entries.first { $0.host == name && $0.port == port }
             ?? entries.first { $0.host == name && $0.port == nil })?.addresses
     }

@@ -28,6 +28,14 @@ struct HostNameTests {
         #expect(HostName.normalize(input) == nil)
     }
 
+    @Test("normalized ASCII names come back unchanged", arguments: [
+        "a.test", "www.example.com", "a-b.c-d.test", "1.2.3.4", "x", String(repeating: "a", count: 63) + ".test",
+        "xn--bcher-kva.test",
+    ])
+    func normalizedNamesAreFixedPoints(input: String) {
+        #expect(HostName.normalize(input) == input)
+    }
+
     @Test func aLongUnicodeLabelIsRejectedWhenItsALabelExceeds63Bytes() {
         #expect(HostName.normalize(String(repeating: "ü", count: 60) + ".test") == nil)
     }
