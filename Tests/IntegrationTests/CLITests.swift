@@ -16,16 +16,10 @@ struct CLITests {
 
     init() throws { fixture = try Fixture() }
 
-    /// DoH through unbound, its host bootstrapped by --resolve, the test CA trusted.
-    var doh: [String] {
-        let servers = fixture.servers
-        return ["--doh-url", servers.dohURL.absoluteString,
-                "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
-                "--cacert", servers.caCertificate.path]
-    }
+    var doh: [String] { fixture.dohOptions }
 
     func httpdns(_ arguments: [String], environment: [String: String]? = nil) async throws -> CommandResult {
-        try await Command.runDetached(binary, arguments, environment: environment, timeout: 60)
+        try await fixture.httpdns(arguments, environment: environment)
     }
 
     func scratchDirectory() throws -> URL {

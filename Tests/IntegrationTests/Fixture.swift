@@ -43,6 +43,18 @@ struct Fixture {
 
     func url(_ host: String, _ path: String = "/") -> URL { servers.httpsURL(host, path: path) }
 
+    /// CLI options for unbound's DoH endpoint: its host bootstrapped by `--resolve`, the test CA
+    /// trusted.
+    var dohOptions: [String] {
+        ["--doh-url", servers.dohURL.absoluteString, "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
+         "--cacert", servers.caCertificate.path]
+    }
+
+    /// Runs the built `httpdns` without holding a cooperative thread (see `Command.runDetached`).
+    func httpdns(_ arguments: [String], environment: [String: String]? = nil) async throws -> CommandResult {
+        try await Command.runDetached(PackagePaths.builtProduct("httpdns"), arguments, environment: environment, timeout: 60)
+    }
+
     /// A trust policy no other call returns, so its pool starts cold.
     func freshTrust() -> TrustPolicy {
         // Repeating an anchor a different number of times changes the policy (and so the pool)

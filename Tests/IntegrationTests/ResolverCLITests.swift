@@ -12,14 +12,10 @@ extension ResolverIntegrationSuites {
 
         init() throws { fixture = try Fixture() }
 
-        var doh: [String] {
-            let servers = fixture.servers
-            return ["--doh-url", servers.dohURL.absoluteString, "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
-                    "--cacert", servers.caCertificate.path]
-        }
+        var doh: [String] { fixture.dohOptions }
 
         func httpdns(_ arguments: [String]) async throws -> CommandResult {
-            try await Command.runDetached(binary, arguments, timeout: 60)
+            try await fixture.httpdns(arguments)
         }
 
         func jsonLines(_ text: String) -> [[String: Any]] {

@@ -19,11 +19,7 @@ extension ResolverIntegrationSuites {
 
         init() throws { fixture = try Fixture() }
 
-        var doh: [String] {
-            let servers = fixture.servers
-            return ["--doh-url", servers.dohURL.absoluteString, "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
-                    "--cacert", servers.caCertificate.path]
-        }
+        var doh: [String] { fixture.dohOptions }
 
         /// Runs `httpdns arguments` in the namespace and returns its result.
         func inNamespace(_ arguments: [String]) async throws -> CommandResult {

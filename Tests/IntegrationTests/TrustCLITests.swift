@@ -12,15 +12,11 @@ extension TrustSuites {
 
         init() throws { fixture = try Fixture() }
 
-        var doh: [String] {
-            let servers = fixture.servers
-            return ["--doh-url", servers.dohURL.absoluteString, "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
-                    "--cacert", servers.caCertificate.path]
-        }
+        var doh: [String] { fixture.dohOptions }
 
         /// Runs the binary without holding a cooperative thread (see `Command.runDetached`).
         func httpdns(_ arguments: [String]) async throws -> CommandResult {
-            try await Command.runDetached(binary, arguments, timeout: 60)
+            try await fixture.httpdns(arguments)
         }
 
         @Test("pins prints the chain with subjects, issuers, expiry and pins, and a line that fetch accepts")
