@@ -11,7 +11,7 @@ let package = Package(
         .executable(name: "httpdns", targets: ["httpdns"]),
     ],
     targets: [
-        // C libraries from Debian, and the shim for curl's variadic setters and OpenSSL's macros.
+        // C libraries from Debian (libcurl, OpenSSL, libidn2 for IDNA), and the shim for curl's variadic setters and OpenSSL's macros.
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
@@ -22,10 +22,15 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CIDN2",
+            pkgConfig: "libidn2",
+            providers: [.apt(["libidn2-dev"])]
+        ),
         .target(name: "CHTTPDNSShims", dependencies: ["CCurl", "COpenSSL"]),
 
         // Shared vocabulary: addresses, host names, the resolver protocol the client sees.
-        .target(name: "HTTPDNSCore"),
+        .target(name: "HTTPDNSCore", dependencies: ["CIDN2"]),
         // RFC 1035 / 3596 / 8484 message codec. Pure Swift, no I/O.
         .target(name: "DNSWire", dependencies: ["HTTPDNSCore"]),
         // Trust anchors and policies (OpenSSL).

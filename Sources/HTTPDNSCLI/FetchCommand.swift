@@ -36,6 +36,13 @@ enum FetchCommand {
           --max-time SECONDS    Limit for the whole request (exit 28 when exceeded).
           --connect-timeout SECONDS
                                 Limit for connecting, TLS included (default 10).
+      -x, --proxy URL           Send the request through this HTTP proxy (http:// or https://; no
+                                scheme means http://), by host name: the proxy resolves it, no IP
+                                replacement, TLS still verified for the name. Without -x the
+                                environment decides, as in curl: https_proxy, http_proxy, all_proxy.
+          --noproxy LIST        Hosts that go direct (over DoH) even with a proxy, comma-separated:
+                                names (and the names under them), IP addresses, CIDR blocks
+                                (10.0.0.0/8) or "*". Overrides no_proxy.
     \(ResolverOptions.help)
     \(TrustOptions.help)
       -h, --help                This help.
@@ -65,6 +72,8 @@ enum FetchCommand {
         .init(names: ["--http2"], arity: .flag),
         .init(names: ["--max-time"], arity: .value),
         .init(names: ["--connect-timeout"], arity: .value),
+        .init(names: ["-x", "--proxy"], arity: .value),
+        .init(names: ["--noproxy"], arity: .value),
         .init(names: ["-h", "--help"], arity: .flag),
     ] + ResolverOptions.parserOptions + TrustOptions.parserOptions)
 
@@ -81,6 +90,8 @@ enum FetchCommand {
         var trustOptions: TrustOptions
         /// Set by -L: the redirects to follow.
         var redirects: RedirectPolicy? = nil
+        /// -x and --noproxy over the environment's proxy variables.
+        var proxy: ProxyPolicy = .none
     }
 
     static func run(_ arguments: [String], console: Console, environment: [String: String]) async -> Int32 {
@@ -190,6 +201,8 @@ enum FetchCommand {
             redirects = RedirectPolicy(maximumRedirects: maximum)
         }
 
+        let proxy = try proxyPolicy(parsed, environment: environment)
+
         var request = HTTPRequest(url: url, method: method, headers: headers, body: body)
         request.failsOnHTTPError = parsed.has("fail")
         request.reportsTLSDetails = parsed.has("verbose")
@@ -197,7 +210,28 @@ enum FetchCommand {
         request.httpVersion = version
         return Plan(request: request, output: output, include: parsed.has("include"), verbose: parsed.has("verbose"),
                     silent: parsed.has("silent") && !parsed.has("show-error"), resolverOptions: resolverOptions, timeouts: timeouts, httpVersion: version,
-                    trustOptions: trustOptions, redirects: redirects)
+                    trustOptions: trustOptions, redirects: redirects, proxy: proxy)
+    }
+
+    /// curl's rules: `-x` wins over the environment; `--noproxy` replaces `no_proxy`.
+    private static func proxyPolicy(_ parsed: ArgumentParser.Parsed, environment: [String: String]) throws(UsageError) -> ProxyPolicy {
+        let bypass = parsed.value("noproxy")
+        guard let text = parsed.value("proxy") else {
+            var variables = environment
+            if let bypass {
+                variables["no_proxy"] = bypass
+                variables["NO_PROXY"] = nil
+            }
+            return .variables(variables)
+        }
+        let withScheme = text.contains("://") ? text : "http://" + text
+        guard let url = URL(string: withScheme), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty else {
+            throw UsageError("-x: '\(text)' is not an HTTP proxy URL (expected http://HOST:PORT or https://HOST:PORT)", command: "fetch")
+        }
+        let list = (bypass ?? environment["no_proxy"] ?? environment["NO_PROXY"] ?? "")
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        return .fixed(url, bypass: list)
     }
 
     private static func seconds(_ text: String, option: String) throws(UsageError) -> Double {
@@ -229,6 +263,7 @@ enum FetchCommand {
         let status = await { () async -> Int32 in
             var configuration = HTTPClient.Configuration(trust: trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
             configuration.racesAddresses = plan.resolverOptions.providerOptions.happyEyeballs
+            configuration.proxy = plan.proxy
             let client = HTTPClient(configuration: configuration, resolver: resolver)
             // The body streams to stdout as it arrives, never held whole in memory, unless -i must
             // print the response head first.

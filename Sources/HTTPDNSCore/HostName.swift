@@ -1,14 +1,21 @@
 import Foundation
+internal import CIDN2
 
 /// Host-name normalization shared by the cache, the resolver and the transport.
 public enum HostName {
-    /// The key a name is cached, queried and sent (SNI, `Host`) under: IDNA A-labels (RFC 3492
-    /// Punycode after UTS #46-style mapping: NFKC and lower case), ASCII lower case, without a trailing
-    /// dot, and IPv6 literals without brackets.
+    /// The key a name is cached, queried and sent (SNI, `Host`) under: IDNA A-labels, ASCII lower
+    /// case, without a trailing dot, and IPv6 literals without brackets.
+    ///
+    /// A name with non-ASCII characters or an `xn--` label goes through UTS #46 processing
+    /// (non-transitional: mapping, NFC, validity, the CONTEXTJ and Bidi rules of IDNA2008, RFC 5891-5893)
+    /// and RFC 3492 Punycode, done by libidn2 (`idn2_to_ascii_8z` with `IDN2_NONTRANSITIONAL`, as curl
+    /// does). So `Bücher.TEST.` becomes `xn--bcher-kva.test`, `中国。cn` becomes `xn--fiqs8s.cn`, and a
+    /// soft hyphen is dropped, while `⒈a.test` (a compatibility character hiding a dot) is refused.
     ///
     /// Returns `nil` for an invalid name: empty, an empty label, a label longer than 63 bytes or a name
     /// longer than 253 (RFC 1035 §2.3.4), a character other than letters, digits, `-` and `_` after
-    /// mapping, a label that starts or ends with `-`, or an `xn--` label that is not valid Punycode.
+    /// mapping, a label that starts or ends with `-`, a character UTS #46 disallows, or an `xn--` label
+    /// that is not valid Punycode of a valid U-label.
     public static func normalize(_ host: String) -> String? {
         // Most names are already normalized: checked in one pass over the bytes, they come back as
         // they are (this runs on every lookup, cached ones included).
@@ -16,39 +23,27 @@ public enum HostName {
         var name = host
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         if IPAddress(name) != nil { return name.lowercased() }
-        if !name.unicodeScalars.allSatisfy(\.isASCII) {
-            // UTS #46 maps the ideographic and full-width full stops to ".", and compatibility forms
-            // (full-width letters) to their plain ones; then lower case.
-            name = name.precomposedStringWithCompatibilityMapping.lowercased()
-            for dot in ["\u{3002}", "\u{FF0E}", "\u{FF61}"] { name = name.replacingOccurrences(of: dot, with: ".") }
-        }
         if name.hasSuffix(".") { name.removeLast() }
         guard !name.isEmpty else { return nil }
-        var labels: [String] = []
-        for label in name.split(separator: ".", omittingEmptySubsequences: false) {
-            guard !label.isEmpty else { return nil }
-            var ascii: String
-            if label.unicodeScalars.allSatisfy(\.isASCII) {
-                ascii = asciiLowercased(label)
-                if ascii.hasPrefix("xn--") {
-                    guard let decoded = Punycode.decode(String(ascii.dropFirst(4))), !decoded.isEmpty,
-                          !decoded.unicodeScalars.allSatisfy(\.isASCII), decoded.unicodeScalars.allSatisfy(isLabelScalar),
-                          decoded.precomposedStringWithCompatibilityMapping.lowercased() == decoded
-                    else { return nil }
-                }
-            } else {
-                guard label.unicodeScalars.allSatisfy(isLabelScalar),
-                    let encoded = Punycode.encode(String(label)) else { return nil }
-                ascii = "xn--" + encoded
-            }
-            guard ascii.utf8.count <= 63, ascii.utf8.allSatisfy(isHostByte) else { return nil }
-            // A label neither starts nor ends with a hyphen (RFC 952, RFC 1123 §2.1; RFC 5891 §4.2.3.1).
-            guard ascii.utf8.first != UInt8(ascii: "-"), ascii.utf8.last != UInt8(ascii: "-") else { return nil }
-            labels.append(ascii)
+        let isASCII = name.utf8.allSatisfy { $0 < 0x80 }
+        let lowered = isASCII ? asciiLowercased(Substring(name)) : name
+        // Only international names need IDNA: ASCII names without an A-label are just lower-cased
+        // (which is all UTS #46 does to them).
+        if !isASCII || lowered.split(separator: ".").contains(where: { $0.hasPrefix("xn--") }) {
+            // An empty label is an error here, whereas UTS #46 would keep it.
+            guard !lowered.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty),
+                  let ascii = IDNA.toASCII(lowered) else { return nil }
+            name = ascii
+        } else {
+            name = lowered
         }
-        let result = labels.joined(separator: ".")
-        guard result.utf8.count <= 253 else { return nil }
-        return result
+        guard name.utf8.count <= 253 else { return nil }
+        for label in name.split(separator: ".", omittingEmptySubsequences: false) {
+            guard !label.isEmpty, label.utf8.count <= 63, label.utf8.allSatisfy(isHostByte) else { return nil }
+            // A label neither starts nor ends with a hyphen (RFC 952, RFC 1123 §2.1; RFC 5891 §4.2.3.1).
+            guard label.utf8.first != UInt8(ascii: "-"), label.utf8.last != UInt8(ascii: "-") else { return nil }
+        }
+        return name
     }
 
     /// True when `host` is lower-case LDH labels (a-z, 0-9, inner hyphens) of 1-63 bytes, at most
@@ -83,23 +78,11 @@ public enum HostName {
     }
 
     /// The Unicode form of a normalized name: each `xn--` label decoded (for display).
+    /// A label that does not decode is shown as it is.
     public static func unicode(_ name: String) -> String {
         name.split(separator: ".", omittingEmptySubsequences: false).map { label in
-            label.hasPrefix("xn--") ? Punycode.decode(String(label.dropFirst(4))) ?? String(label) : String(label)
+            label.hasPrefix("xn--") ? IDNA.toUnicode(String(label)) ?? String(label) : String(label)
         }.joined(separator: ".")
-    }
-
-    /// Letters, marks, digits, `-` and `_`: what a label may hold (a simplification of IDNA2008's
-    /// PVALID that keeps out punctuation, symbols, spaces and controls).
-    private static func isLabelScalar(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar.isASCII { return isHostByte(UInt8(scalar.value)) || (65...90).contains(scalar.value) }
-        switch scalar.properties.generalCategory {
-        case .lowercaseLetter, .uppercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-             .nonspacingMark, .spacingMark, .decimalNumber, .letterNumber, .otherNumber:
-            return true
-        default:
-            return false
-        }
     }
 
     private static func asciiLowercased(_ text: Substring) -> String {

@@ -47,21 +47,46 @@ public enum ProxyPolicy: Sendable, Hashable {
         return URL(string: chosen.contains("://") ? chosen : "http://" + chosen)
     }
 
-    /// curl's `no_proxy` matching: `*` matches everything; an entry matches the host itself and, for
-    /// names, every name under it (a leading `.` is optional); IP literals match exactly.
+    /// curl's `no_proxy` matching (CURLOPT_NOPROXY): `*` matches everything; an entry matches the host
+    /// itself and, for names, every name under it (a leading `.` is optional); an IP literal matches
+    /// exactly, and a CIDR block (`10.0.0.0/8`, `fd00::/8`, as curl 7.86+) matches the IP-literal hosts
+    /// inside it. As in curl, a host name is matched by name only: it is not resolved to test it
+    /// against a CIDR entry. Entries that are neither (a malformed CIDR) match nothing.
     public static func bypasses(host: String, port: Int, list: [String]) -> Bool {
+        let hostAddress = IPAddress(host)
         for raw in list where !raw.isEmpty {
             var entry = raw.lowercased()
             if entry == "*" { return true }
-            if entry.hasPrefix("[") , let close = entry.firstIndex(of: "]") { entry = String(entry[entry.index(after: entry.startIndex)..<close]) }
-            if IPAddress(entry) != nil || IPAddress(host) != nil {
-                if IPAddress(entry) == IPAddress(host) && IPAddress(host) != nil { return true }
+            if entry.hasPrefix("["), let close = entry.firstIndex(of: "]") {
+                entry = String(entry[entry.index(after: entry.startIndex)..<close]) + entry[entry.index(after: close)...]
+            }
+            if let slash = entry.firstIndex(of: "/") {
+                if let hostAddress, let network = IPAddress(entry[..<slash]), let bits = Int(entry[entry.index(after: slash)...]),
+                   contains(network: network, prefixLength: bits, address: hostAddress) {
+                    return true
+                }
                 continue
             }
+            if let entryAddress = IPAddress(entry) {
+                if entryAddress == hostAddress { return true }
+                continue
+            }
+            if hostAddress != nil { continue }
             while entry.hasPrefix(".") { entry.removeFirst() }
             let name = HostName.normalize(entry) ?? entry
             if host == name || host.hasSuffix("." + name) { return true }
         }
         return false
+    }
+
+    /// True when the first `prefixLength` bits of `address` and `network` agree (same family only).
+    private static func contains(network: IPAddress, prefixLength: Int, address: IPAddress) -> Bool {
+        guard network.family == address.family, prefixLength >= 0, prefixLength <= network.bytes.count * 8 else { return false }
+        let whole = prefixLength / 8
+        guard network.bytes.prefix(whole) == address.bytes.prefix(whole) else { return false }
+        let rest = prefixLength % 8
+        guard rest > 0 else { return true }
+        let mask = UInt8(truncatingIfNeeded: 0xFF << (8 - rest))
+        return network.bytes[whole] & mask == address.bytes[whole] & mask
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import HTTPDNSCore
 import Testing
 
-/// IDNA (RFC 3492 Punycode, UTS #46 mapping) and the rest of host-name normalization.
+/// IDNA (UTS #46, RFC 3492 Punycode, through libidn2) and the rest of host-name normalization.
 @Suite("Host names")
 struct HostNameTests {
     @Test(arguments: [
@@ -40,15 +40,35 @@ struct HostNameTests {
         #expect(HostName.normalize(String(repeating: "ü", count: 60) + ".test") == nil)
     }
 
-    @Test(arguments: [
-        // RFC 3492 §7.1 samples (B) Chinese (simplified), (L) Japanese.
-        ("他们为什么不说中文", "ihqwcrb4cv8a8dqg056pqjye"),
-        ("3年B組金八先生", "3B-ww4c5e180e575a65lsy2b"),
-        ("bücher", "bcher-kva"),
+    @Test("UTS #46 non-transitional processing through libidn2", arguments: [
+        // RFC 3492 §7.1 samples (B) Chinese (simplified) and (L) Japanese, as labels.
+        ("他们为什么不说中文.test", "xn--ihqwcrb4cv8a8dqg056pqjye.test"),
+        ("3年B組金八先生.test", "xn--3b-ww4c5e180e575a65lsy2b.test"),
+        // Non-transitional: ß and ς stay themselves (transitional processing would make "fass").
+        ("faß.de", "xn--fa-hia.de"),
+        // A soft hyphen is mapped to nothing.
+        ("bü\u{AD}cher.test", "xn--bcher-kva.test"),
+        // Full-width letters and the ideographic full stop map to ASCII.
+        ("ＡＢＣ。test", "abc.test"),
     ])
-    func punycodeMatchesTheRFCSamples(unicode: String, encoded: String) {
-        #expect(Punycode.encode(unicode) == encoded)
-        #expect(Punycode.decode(encoded) == unicode)
+    func uts46Mapping(input: String, expected: String) {
+        #expect(HostName.normalize(input) == expected)
+    }
+
+    @Test("UTS #46 and IDNA2008 refuse what NFKC alone would let through", arguments: [
+        // U+2488 DIGIT ONE FULL STOP: NFKC makes it "1." and would smuggle in a label separator.
+        "\u{2488}a.test",
+        // ZERO WIDTH JOINER outside the context RFC 5892 Appendix A.2 allows.
+        "a\u{200D}b.test",
+        // Bidi rule (RFC 5893): a right-to-left label may not start with a digit.
+        "1\u{05D0}.test",
+        // Symbols are not PVALID.
+        "\u{2665}.test",
+        // An A-label whose U-label is a symbol (U+1F4A9), which IDNA2008 disallows.
+        "xn--ls8h.test",
+    ])
+    func uts46Rejections(input: String) {
+        #expect(HostName.normalize(input) == nil)
     }
 
     @Test func aLabelsDecodeForDisplay() {

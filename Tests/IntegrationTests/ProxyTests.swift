@@ -78,6 +78,22 @@ extension ResolverIntegrationSuites {
             #expect(!ProxyPolicy.bypasses(host: "127.0.0.1", port: 443, list: ["127.0.0.2"]))
         }
 
+        @Test("no_proxy CIDR blocks match IP-literal hosts inside them, as curl 7.86+")
+        func noProxyCIDR() {
+            #expect(ProxyPolicy.bypasses(host: "127.0.0.1", port: 443, list: ["127.0.0.0/8"]))
+            #expect(ProxyPolicy.bypasses(host: "10.1.2.3", port: 443, list: ["192.168.0.0/16", "10.0.0.0/8"]))
+            #expect(!ProxyPolicy.bypasses(host: "11.0.0.1", port: 443, list: ["10.0.0.0/8"]))
+            #expect(ProxyPolicy.bypasses(host: "192.168.1.130", port: 443, list: ["192.168.1.128/25"]))
+            #expect(!ProxyPolicy.bypasses(host: "192.168.1.127", port: 443, list: ["192.168.1.128/25"]))
+            #expect(ProxyPolicy.bypasses(host: "fd00::1", port: 443, list: ["fd00::/8"]))
+            #expect(ProxyPolicy.bypasses(host: "::1", port: 443, list: ["[::1]/128"]))
+            #expect(ProxyPolicy.bypasses(host: "1.2.3.4", port: 443, list: ["0.0.0.0/0"]))
+            // Families never match each other, names are not resolved, malformed blocks match nothing.
+            #expect(!ProxyPolicy.bypasses(host: "::ffff:10.0.0.1", port: 443, list: ["10.0.0.0/8"]))
+            #expect(!ProxyPolicy.bypasses(host: "a.test", port: 443, list: ["127.0.0.0/8"]))
+            #expect(!ProxyPolicy.bypasses(host: "10.0.0.1", port: 443, list: ["10.0.0.0/33", "10.0.0.0/x", "10.0.0.0/"]))
+        }
+
         @Test("fetch honours https_proxy from the environment (and -v says so)")
         func cliThroughProxy() async throws {
             let servers = fixture.servers
@@ -89,6 +105,36 @@ extension ResolverIntegrationSuites {
             #expect(result.status == 0, "\(result.stderrText)")
             #expect(result.stdoutText == "vhost=a.test\n")
             #expect(result.stderrText.contains("via proxy \(proxy.url.absoluteString)"))
+        }
+
+        @Test("fetch -x sends through that proxy by name, whatever the environment says")
+        func cliExplicitProxy() async throws {
+            let result = try await fixture.httpdns(["fetch", "-v", "-x", "127.0.0.1:\(proxy.port)", fixture.url("www.a.test").absoluteString] + fixture.dohOptions,
+                                                   environment: ["https_proxy": "http://127.0.0.1:9"])
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(result.stdoutText == "vhost=a.test\n")  // www.a.test is an alias of the a.test vhost
+            #expect(result.stderrText.contains("via proxy \(proxy.url.absoluteString)"))
+            #expect(!proxy.requests(containing: "CONNECT www.a.test:\(fixture.servers.httpsPort)").isEmpty)
+        }
+
+        @Test("fetch --noproxy (names, CIDR, *) replaces no_proxy and goes IP-direct over DoH", arguments: ["b.test", "*", "10.0.0.0/8,.test"])
+        func cliNoProxy(list: String) async throws {
+            // The proxies named here are dead: only going direct succeeds.
+            for proxyOptions in [["-x", "http://127.0.0.1:9"], []] {
+                let result = try await fixture.httpdns(["fetch", "-v", fixture.url("b.test").absoluteString, "--noproxy", list] + proxyOptions + fixture.dohOptions,
+                                                       environment: ["https_proxy": "http://127.0.0.1:9", "no_proxy": "nothing.example"])
+                #expect(result.status == 0, "\(proxyOptions) \(result.stderrText)")
+                #expect(result.stdoutText == "vhost=b.test\n")
+                #expect(!result.stderrText.contains("via proxy"))
+            }
+        }
+
+        @Test("fetch -x with a URL that is not an HTTP proxy is a usage error", arguments: ["ftp://127.0.0.1:21", "socks5://127.0.0.1:1080", "http://"])
+        func cliBadProxy(value: String) async throws {
+            let result = try await fixture.httpdns(["fetch", "-x", value, fixture.url("b.test").absoluteString] + fixture.dohOptions)
+            #expect(result.status == 2)
+            #expect(result.stderrText.contains("-x: '\(value)' is not an HTTP proxy URL"))
+            #expect(result.stdoutText.isEmpty)
         }
     }
 }
