@@ -106,6 +106,31 @@ int httpdns_x509_spki_sha256(X509 *cert, unsigned char *out) {
     return ok == 1;
 }
 
+int httpdns_public_key_sha256(const unsigned char *data, size_t length, unsigned char *out) {
+    if (length > INT_MAX) return 0;
+    EVP_PKEY *key = NULL;
+    BIO *bio = BIO_new_mem_buf(data, (int)length);
+    if (bio != NULL) {
+        key = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+        BIO_free(bio);
+    }
+    if (key == NULL) {
+        const unsigned char *cursor = data;
+        key = d2i_PUBKEY(NULL, &cursor, (long)length);
+        // DER must be the whole file: trailing bytes mean it is something else.
+        if (key != NULL && cursor != data + length) { EVP_PKEY_free(key); key = NULL; }
+    }
+    ERR_clear_error();
+    if (key == NULL) return 0;
+    unsigned char *der = NULL;
+    int der_length = i2d_PUBKEY(key, &der);
+    EVP_PKEY_free(key);
+    if (der_length <= 0) { ERR_clear_error(); return 0; }
+    int ok = EVP_Digest(der, (size_t)der_length, out, NULL, EVP_sha256(), NULL);
+    OPENSSL_free(der);
+    return ok == 1;
+}
+
 int httpdns_x509_sha256(X509 *cert, unsigned char *out) {
     unsigned int length = 0;
     return X509_digest(cert, EVP_sha256(), out, &length) == 1 && length == 32;

@@ -16,10 +16,11 @@ struct TrustOptions {
     ]
 
     static let help = """
-          --pinnedpubkey 'sha256//BASE64[;sha256//BASE64]...'
+          --pinnedpubkey 'sha256//BASE64[;sha256//BASE64]...' | FILE
                                 Public-key pins (SPKI SHA-256, RFC 7469): a certificate of the
                                 verified chain must carry one, or the request fails with exit 90.
-                                'httpdns pins URL' prints them ready to paste.
+                                'httpdns pins URL' prints them ready to paste. FILE is a PEM or DER
+                                public key (or a certificate, whose key is pinned), as curl's.
           --pin-cert SHA256HEX  Whole-certificate pin (the certificate's SHA-256 fingerprint, hex,
                                 colons allowed); repeatable; combines with --pinnedpubkey.
       -E, --cert FILE[:PASSWORD]
@@ -44,7 +45,14 @@ struct TrustOptions {
     /// - Throws: `UsageError` for a malformed pin or an unknown `--cert-type`.
     init(_ parsed: ArgumentParser.Parsed, command: String) throws(UsageError) {
         do {
-            for text in parsed.all("pinnedpubkey") { pins += try CertificatePin.list(parsing: text) }
+            for text in parsed.all("pinnedpubkey") {
+                // curl's rule: a value that does not start with "sha256//" is a file name.
+                if text.trimmingCharacters(in: .whitespaces).hasPrefix("sha256//") {
+                    pins += try CertificatePin.list(parsing: text)
+                } else {
+                    pins.append(try CertificatePin.publicKey(contentsOf: URL(fileURLWithPath: text)))
+                }
+            }
             for text in parsed.all("pin-cert") { pins.append(try CertificatePin.certificate(hex: text)) }
         } catch {
             throw UsageError("\(error)", command: command)

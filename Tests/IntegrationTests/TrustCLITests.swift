@@ -46,6 +46,47 @@ extension TrustSuites {
             #expect(result.stderrText.contains("CN=a.test"))
         }
 
+        /// `openssl pkey -pubout` of a leaf's key, as PEM or DER, in a fresh directory.
+        func publicKeyFile(_ name: String, format: String) async throws -> URL {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-pubkey-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let file = directory.appendingPathComponent("\(name).pubkey.\(format.lowercased())")
+            let result = try await Command.runDetached(URL(fileURLWithPath: "/usr/bin/openssl"),
+                ["pkey", "-in", fixture.servers.leaf(name).key.path, "-pubout", "-outform", format, "-out", file.path], timeout: 30)
+            #expect(result.status == 0, "\(result.stderrText)")
+            return file
+        }
+
+        @Test("a public-key file (PEM, DER, or a certificate) pins the same SPKI as its sha256// form")
+        func publicKeyFilePins() async throws {
+            let expected = try fixture.leafCertificate("a.test").publicKeyPin
+            let pem = try await publicKeyFile("a.test", format: "PEM")
+            let der = try await publicKeyFile("a.test", format: "DER")
+            defer { [pem, der].forEach { try? FileManager.default.removeItem(at: $0.deletingLastPathComponent()) } }
+            #expect(try CertificatePin.publicKey(contentsOf: pem) == expected)
+            #expect(try CertificatePin.publicKey(contentsOf: der) == expected)
+            #expect(try CertificatePin.publicKey(contentsOf: fixture.servers.leaf("a.test").certificate) == expected)
+            #expect(throws: TrustError.self) { try CertificatePin.publicKey(contentsOf: fixture.servers.leaf("a.test").key) }
+            #expect(throws: TrustError.unreadableFile(path: "/nonexistent/key.pem", reason: "no such file")) {
+                try CertificatePin.publicKey(contentsOf: URL(fileURLWithPath: "/nonexistent/key.pem"))
+            }
+        }
+
+        @Test("--pinnedpubkey FILE, as curl: the server's key passes, another key exits 90, a non-key file exits 2")
+        func pinnedPublicKeyFile() async throws {
+            let good = try await publicKeyFile("a.test", format: "PEM")
+            let other = try await publicKeyFile("b.test", format: "DER")
+            defer { [good, other].forEach { try? FileManager.default.removeItem(at: $0.deletingLastPathComponent()) } }
+            let passed = try await httpdns(["fetch", "--pinnedpubkey", good.path, fixture.url("a.test").absoluteString] + doh)
+            #expect(passed.status == 0, "\(passed.stderrText)")
+            #expect(passed.stdoutText == "vhost=a.test\n")
+            let mismatch = try await httpdns(["fetch", "--pinnedpubkey", other.path, fixture.url("a.test").absoluteString] + doh)
+            #expect(mismatch.status == 90)
+            let notKey = try await httpdns(["fetch", "--pinnedpubkey", fixture.servers.leaf("a.test").key.path, fixture.url("a.test").absoluteString] + doh)
+            #expect(notKey.status == 2)
+            #expect(notKey.stderrText.contains("no PEM or DER public key"), "\(notKey.stderrText)")
+        }
+
         @Test("--pin-cert with the leaf's fingerprint passes; another fingerprint exits 90")
         func pinCert() async throws {
             let hex = try fixture.leafCertificate("b.test").sha256.map { String(format: "%02X", $0) }.joined(separator: ":")

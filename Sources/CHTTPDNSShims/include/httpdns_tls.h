@@ -73,6 +73,9 @@ CURLcode httpdns_tls_ctx_callback(CURL *easy, void *ssl_ctx, void *userp);
 // MARK: Certificate facts
 /// SHA-256 of the DER SubjectPublicKeyInfo (RFC 7469 §2.4) into `out` (32 bytes). Returns 1 or 0.
 int httpdns_x509_spki_sha256(X509 *cert, unsigned char *out);
+/// SHA-256 of the DER SubjectPublicKeyInfo of the public key in `data` (a PEM "PUBLIC KEY" block or
+/// DER SPKI, as CURLOPT_PINNEDPUBLICKEY files) into `out` (32 bytes). Returns 1 or 0.
+int httpdns_public_key_sha256(const unsigned char *data, size_t length, unsigned char *out);
 /// SHA-256 of the whole DER certificate into `out` (32 bytes). Returns 1 or 0.
 int httpdns_x509_sha256(X509 *cert, unsigned char *out);
 /// notBefore / notAfter as seconds since 1970. Returns 1 or 0.
