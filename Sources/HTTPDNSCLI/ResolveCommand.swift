@@ -13,7 +13,8 @@ enum ResolveCommand {
 
     With --compare, asks the system resolver and the trusted provider side by side for each HOST and
     prints one line per name: HOST agree|disagree|trusted-failed|system-failed, then both answers
-    (possible DNS hijack when they disagree). Exit 0 when all agree, 1 when any disagree.
+    (possible DNS hijack when they disagree). Exit 0 when all agree, 1 when any disagree, else 6
+    when one side failed for a name.
 
     Options:
           --type A|AAAA|both|auto
@@ -26,7 +27,8 @@ enum ResolveCommand {
     \(ResolverOptions.help)
       -h, --help                This help.
 
-    Exit status: 0 all names resolved, 2 usage or bad input, 6 a name could not be resolved.
+    Exit status: 0 all names resolved, 2 usage or bad input, 6 a name could not be resolved; with
+    --compare: 0 all agree, 1 any disagree, 6 one side failed for a name (and none disagreed).
     """
 
     static let parser = ArgumentParser(command: "resolve", options: [
