@@ -20,9 +20,14 @@ enum ProbeCommand {
           --json                One JSON object per address instead.
       -v, --verbose             Print resolver events on stderr.
     \(ResolverOptions.help)
+    \(TrustOptions.help)
       -h, --help                This help.
 
-    Exit status: 0 every address healthy, 1 any address unhealthy, 2 usage, 6 could not resolve host.
+    Trust options apply to every address: with --pinnedpubkey, probe checks that each address
+    serves a pinned key (a mismatch makes that address FAILED).
+
+    Exit status: 0 every address healthy, 1 any address unhealthy, 2 usage, 6 could not resolve host,
+    58 the client certificate could not be loaded.
     """
 
     static let parser = ArgumentParser(command: "probe", options: [
@@ -31,11 +36,12 @@ enum ProbeCommand {
         .init(names: ["--json"], arity: .flag),
         .init(names: ["-v", "--verbose"], arity: .flag),
         .init(names: ["-h", "--help"], arity: .flag),
-    ] + ResolverOptions.parserOptions)
+    ] + ResolverOptions.parserOptions + TrustOptions.parserOptions)
 
     static func run(_ arguments: [String], console: Console, environment: [String: String]) async -> Int32 {
         let url: URL
         let options: ResolverOptions
+        let trustOptions: TrustOptions
         var timeouts = Timeouts(connect: 5, total: 15)
         let json: Bool
         let verbose: Bool
@@ -62,6 +68,7 @@ enum ProbeCommand {
                 timeouts[keyPath: path] = value
             }
             options = try ResolverOptions(parsed, environment: environment, command: "probe")
+            trustOptions = try TrustOptions(parsed, command: "probe")
             json = parsed.has("json")
             verbose = parsed.has("verbose")
         } catch let error as UsageError {
@@ -70,6 +77,13 @@ enum ProbeCommand {
             return HTTPDNSTool.report(UsageError("\(error)", command: "probe"), console: console)
         }
 
+        let trust: TrustPolicy
+        do {
+            trust = try trustOptions.policy(base: options.trust)
+        } catch {
+            console.note("httpdns: \(error)")
+            return TrustOptions.exitStatus(for: error)
+        }
         let resolver = options.makeResolver(observer: console.resolverObserver(verbose: verbose))
         let host = url.host(percentEncoded: false) ?? ""
         let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
@@ -88,7 +102,7 @@ enum ProbeCommand {
                 return HTTPDNSTool.ExitStatus.couldNotResolve
             }
         }
-        var configuration = HTTPClient.Configuration(trust: options.trust, timeouts: timeouts)
+        var configuration = HTTPClient.Configuration(trust: trust, timeouts: timeouts)
         configuration.racesAddresses = options.providerOptions.happyEyeballs
         let client = HTTPClient(configuration: configuration, resolver: resolver)
         var healthy = true

@@ -110,5 +110,19 @@ extension ResolverIntegrationSuites {
             #expect(wrong.status == 1)
             #expect(wrong.stdoutText.contains("127.0.0.1 FAILED certificateVerificationFailed"))
         }
+
+        @Test("probe takes fetch's trust options: every address must serve a pinned key")
+        func probeWithPins() async throws {
+            let leafPin = try fixture.leafCertificate("a.test").publicKeyPin.description
+            let pinned = try await httpdns(["probe", "--pinnedpubkey", leafPin, fixture.url("a.test").absoluteString] + doh)
+            #expect(pinned.status == 0, "\(pinned.stdoutText)\(pinned.stderrText)")
+            #expect(pinned.stdoutText.split(separator: "\n").filter { $0.contains(" ok connect=") }.count == 2)
+            let otherPin = fixture.otherCA[0].publicKeyPin.description
+            let mismatch = try await httpdns(["probe", "--pinnedpubkey", otherPin, fixture.url("a.test").absoluteString] + doh)
+            #expect(mismatch.status == 1)
+            #expect(mismatch.stdoutText.split(separator: "\n").filter { $0.contains(" FAILED pinMismatch") }.count == 2, "\(mismatch.stdoutText)")
+            let missingIdentity = try await httpdns(["probe", "--cert", "/nonexistent/client.p12", fixture.url("a.test").absoluteString] + doh)
+            #expect(missingIdentity.status == 2)
+        }
     }
 }
