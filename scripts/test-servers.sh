@@ -627,9 +627,28 @@ cmd_stop() {
 }
 
 # Internal: stops DIR's servers once OWNER_PID has exited (see TEST_SERVERS_OWNER_PID).
+# Prints PID's state letter and start time (fields 3 and 22 of /proc/PID/stat), or nothing once it
+# is gone. The command name (field 2) may hold spaces, so fields are counted after its ")".
+process_stat() {
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+    stat=${stat##*) }
+    read -r -a fields <<<"$stat"
+    echo "${fields[0]} ${fields[19]}"
+}
+
 cmd_watch() {
-    local dir=$1 owner=$2
-    while kill -0 "$owner" 2>/dev/null; do sleep 1; done
+    local dir=$1 owner=$2 started state
+    started=$(process_stat "$owner")
+    started=${started#* }
+    # The owner counts as gone when /proc has no such process, when it is a zombie (its parent may
+    # never reap it: PID 1 here is not always an init that does), or when its PID now belongs to a
+    # process that started later (PID reuse). `kill -0` alone says yes to all three.
+    while :; do
+        state=$(process_stat "$owner")
+        [[ -n $state && ${state%% *} != Z && ${state#* } == "$started" ]] || break
+        sleep 1
+    done
     echo "test-servers: owner $owner exited; stopping servers in $dir"
     stop_servers "$dir"
     rm -f "$dir/servers.env"

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The servers from `scripts/test-servers.sh` are real and configured as the other integration
 /// tests assume, checked with curl and openssl rather than with our own client.
@@ -119,6 +122,47 @@ struct TestServersTests {
         let result = try curlResult(arguments)
         try #require(result.status == 0, "curl: \(result.stderrText)")
         return try #require(HTTPResponse(result.stdout), "unparsable response: \(result.stdoutText)")
+    }
+
+    @Test("the watchdog stops the servers once their owner has exited, even as an unreaped zombie")
+    func watchdogStopsServersOfAZombieOwner() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-watchdog-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let script = PackagePaths.scripts.appendingPathComponent("test-servers.sh")
+        defer {
+            _ = try? Command.run(URL(fileURLWithPath: "/bin/bash"), [script.path, "stop", directory.path], timeout: 30)
+            try? FileManager.default.removeItem(at: directory)
+        }
+        // The owner: a child of this process that exits at once and is not reaped until the end
+        // of the test, so it stays a zombie, which `kill -0` still finds.
+        var child: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+        defer { argv.forEach { free($0) } }
+        try #require(posix_spawn(&child, "/bin/true", nil, nil, argv, environ) == 0)
+        defer { var status: Int32 = 0; waitpid(child, &status, 0) }
+        let owner = String(child)
+        var isZombie = false
+        let deadline = Date().addingTimeInterval(10)
+        while !isZombie, Date() < deadline {
+            isZombie = ((try? String(contentsOfFile: "/proc/\(owner)/stat", encoding: .utf8)) ?? "").contains(") Z ")
+            if !isZombie { Thread.sleep(forTimeInterval: 0.02) }
+        }
+        try #require(isZombie, "the owner should be a zombie")
+
+        let started = try Command.run(URL(fileURLWithPath: "/bin/bash"), [script.path, "start", directory.path],
+                                      environment: ["TEST_SERVERS_OWNER_PID": owner], timeout: 120)
+        try #require(started.status == 0, "\(started.stderrText)")
+        let nginx = try String(contentsOf: directory.appendingPathComponent("nginx.pid"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+
+        var stopped = false
+        let stopDeadline = Date().addingTimeInterval(20)
+        while !stopped, Date() < stopDeadline {
+            stopped = !FileManager.default.fileExists(atPath: "/proc/\(nginx)")
+            if !stopped { Thread.sleep(forTimeInterval: 0.2) }
+        }
+        #expect(stopped, "nginx \(nginx) still runs although its owner \(owner) is a zombie")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("servers.env").path))
     }
 
     /// POSTs a wire-format query to the DoH endpoint (RFC 8484 §4.1) and returns the answer bytes.
