@@ -125,7 +125,8 @@ public struct DoHClient: Sendable {
         } catch is CancellationError {
             return .failed(type: type, reason: "cancelled")
         } catch {
-            return .failed(type: type, reason: Self.oneLine(String(describing: error)))
+            // Kept whole: a pin mismatch lists the presented chain one certificate per line.
+            return .failed(type: type, reason: String(describing: error))
         }
         guard response.status == 200 else {
             return .failed(type: type, reason: "HTTP \(response.status)")

@@ -103,6 +103,11 @@ public enum ResolutionError: Error, Sendable, Hashable, CustomStringConvertible 
             "could not resolve host '\(host)': name does not exist (NXDOMAIN)"
         case .noAddresses(let host, _):
             "could not resolve host '\(host)': the name has no addresses of the requested type"
+        case .resolverUnavailable(let host, let reasons) where reasons.contains(where: { $0.contains("\n") }):
+            // A reason of several lines (a pin mismatch with the presented chain) reads as a list.
+            "could not resolve host '\(host)': no resolver answered:\n" + reasons.map { reason in
+                "  - " + reason.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n    ")
+            }.joined(separator: "\n")
         case .resolverUnavailable(let host, let reasons):
             "could not resolve host '\(host)': no resolver answered (\(reasons.joined(separator: "; ")))"
         }

@@ -145,6 +145,9 @@ extension TrustSuites {
                                          fixture.url("a.test").absoluteString] + doh)
             #expect(bad.status == 6)
             #expect(bad.stderrText.contains("certificate pinning failed for dns.test"))
+            // The presented chain reads one certificate per line, as for a target's pin mismatch.
+            let dnsLine = dnsPin + "  CN=dns.test"
+            #expect(bad.stderrText.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix(dnsLine) }, "\(bad.stderrText)")
         }
 
         @Test("--doh-cacert trusts a CA for the DoH endpoint without trusting it for targets")
