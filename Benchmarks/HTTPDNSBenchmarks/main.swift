@@ -4,6 +4,7 @@
 //
 //   swift run -c release httpdns-bench [--requests N]
 import Foundation
+import Synchronization
 import HTTPDNS
 import TestSupport
 internal import CCurl
@@ -17,6 +18,12 @@ struct Benchmarks {
         let servers = try TestServers.shared()
         let ca = try Certificate.certificates(contentsOf: servers.caCertificate)
         // --profile VERSION: only this library's sequential workload, for perf record.
+        if let index = arguments.firstIndex(of: "--profile-concurrent") {
+            let version: HTTPVersionPreference = arguments[index + 1] == "h2" ? .http2 : .http1_1
+            let rate = try await Ours.concurrent(servers: servers, ca: ca, count: requests, width: 16, version: version)
+            print(String(format: "httpdns HTTPClient 16 concurrent: %.0f req/s, %d new connections", rate, Ours.opened.load(ordering: .relaxed)))
+            return
+        }
         if let index = arguments.firstIndex(of: "--profile") {
             let version: HTTPVersionPreference = arguments[index + 1] == "h2" ? .http2 : .http1_1
             let rate = try await Ours.sequential(servers: servers, ca: ca, count: requests, version: version)
@@ -56,7 +63,7 @@ struct Benchmarks {
             let oursConcurrent = try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version)
             let curlCLI = try CurlCLI.parallel(servers: servers, count: requests * 2, width: 16, http2: version == .http2)
             print(String(format: "   curl --parallel-max 16:      %8.0f req/s", curlCLI))
-            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   (%.2fx)", oursConcurrent, oursConcurrent / curlCLI))
+            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   (%.2fx), %d new connections", oursConcurrent, oursConcurrent / curlCLI, Ours.opened.exchange(0, ordering: .relaxed)))
             print("")
         }
 
@@ -129,6 +136,9 @@ enum RawCurl {
 
 /// This library through its public API.
 enum Ours {
+    /// Connections opened by `concurrent` (CURLINFO_NUM_CONNECTS > 0), to tell connection churn apart from per-request cost.
+    static let opened = Atomic<Int>(0)
+
     static func client(servers: TestServers, ca: [Certificate], version: HTTPVersionPreference) -> HTTPClient {
         let resolver = StaticHostResolver(entries: [.init(host: "a.test", port: servers.httpsPort, addresses: [IPAddress("127.0.0.1")!])], fallback: nil)
         return HTTPClient(configuration: .init(trust: .anchors(ca), httpVersion: version), resolver: resolver)
@@ -153,7 +163,8 @@ enum Ours {
                 group.addTask {
                     var index = lane
                     while index < count {
-                        _ = try await client.execute(request)
+                        let response = try await client.execute(request)
+                        if !response.connection.reusedConnection { Ours.opened.add(1, ordering: .relaxed) }
                         index += width
                     }
                 }

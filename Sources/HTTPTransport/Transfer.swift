@@ -182,7 +182,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         // (Happy Eyeballs), and its connection-reuse key includes the address set: a pooled
         // connection to other addresses is not reused.
         if let addresses, !addresses.isEmpty, !target.isIPLiteral {
-            let route = ConnectRoute(addresses: addresses, port: target.port)
+            let route = ConnectRoute.cached(addresses: addresses, port: target.port)
             routeName = route.name
             try set(CURLOPT_CONNECT_TO, list: ["\(target.curlHost):\(target.port):\(route.name):\(target.port)"])
             try set(CURLOPT_RESOLVE, list: [route.resolveEntry])

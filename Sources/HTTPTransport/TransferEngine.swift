@@ -21,13 +21,16 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
     }
 
     private let inbox = Mutex<[Command]>([])
+    /// True while the transfer thread may block in epoll_wait; see `wakeIfWaiting`.
+    private let waiting = Atomic<Bool>(false)
     private let registry = Mutex<[PoolKey: PoolDescriptor]>([:])
     private let epollFD: Int32
     private let wakeFD: Int32
 
     // Transfer-thread state.
     private var pools: [Int: ConnectionPool] = [:]
-    private var socketOwners: [Int32: ConnectionPool] = [:]
+    /// The pool that owns each watched socket and the events it is watched for.
+    private var socketOwners: [Int32: (pool: ConnectionPool, mask: Int32)] = [:]
     private var active: [ObjectIdentifier: Transfer] = [:]
 
     private init() {
@@ -67,7 +70,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
     /// Queues `transfer` to start on the transfer thread.
     func submit(_ transfer: Transfer) {
         inbox.withLock { $0.append(.start(transfer)) }
-        wake()
+        wakeIfWaiting()
     }
 
     /// Stops `transfer` if it is running (or stops it from starting); it then fails with
@@ -75,10 +78,15 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
     func cancel(_ transfer: Transfer) {
         transfer.markCancelled()
         inbox.withLock { $0.append(.cancel(transfer)) }
-        wake()
+        wakeIfWaiting()
     }
 
-    private func wake() {
+    /// Writes the eventfd only when the transfer thread is (about to be) blocked in epoll_wait: a
+    /// busy loop drains the inbox on its next turn anyway, and under load most submissions then
+    /// cost no system call and no wake-up. The loop raises `waiting` before its last look at the
+    /// inbox (under the inbox lock), so a command queued after that look always sees it raised.
+    private func wakeIfWaiting() {
+        guard waiting.exchange(false, ordering: .sequentiallyConsistent) else { return }
         var one: UInt64 = 1
         _ = write(wakeFD, &one, 8)
     }
@@ -97,9 +105,13 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
         var events = [httpdns_event](repeating: httpdns_event(), count: 256)
         while true {
             drainInbox()
+            waiting.store(true, ordering: .sequentiallyConsistent)
+            // A command queued between the drain above and the store would not wake us: look again.
+            let timeout = inbox.withLock { $0.isEmpty } ? nextTimeoutMilliseconds() : 0
             let count = events.withUnsafeMutableBufferPointer { buffer in
-                httpdns_epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), nextTimeoutMilliseconds())
+                httpdns_epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), timeout)
             }
+            waiting.store(false, ordering: .sequentiallyConsistent)
             if count < 0 {
                 if errno == EINTR { continue }
                 fatalError("httpdns: epoll_wait failed: errno \(errno)")
@@ -112,7 +124,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
                     _ = read(wakeFD, &value, 8)
                     continue
                 }
-                guard let pool = socketOwners[fd] else { continue }
+                guard let pool = socketOwners[fd]?.pool else { continue }
                 let flags = events[index].events
                 var action: Int32 = 0
                 if flags & Int32(HTTPDNS_EVENT_IN) != 0 { action |= CURL_CSELECT_IN }
@@ -214,7 +226,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
         if events == CURL_POLL_REMOVE {
             // A pool may report a socket gone after its number was reused by another pool's new
             // connection; only the owner may stop the watch.
-            guard socketOwners[socket] === pool else { return }
+            guard socketOwners[socket]?.pool === pool else { return }
             _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), socket, 0)
             socketOwners[socket] = nil
             return
@@ -222,12 +234,16 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
         var mask: Int32 = 0
         if events & CURL_POLL_IN != 0 { mask |= Int32(HTTPDNS_EVENT_IN) }
         if events & CURL_POLL_OUT != 0 { mask |= Int32(HTTPDNS_EVENT_OUT) }
-        let known = socketOwners[socket] != nil
+        let known = socketOwners[socket]
+        // libcurl repeats a socket's events after every action on it; re-arming an unchanged
+        // watch is a system call per request for nothing. (A socket libcurl closes is reported
+        // CURL_POLL_REMOVE first, so an unchanged entry is still registered.)
+        if let known, known.pool === pool, known.mask == mask { return }
         let add = Int32(HTTPDNS_WATCH_ADD), modify = Int32(HTTPDNS_WATCH_MODIFY)
-        if httpdns_epoll_ctl(epollFD, known ? modify : add, socket, mask) != 0 {
+        if httpdns_epoll_ctl(epollFD, known != nil ? modify : add, socket, mask) != 0 {
             // The fd was closed and reused, or registered by another pool: take it over.
-            _ = httpdns_epoll_ctl(epollFD, known ? add : modify, socket, mask)
+            _ = httpdns_epoll_ctl(epollFD, known != nil ? add : modify, socket, mask)
         }
-        socketOwners[socket] = pool
+        socketOwners[socket] = (pool, mask)
     }
 }
