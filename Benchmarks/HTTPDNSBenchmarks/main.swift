@@ -2,7 +2,8 @@
 // tests use (scripts/test-servers.sh). The machine is shared and noisy, so compare the ratios printed
 // for each run rather than absolute numbers across runs.
 //
-//   swift run -c release httpdns-bench [--requests N]
+//   swift run -c release httpdns-bench [--requests N] [--memory-requests N] [--memory-version h1|h2]
+//                                      [--no-urlsession] [--no-memory] [--memory-only]
 import Foundation
 import Synchronization
 import HTTPDNS
@@ -14,6 +15,8 @@ internal import CHTTPDNSShims
 struct Benchmarks {
     static func main() async throws {
         let arguments = CommandLine.arguments
+        if arguments.contains(URLSessionPeer.childFlag) { return try await URLSessionPeer.runChild(arguments) }
+        func flag(_ name: String) -> String? { arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } }
         let requests = arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) } ?? 2_000
         let servers = try TestServers.shared()
         let ca = try Certificate.certificates(contentsOf: servers.caCertificate)
@@ -32,6 +35,14 @@ struct Benchmarks {
         }
         print("httpdns-bench: \(requests) requests per workload; nginx https://a.test:\(servers.httpsPort), 2 cores shared")
         print("")
+        // --memory-only [--memory-requests N]: only workload 5.
+        let memoryRequests = flag("--memory-requests").flatMap(Int.init) ?? 100_000
+        let memoryVersion: HTTPVersionPreference = flag("--memory-version") == "h1" ? .http1_1 : .http2
+        if arguments.contains("--memory-only") {
+            let report = try await MemoryWorkload.run(servers: servers, ca: ca, total: memoryRequests, checkpoint: min(10_000, memoryRequests / 10), width: 16, version: memoryVersion)
+            MemoryWorkload.print(report, version: memoryVersion)
+            return
+        }
         if arguments.contains("--cache-only") {
             let perLookup = try await Ours.cachedLookups(names: 10_000, lookups: 200_000)
             print(String(format: "cached resolution: %.0f ns per lookup (1 task)", perLookup))
@@ -58,13 +69,28 @@ struct Benchmarks {
             let ours = try await Ours.sequential(servers: servers, ca: ca, count: requests, version: version)
             print(String(format: "   reused blocking easy handle: %8.0f req/s", blocking))
             print(String(format: "   httpdns HTTPClient:          %8.0f req/s   (%.2fx)", ours, ours / blocking))
+            if !arguments.contains("--no-urlsession") {
+                let peer = try URLSessionPeer.measure(servers: servers, count: requests, width: 1)
+                print(String(format: "   URLSession:                  %8.0f req/s   (httpdns is %.2fx)", peer.rate, ours / peer.rate) + "; nginx logged \"\(peer.requestLine)\"")
+            }
             print("")
             print("== 16 concurrent, \(version == .http2 ? "HTTP/2" : "HTTP/1.1")")
             let oursConcurrent = try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version)
             let curlCLI = try CurlCLI.parallel(servers: servers, count: requests * 2, width: 16, http2: version == .http2)
             print(String(format: "   curl --parallel-max 16:      %8.0f req/s", curlCLI))
             print(String(format: "   httpdns HTTPClient:          %8.0f req/s   (%.2fx), %d new connections", oursConcurrent, oursConcurrent / curlCLI, Ours.opened.exchange(0, ordering: .relaxed)))
+            if !arguments.contains("--no-urlsession") {
+                // URLSession picks the version itself (HTTP/2 by ALPN): the line nginx logged shows which.
+                let peer = try URLSessionPeer.measure(servers: servers, count: requests, width: 16)
+                print(String(format: "   URLSession:                  %8.0f req/s   (httpdns is %.2fx)", peer.rate, oursConcurrent / peer.rate)
+                      + "; nginx logged \"\(peer.requestLine)\"; \(peer.verification)")
+            }
             print("")
+        }
+
+        if !arguments.contains("--no-memory") {
+            let report = try await MemoryWorkload.run(servers: servers, ca: ca, total: memoryRequests, checkpoint: min(10_000, memoryRequests / 10), width: 16, version: memoryVersion)
+            MemoryWorkload.print(report, version: memoryVersion)
         }
 
         print("== cached resolution through HostResolver.resolve, 10,000 names cached")
@@ -158,18 +184,9 @@ enum Ours {
         let request = HTTPRequest(url: servers.httpsURL("a.test"))
         _ = try await client.execute(request)
         let start = DispatchTime.now().uptimeNanoseconds
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for lane in 0..<width {
-                group.addTask {
-                    var index = lane
-                    while index < count {
-                        let response = try await client.execute(request)
-                        if !response.connection.reusedConnection { Ours.opened.add(1, ordering: .relaxed) }
-                        index += width
-                    }
-                }
-            }
-            try await group.waitForAll()
+        try await Lanes.run(count: count, width: width) {
+            let response = try await client.execute(request)
+            if !response.connection.reusedConnection { Ours.opened.add(1, ordering: .relaxed) }
         }
         return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
