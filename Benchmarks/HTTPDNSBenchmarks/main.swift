@@ -2,7 +2,7 @@
 // tests use (scripts/test-servers.sh). The machine is shared and noisy, so compare the ratios printed
 // for each run rather than absolute numbers across runs.
 //
-//   swift run -c release httpdns-bench [--requests N] [--memory-requests N] [--memory-version h1|h2]
+//   swift run -c release httpdns-bench [--requests N] [--rounds R] [--memory-requests N] [--memory-version h1|h2]
 //                                      [--no-urlsession] [--no-memory] [--memory-only]
 import Foundation
 import Synchronization
@@ -18,6 +18,7 @@ struct Benchmarks {
         if arguments.contains(URLSessionPeer.childFlag) { return try await URLSessionPeer.runChild(arguments) }
         func flag(_ name: String) -> String? { arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } }
         let requests = arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) } ?? 2_000
+        let rounds = flag("--rounds").flatMap(Int.init) ?? 3
         let servers = try TestServers.shared()
         let ca = try Certificate.certificates(contentsOf: servers.caCertificate)
         // --profile VERSION: only this library's sequential workload, for perf record.
@@ -65,20 +66,22 @@ struct Benchmarks {
 
         for version in [HTTPVersionPreference.http1_1, .http2] {
             print("== sequential requests, 1 in flight, keep-alive, \(version == .http2 ? "HTTP/2" : "HTTP/1.1")")
-            let blocking = RawCurl.sequential(servers: servers, count: requests, http2: version == .http2)
-            let ours = try await Ours.sequential(servers: servers, ca: ca, count: requests, version: version)
-            print(String(format: "   reused blocking easy handle: %8.0f req/s", blocking))
-            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   (%.2fx)", ours, ours / blocking))
+            let sequential = try await Rounds.compare(rounds: rounds, peer: { RawCurl.sequential(servers: servers, count: requests / rounds, http2: version == .http2) },
+                                                      ours: { try await Ours.sequential(servers: servers, ca: ca, count: requests / rounds, version: version) })
+            let ours = sequential.ours
+            print(String(format: "   reused blocking easy handle: %8.0f req/s", sequential.peer))
+            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   (%.2fx, median of %d rounds)", ours, sequential.ratio, rounds))
             if !arguments.contains("--no-urlsession") {
                 let peer = try URLSessionPeer.measure(servers: servers, count: requests, width: 1)
                 print(String(format: "   URLSession:                  %8.0f req/s   (httpdns is %.2fx)", peer.rate, ours / peer.rate) + "; nginx logged \"\(peer.requestLine)\"")
             }
             print("")
             print("== 16 concurrent, \(version == .http2 ? "HTTP/2" : "HTTP/1.1")")
-            let oursConcurrent = try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version)
-            let curlCLI = try CurlCLI.parallel(servers: servers, count: requests * 2, width: 16, http2: version == .http2)
-            print(String(format: "   curl --parallel-max 16:      %8.0f req/s", curlCLI))
-            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   (%.2fx), %d new connections", oursConcurrent, oursConcurrent / curlCLI, Ours.opened.exchange(0, ordering: .relaxed)))
+            let concurrent = try await Rounds.compare(rounds: rounds, peer: { try CurlCLI.parallel(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
+                                                      ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version) })
+            let oursConcurrent = concurrent.ours
+            print(String(format: "   curl --parallel-max 16:      %8.0f req/s", concurrent.peer))
+            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   (%.2fx, median of %d rounds), %d new connections", oursConcurrent, concurrent.ratio, rounds, Ours.opened.exchange(0, ordering: .relaxed)))
             if !arguments.contains("--no-urlsession") {
                 // URLSession picks the version itself (HTTP/2 by ALPN): the line nginx logged shows which.
                 let peer = try URLSessionPeer.measure(servers: servers, count: requests, width: 16)

@@ -19,7 +19,7 @@ final class PoolDescriptor: Sendable {
 ///
 /// libcurl's connection-reuse and session-resumption keys do not include what a
 /// CURLOPT_SSL_CTX_FUNCTION callback does, so requests under different trust policies must never
-/// meet in one multi handle: each policy gets its own pool. Touched only on the transfer thread.
+/// meet in one multi handle: each policy gets its own pool. Touched only under the engine's loop lock.
 final class ConnectionPool {
     let descriptor: PoolDescriptor
     let multi: UnsafeMutableRawPointer
