@@ -30,7 +30,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     /// libcurl's timers: a timerfd in the epoll set, armed for the earliest pool deadline, so a
     /// thread that starts a transfer can move it without waking the transfer thread.
     private let timerFD: Int32
-    /// The deadline `timerFD` is armed for (uptime ns), nil when disarmed.
+    /// The deadline `timerFD` is armed for (uptime ns), nil when it is not armed.
     private var armedDeadline: UInt64?
     private let epollFD: Int32
     private let wakeFD: Int32
@@ -153,9 +153,16 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             var touched: [ConnectionPool] = []
             for index in 0..<Int(count) {
                 let fd = events[index].fd
-                if fd == wakeFD || fd == timerFD {
+                if fd == wakeFD {
                     var value: UInt64 = 0
                     _ = read(fd, &value, 8)
+                    continue
+                }
+                if fd == timerFD {
+                    // One-shot: once it has expired it is disarmed. (A re-arm after the expiry
+                    // and before this read cleared the expiry; the read then finds none.)
+                    var value: UInt64 = 0
+                    if read(fd, &value, 8) == 8 { armedDeadline = nil }
                     continue
                 }
                 guard let pool = socketOwners[fd]?.pool else { continue }
@@ -192,15 +199,14 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         return earliest
     }
 
-    /// Arms `timerFD` for the earliest pool deadline (or disarms it), unless it already is.
+    /// Arms `timerFD` for the earliest pool deadline when that is sooner than what it is armed for.
+    ///
+    /// A later deadline, or none, leaves the armed one alone: libcurl sets (and clears) a timer for
+    /// every transfer, such as its connect timeout, so re-arming on each change cost a system call
+    /// per request, while firing early costs one spurious turn of the loop, which re-arms.
     private func armTimer() {
-        let earliest = earliestDeadline()
-        guard earliest != armedDeadline else { return }
+        guard let earliest = earliestDeadline(), earliest < armedDeadline ?? .max else { return }
         armedDeadline = earliest
-        guard let earliest else {
-            _ = httpdns_timerfd_arm(timerFD, -1)
-            return
-        }
         let now = DispatchTime.now().uptimeNanoseconds
         _ = httpdns_timerfd_arm(timerFD, earliest > now ? Int64(earliest - now) : 0)
     }
