@@ -66,22 +66,22 @@ struct Benchmarks {
 
         for version in [HTTPVersionPreference.http1_1, .http2] {
             print("== sequential requests, 1 in flight, keep-alive, \(version == .http2 ? "HTTP/2" : "HTTP/1.1")")
-            let sequential = try await Rounds.compare(rounds: rounds, peer: { RawCurl.sequential(servers: servers, count: requests / rounds, http2: version == .http2) },
+            let sequential = try await Rounds.compare(rounds: rounds, count: requests / rounds, peer: { RawCurl.sequential(servers: servers, count: requests / rounds, http2: version == .http2) },
                                                       ours: { try await Ours.sequential(servers: servers, ca: ca, count: requests / rounds, version: version) })
             let ours = sequential.ours
-            print(String(format: "   reused blocking easy handle: %8.0f req/s", sequential.peer))
-            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   (%.2fx, median of %d rounds)", ours, sequential.ratio, rounds))
+            print(String(format: "   reused blocking easy handle: %8.0f req/s   %5.0f µs CPU per request", sequential.peer, sequential.peerCPU))
+            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds)", ours, sequential.oursCPU, sequential.ratio, rounds))
             if !arguments.contains("--no-urlsession") {
                 let peer = try URLSessionPeer.measure(servers: servers, count: requests, width: 1)
                 print(String(format: "   URLSession:                  %8.0f req/s   (httpdns is %.2fx)", peer.rate, ours / peer.rate) + "; nginx logged \"\(peer.requestLine)\"")
             }
             print("")
             print("== 16 concurrent, \(version == .http2 ? "HTTP/2" : "HTTP/1.1")")
-            let concurrent = try await Rounds.compare(rounds: rounds, peer: { try CurlCLI.parallel(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
+            let concurrent = try await Rounds.compare(rounds: rounds, count: requests * 2, peer: { try CurlCLI.parallel(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
                                                       ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version) })
             let oursConcurrent = concurrent.ours
-            print(String(format: "   curl --parallel-max 16:      %8.0f req/s", concurrent.peer))
-            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   (%.2fx, median of %d rounds), %d new connections", oursConcurrent, concurrent.ratio, rounds, Ours.opened.exchange(0, ordering: .relaxed)))
+            print(String(format: "   curl --parallel-max 16:      %8.0f req/s   %5.0f µs CPU per request", concurrent.peer, concurrent.peerCPU))
+            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds), %d new connections", oursConcurrent, concurrent.oursCPU, concurrent.ratio, rounds, Ours.opened.exchange(0, ordering: .relaxed)))
             if !arguments.contains("--no-urlsession") {
                 // URLSession picks the version itself (HTTP/2 by ALPN): the line nginx logged shows which.
                 let peer = try URLSessionPeer.measure(servers: servers, count: requests, width: 16)
