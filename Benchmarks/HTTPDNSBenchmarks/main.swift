@@ -4,6 +4,7 @@
 //
 //   swift run -c release httpdns-bench [--requests N] [--rounds R] [--memory-requests N] [--memory-version h1|h2]
 //                                      [--no-urlsession] [--no-memory] [--memory-only]
+//   swift run -c release httpdns-bench --profile h1|h2 | --profile-concurrent h1|h2 [--requests N]
 import Foundation
 import Synchronization
 import HTTPDNS
@@ -21,13 +22,14 @@ struct Benchmarks {
         let rounds = flag("--rounds").flatMap(Int.init) ?? 3
         let servers = try TestServers.shared()
         let ca = try Certificate.certificates(contentsOf: servers.caCertificate)
-        // --profile VERSION: only this library's sequential workload, for perf record.
+        // --profile-concurrent VERSION: only this library's 16-concurrent workload, for perf record.
         if let index = arguments.firstIndex(of: "--profile-concurrent") {
             let version: HTTPVersionPreference = arguments[index + 1] == "h2" ? .http2 : .http1_1
             let rate = try await Ours.concurrent(servers: servers, ca: ca, count: requests, width: 16, version: version)
             print(String(format: "httpdns HTTPClient 16 concurrent: %.0f req/s, %d new connections", rate, Ours.opened.load(ordering: .relaxed)))
             return
         }
+        // --profile VERSION: only this library's sequential workload, for perf record.
         if let index = arguments.firstIndex(of: "--profile") {
             let version: HTTPVersionPreference = arguments[index + 1] == "h2" ? .http2 : .http1_1
             let rate = try await Ours.sequential(servers: servers, ca: ca, count: requests, version: version)
