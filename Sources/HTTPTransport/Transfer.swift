@@ -7,8 +7,8 @@ internal import COpenSSL
 internal import CHTTPDNSShims
 
 /// One request on one libcurl easy handle. Built by the calling task; after `submit` only the
-/// transfer thread touches it, until `finish` resumes the caller.
-final class Transfer: @unchecked Sendable {  // handed from the submitting task to the transfer thread through the engine's Mutex; used by one thread at a time
+/// thread holding the engine's loop lock touches it, until `finish` resumes the caller.
+final class Transfer: @unchecked Sendable {  // handed from the submitting task to the transfer loop through the engine's locks; used by one thread at a time
     let easy: UnsafeMutableRawPointer
     let url: URL
     let pool: PoolDescriptor
