@@ -2,8 +2,11 @@
 // tests use (scripts/test-servers.sh). The machine is shared and noisy, so compare the ratios printed
 // for each run rather than absolute numbers across runs.
 //
-//   swift run -c release httpdns-bench [--requests N]
+//   swift run -c release httpdns-bench [--requests N] [--rounds R] [--memory-requests N] [--memory-version h1|h2]
+//                                      [--no-urlsession] [--no-memory] [--memory-only]
+//   swift run -c release httpdns-bench --profile h1|h2 | --profile-concurrent h1|h2 [--requests N]
 import Foundation
+import Synchronization
 import HTTPDNS
 import TestSupport
 internal import CCurl
@@ -13,9 +16,19 @@ internal import CHTTPDNSShims
 struct Benchmarks {
     static func main() async throws {
         let arguments = CommandLine.arguments
+        if arguments.contains(URLSessionPeer.childFlag) { return try await URLSessionPeer.runChild(arguments) }
+        func flag(_ name: String) -> String? { arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } }
         let requests = arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) } ?? 2_000
+        let rounds = flag("--rounds").flatMap(Int.init) ?? 3
         let servers = try TestServers.shared()
         let ca = try Certificate.certificates(contentsOf: servers.caCertificate)
+        // --profile-concurrent VERSION: only this library's 16-concurrent workload, for perf record.
+        if let index = arguments.firstIndex(of: "--profile-concurrent") {
+            let version: HTTPVersionPreference = arguments[index + 1] == "h2" ? .http2 : .http1_1
+            let rate = try await Ours.concurrent(servers: servers, ca: ca, count: requests, width: 16, version: version)
+            print(String(format: "httpdns HTTPClient 16 concurrent: %.0f req/s, %d new connections", rate, Ours.opened.load(ordering: .relaxed)))
+            return
+        }
         // --profile VERSION: only this library's sequential workload, for perf record.
         if let index = arguments.firstIndex(of: "--profile") {
             let version: HTTPVersionPreference = arguments[index + 1] == "h2" ? .http2 : .http1_1
@@ -25,6 +38,14 @@ struct Benchmarks {
         }
         print("httpdns-bench: \(requests) requests per workload; nginx https://a.test:\(servers.httpsPort), 2 cores shared")
         print("")
+        // --memory-only [--memory-requests N]: only workload 5.
+        let memoryRequests = flag("--memory-requests").flatMap(Int.init) ?? 100_000
+        let memoryVersion: HTTPVersionPreference = flag("--memory-version") == "h1" ? .http1_1 : .http2
+        if arguments.contains("--memory-only") {
+            let report = try await MemoryWorkload.run(servers: servers, ca: ca, total: memoryRequests, checkpoint: min(10_000, memoryRequests / 10), width: 16, version: memoryVersion)
+            MemoryWorkload.print(report, version: memoryVersion)
+            return
+        }
         if arguments.contains("--cache-only") {
             let perLookup = try await Ours.cachedLookups(names: 10_000, lookups: 200_000)
             print(String(format: "cached resolution: %.0f ns per lookup (1 task)", perLookup))
@@ -47,17 +68,34 @@ struct Benchmarks {
 
         for version in [HTTPVersionPreference.http1_1, .http2] {
             print("== sequential requests, 1 in flight, keep-alive, \(version == .http2 ? "HTTP/2" : "HTTP/1.1")")
-            let blocking = RawCurl.sequential(servers: servers, count: requests, http2: version == .http2)
-            let ours = try await Ours.sequential(servers: servers, ca: ca, count: requests, version: version)
-            print(String(format: "   reused blocking easy handle: %8.0f req/s", blocking))
-            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   (%.2fx)", ours, ours / blocking))
+            let sequential = try await Rounds.compare(rounds: rounds, count: requests / rounds, peer: { RawCurl.sequential(servers: servers, count: requests / rounds, http2: version == .http2) },
+                                                      ours: { try await Ours.sequential(servers: servers, ca: ca, count: requests / rounds, version: version) })
+            let ours = sequential.ours
+            print(String(format: "   reused blocking easy handle: %8.0f req/s   %5.0f µs CPU per request", sequential.peer, sequential.peerCPU))
+            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds)", ours, sequential.oursCPU, sequential.ratio, rounds))
+            if !arguments.contains("--no-urlsession") {
+                let peer = try URLSessionPeer.measure(servers: servers, count: requests, width: 1)
+                print(String(format: "   URLSession:                  %8.0f req/s   (httpdns is %.2fx)", peer.rate, ours / peer.rate) + "; nginx logged \"\(peer.requestLine)\"")
+            }
             print("")
             print("== 16 concurrent, \(version == .http2 ? "HTTP/2" : "HTTP/1.1")")
-            let oursConcurrent = try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version)
-            let curlCLI = try CurlCLI.parallel(servers: servers, count: requests * 2, width: 16, http2: version == .http2)
-            print(String(format: "   curl --parallel-max 16:      %8.0f req/s", curlCLI))
-            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   (%.2fx)", oursConcurrent, oursConcurrent / curlCLI))
+            let concurrent = try await Rounds.compare(rounds: rounds, count: requests * 2, peer: { try CurlCLI.parallel(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
+                                                      ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version) })
+            let oursConcurrent = concurrent.ours
+            print(String(format: "   curl --parallel-max 16:      %8.0f req/s   %5.0f µs CPU per request", concurrent.peer, concurrent.peerCPU))
+            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds), %d new connections", oursConcurrent, concurrent.oursCPU, concurrent.ratio, rounds, Ours.opened.exchange(0, ordering: .relaxed)))
+            if !arguments.contains("--no-urlsession") {
+                // URLSession picks the version itself (HTTP/2 by ALPN): the line nginx logged shows which.
+                let peer = try URLSessionPeer.measure(servers: servers, count: requests, width: 16)
+                print(String(format: "   URLSession:                  %8.0f req/s   (httpdns is %.2fx)", peer.rate, oursConcurrent / peer.rate)
+                      + "; nginx logged \"\(peer.requestLine)\"; \(peer.verification)")
+            }
             print("")
+        }
+
+        if !arguments.contains("--no-memory") {
+            let report = try await MemoryWorkload.run(servers: servers, ca: ca, total: memoryRequests, checkpoint: min(10_000, memoryRequests / 10), width: 16, version: memoryVersion)
+            MemoryWorkload.print(report, version: memoryVersion)
         }
 
         print("== cached resolution through HostResolver.resolve, 10,000 names cached")
@@ -129,6 +167,9 @@ enum RawCurl {
 
 /// This library through its public API.
 enum Ours {
+    /// Connections opened by `concurrent` (CURLINFO_NUM_CONNECTS > 0), to tell connection churn apart from per-request cost.
+    static let opened = Atomic<Int>(0)
+
     static func client(servers: TestServers, ca: [Certificate], version: HTTPVersionPreference) -> HTTPClient {
         let resolver = StaticHostResolver(entries: [.init(host: "a.test", port: servers.httpsPort, addresses: [IPAddress("127.0.0.1")!])], fallback: nil)
         return HTTPClient(configuration: .init(trust: .anchors(ca), httpVersion: version), resolver: resolver)
@@ -148,17 +189,9 @@ enum Ours {
         let request = HTTPRequest(url: servers.httpsURL("a.test"))
         _ = try await client.execute(request)
         let start = DispatchTime.now().uptimeNanoseconds
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for lane in 0..<width {
-                group.addTask {
-                    var index = lane
-                    while index < count {
-                        _ = try await client.execute(request)
-                        index += width
-                    }
-                }
-            }
-            try await group.waitForAll()
+        try await Lanes.run(count: count, width: width) {
+            let response = try await client.execute(request)
+            if !response.connection.reusedConnection { Ours.opened.add(1, ordering: .relaxed) }
         }
         return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }

@@ -2,6 +2,7 @@
 #include <openssl/err.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <errno.h>
 #include <openssl/pem.h>
 #include <openssl/bio.h>
@@ -179,4 +180,17 @@ int httpdns_epoll_wait(int epoll_fd, struct httpdns_event *events, int capacity,
         events[i].events = flags;
     }
     return count;
+}
+
+int httpdns_timerfd(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK); }
+int httpdns_timerfd_arm(int fd, long long nanoseconds) {
+    struct itimerspec spec;
+    memset(&spec, 0, sizeof(spec));
+    if (nanoseconds >= 0) {
+        // A zero it_value disarms the timer; a due deadline fires after 1 ns instead.
+        if (nanoseconds == 0) nanoseconds = 1;
+        spec.it_value.tv_sec = (time_t)(nanoseconds / 1000000000LL);
+        spec.it_value.tv_nsec = (long)(nanoseconds % 1000000000LL);
+    }
+    return timerfd_settime(fd, 0, &spec, NULL);
 }

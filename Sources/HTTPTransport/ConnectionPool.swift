@@ -19,7 +19,7 @@ final class PoolDescriptor: Sendable {
 ///
 /// libcurl's connection-reuse and session-resumption keys do not include what a
 /// CURLOPT_SSL_CTX_FUNCTION callback does, so requests under different trust policies must never
-/// meet in one multi handle: each policy gets its own pool. Touched only on the transfer thread.
+/// meet in one multi handle: each policy gets its own pool. Touched only under the engine's loop lock.
 final class ConnectionPool {
     let descriptor: PoolDescriptor
     let multi: UnsafeMutableRawPointer
@@ -43,9 +43,17 @@ final class ConnectionPool {
         // HTTP/2 multiplexing is libcurl's default for multi handles; stated here because the
         // transport depends on it.
         _ = httpdns_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        // libcurl's default cache size is 4 connections per easy handle *currently added*. The
+        // engine removes a handle as soon as its transfer completes, so between bursts the limit
+        // fell as low as 4 and idle keep-alive connections were closed, only to be opened again
+        // (47 TLS handshakes instead of 16 for 4,000 requests 16 at a time over HTTP/1.1).
+        _ = httpdns_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.maximumIdleConnections)
         _ = httpdns_multi_set_callbacks(multi, socketCallback, timerCallback,
                                         Unmanaged.passUnretained(self).toOpaque())
     }
+
+    /// CURLMOPT_MAXCONNECTS: idle connections kept per pool (the oldest idle one is closed beyond it).
+    static let maximumIdleConnections = 64
 
     func socketAction(_ socket: Int32, _ flags: Int32) {
         var running: Int32 = 0

@@ -66,6 +66,7 @@ public final class HTTPClient: Sendable {
     public let resolver: any HostResolving
     private let pool: PoolDescriptor
     private let engine: TransferEngine
+    private let lastTarget = RequestTarget.Memo()
 
     /// - Parameters:
     ///   - configuration: Trust, timeouts, versions.
@@ -98,7 +99,7 @@ public final class HTTPClient: Sendable {
     /// redirect loop drop the bodies of redirects it will follow.
     func perform(_ request: HTTPRequest, to destination: ResponseBodyDestination,
                  discardingBodyWhen discardsBody: (@Sendable (HTTPResponseHead) -> Bool)?) async throws -> HTTPResponse {
-        let target = try RequestTarget(url: request.url)
+        let target = try lastTarget.target(for: request.url)
         // The policy first: a host no policy allows must not even be resolved.
         let policy = try trustPolicy(for: request, host: target.host)
         var resolution: HostResolution?
@@ -154,7 +155,7 @@ public final class HTTPClient: Sendable {
     /// unchanged, to fail the usual way.
     private func raceAddresses(_ addresses: [IPAddress], target: RequestTarget, pool: PoolDescriptor, request: HTTPRequest) async -> [IPAddress] {
         let ordered = HappyEyeballs.interleave(addresses)
-        let key = "\(pool.id)|\(ConnectRoute(addresses: addresses, port: target.port).name)"
+        let key = "\(pool.id)|\(ConnectRoute.cached(addresses: addresses, port: target.port).name)"
         let claim = RouteMemory.shared.claim(key)
         guard claim.race else {
             guard let winner = claim.winner, ordered.contains(winner) else { return ordered }

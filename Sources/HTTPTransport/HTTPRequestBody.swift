@@ -9,8 +9,9 @@ public enum HTTPRequestBody: Sendable {
     /// the request starts; an unreadable file fails the request with `.invalidRequest`.
     case file(URL)
     /// Bytes pulled from `stream` as they are sent; `length` in bytes if known.
-    /// - Warning: The stream is read on the transfer thread; a stream that blocks for long stalls
-    ///   other transfers. Streams from memory or files are fine.
+    /// - Warning: The stream is read by the thread driving libcurl (the transfer thread, or the
+    ///   thread starting a request) while it holds the transfer loop; a stream that blocks for long
+    ///   stalls other transfers. Streams from memory or files are fine.
     case stream(InputStreamBox, length: Int64?)
 
     /// Wraps a Foundation `InputStream` for `.stream`.
@@ -19,8 +20,8 @@ public enum HTTPRequestBody: Sendable {
     }
 }
 
-/// Hands an `InputStream` to the transfer thread, which becomes its only user.
-public final class InputStreamBox: @unchecked Sendable {  // the stream is used by one thread at a time: the caller until the request starts, then the transfer thread
+/// Hands an `InputStream` to the transfer loop, which becomes its only user.
+public final class InputStreamBox: @unchecked Sendable {  // the stream is used by one thread at a time: the caller until the request starts, then whichever thread holds the transfer loop's lock
     let stream: InputStream
     public init(_ stream: InputStream) { self.stream = stream }
 }

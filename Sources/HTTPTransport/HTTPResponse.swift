@@ -75,10 +75,12 @@ public enum ResponseBodyDestination: Sendable {
     /// Streamed to a temporary file beside `url` and renamed onto `url` only when the request
     /// succeeds, so `url` never holds a partial body. Never held in memory.
     case file(URL)
-    /// Each chunk as it arrives, on the transfer thread (keep the handler short).
+    /// Each chunk as it arrives, on the thread driving libcurl at that moment (the transfer thread,
+    /// or a thread starting a request), one call at a time (keep the handler short).
     case handler(@Sendable (Data) -> Void)
     /// The response head as soon as it is complete (after any interim 1xx responses, before the
-    /// body), then each body chunk as it arrives; both on the transfer thread (keep them short).
+    /// body), then each body chunk as it arrives; both on the thread driving libcurl, one call at a
+    /// time (keep them short).
     /// For callers that act on status and fields before the body, such as a `URLProtocol`.
     case streaming(head: @Sendable (HTTPResponseHead) -> Void, chunk: @Sendable (Data) -> Void)
 }

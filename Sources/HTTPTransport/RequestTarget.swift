@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HTTPDNSCore
 
 extension HTTPRequest {
@@ -60,6 +61,23 @@ struct RequestTarget: Sendable {
     }
 }
 
+extension RequestTarget {
+    /// The last URL a client sent to and its target: a client usually sends to the same URL
+    /// again, and parsing it and normalizing its host showed in the per-request profile.
+    final class Memo: @unchecked Sendable {  // `last` is guarded by `lock`
+        private let lock = NSLock()
+        private var last: (url: URL, target: RequestTarget)?
+
+        /// - Throws: as `RequestTarget(url:)`.
+        func target(for url: URL) throws(HTTPClientError) -> RequestTarget {
+            if let last = lock.withLock({ last }), last.url == url { return last.target }
+            let target = try RequestTarget(url: url)
+            lock.withLock { last = (url, target) }
+            return target
+        }
+    }
+}
+
 /// A synthetic host name standing for one set of addresses, for CURLOPT_CONNECT_TO and
 /// CURLOPT_RESOLVE. The name spells the addresses out (hex, sorted), so different sets never share a
 /// name, while the same set in another order (Happy Eyeballs puts the address that connected first)
@@ -95,5 +113,29 @@ struct ConnectRoute {
         name += ".invalid"
         self.name = name
         self.resolveEntry = "\(name):\(port):" + used.map(\.uriHost).joined(separator: ",")
+    }
+}
+
+extension ConnectRoute {
+    private struct Key: Hashable {
+        let addresses: [IPAddress]
+        let port: Int
+    }
+
+    /// Routes built recently: building one spells every address out twice (hex and text), which
+    /// showed in the per-request profile of keep-alive requests to the same addresses.
+    private static let recent = Mutex<[Key: ConnectRoute]>([:])
+    private static let recentCapacity = 256
+
+    /// The route for `addresses` and `port`, built once while it stays among the recent ones.
+    static func cached(addresses: [IPAddress], port: Int) -> ConnectRoute {
+        let key = Key(addresses: addresses, port: port)
+        if let hit = recent.withLock({ $0[key] }) { return hit }
+        let route = ConnectRoute(addresses: addresses, port: port)
+        recent.withLock { routes in
+            if routes.count >= recentCapacity { routes.removeAll(keepingCapacity: true) }
+            routes[key] = route
+        }
+        return route
     }
 }

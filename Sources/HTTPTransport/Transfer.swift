@@ -7,8 +7,8 @@ internal import COpenSSL
 internal import CHTTPDNSShims
 
 /// One request on one libcurl easy handle. Built by the calling task; after `submit` only the
-/// transfer thread touches it, until `finish` resumes the caller.
-final class Transfer: @unchecked Sendable {  // handed from the submitting task to the transfer thread through the engine's Mutex; used by one thread at a time
+/// thread holding the engine's loop lock touches it, until `finish` resumes the caller.
+final class Transfer: @unchecked Sendable {  // handed from the submitting task to the transfer loop through the engine's locks; used by one thread at a time
     let easy: UnsafeMutableRawPointer
     let url: URL
     let pool: PoolDescriptor
@@ -182,7 +182,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         // (Happy Eyeballs), and its connection-reuse key includes the address set: a pooled
         // connection to other addresses is not reused.
         if let addresses, !addresses.isEmpty, !target.isIPLiteral {
-            let route = ConnectRoute(addresses: addresses, port: target.port)
+            let route = ConnectRoute.cached(addresses: addresses, port: target.port)
             routeName = route.name
             try set(CURLOPT_CONNECT_TO, list: ["\(target.curlHost):\(target.port):\(route.name):\(target.port)"])
             try set(CURLOPT_RESOLVE, list: [route.resolveEntry])

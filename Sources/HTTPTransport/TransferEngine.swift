@@ -10,9 +10,10 @@ internal import CHTTPDNSShims
 /// The process-wide libcurl event loop: one thread runs every transfer through the multi socket
 /// interface (curl_multi_socket_action) over one epoll set, for all connection pools.
 ///
-/// Other threads talk to it only through `submit` and `cancel`, which queue a command and wake the
-/// loop through an eventfd.
-final class TransferEngine: @unchecked Sendable {  // loop state is confined to the transfer thread; the inbox and pool registry are Mutex-protected
+/// Other threads talk to it through `submit` and `cancel`, which queue a command and wake the
+/// loop through an eventfd; except that a submission finding the loop blocked in epoll_wait starts
+/// the transfer itself (see `submit`).
+final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `loopLock` (held by the transfer thread except while it waits in epoll_wait); the inbox and pool registry are Mutex-protected
     static let shared = TransferEngine()
 
     private enum Command {
@@ -21,21 +22,33 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
     }
 
     private let inbox = Mutex<[Command]>([])
+    /// True while the transfer thread may block in epoll_wait; see `wakeIfWaiting`.
+    private let waiting = Atomic<Bool>(false)
     private let registry = Mutex<[PoolKey: PoolDescriptor]>([:])
+    /// Guards the loop state below and every libcurl multi handle.
+    private let loopLock = NSLock()
+    /// libcurl's timers: a timerfd in the epoll set, armed for the earliest pool deadline, so a
+    /// thread that starts a transfer can move it without waking the transfer thread.
+    private let timerFD: Int32
+    /// The deadline `timerFD` is armed for (uptime ns), nil when it is not armed.
+    private var armedDeadline: UInt64?
     private let epollFD: Int32
     private let wakeFD: Int32
 
-    // Transfer-thread state.
+    // Loop state (under `loopLock`).
     private var pools: [Int: ConnectionPool] = [:]
-    private var socketOwners: [Int32: ConnectionPool] = [:]
+    /// The pool that owns each watched socket and the events it is watched for.
+    private var socketOwners: [Int32: (pool: ConnectionPool, mask: Int32)] = [:]
     private var active: [ObjectIdentifier: Transfer] = [:]
 
     private init() {
         curl_global_init(Int(CURL_GLOBAL_ALL))
         epollFD = httpdns_epoll_create()
         wakeFD = httpdns_eventfd()
-        precondition(epollFD >= 0 && wakeFD >= 0, "httpdns: cannot create epoll/eventfd: errno \(errno)")
+        timerFD = httpdns_timerfd()
+        precondition(epollFD >= 0 && wakeFD >= 0 && timerFD >= 0, "httpdns: cannot create epoll/eventfd/timerfd: errno \(errno)")
         _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_ADD), wakeFD, Int32(HTTPDNS_EVENT_IN))
+        _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_ADD), timerFD, Int32(HTTPDNS_EVENT_IN))
         let thread = Thread { [self] in run() }
         thread.name = "httpdns.transfer"
         thread.start()
@@ -64,10 +77,25 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
         }
     }
 
-    /// Queues `transfer` to start on the transfer thread.
+    /// Starts `transfer`.
+    ///
+    /// When the transfer thread is blocked in epoll_wait, the calling thread takes the loop lock and
+    /// starts the transfer itself (on a pooled connection that sends the request at once) and
+    /// re-arms the timerfd for libcurl's next timer; the transfer thread sleeps on until the
+    /// response (or the timer) arrives. Waking it for every request cost a context switch on the
+    /// sequential path. Otherwise the transfer is queued for the loop's next turn.
     func submit(_ transfer: Transfer) {
+        if loopLock.try() {
+            start(transfer)
+            var touched: [ConnectionPool] = []
+            runDueTimers(&touched)
+            for pool in touched { collectCompleted(pool) }
+            armTimer()
+            loopLock.unlock()
+            return
+        }
         inbox.withLock { $0.append(.start(transfer)) }
-        wake()
+        wakeIfWaiting()
     }
 
     /// Stops `transfer` if it is running (or stops it from starting); it then fails with
@@ -75,6 +103,15 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
     func cancel(_ transfer: Transfer) {
         transfer.markCancelled()
         inbox.withLock { $0.append(.cancel(transfer)) }
+        wakeIfWaiting()
+    }
+
+    /// Writes the eventfd only when the transfer thread is (about to be) blocked in epoll_wait: a
+    /// busy loop drains the inbox on its next turn anyway, and under load most submissions then
+    /// cost no system call and no wake-up. The loop raises `waiting` before its last look at the
+    /// inbox (under the inbox lock), so a command queued after that look always sees it raised.
+    private func wakeIfWaiting() {
+        guard waiting.exchange(false, ordering: .sequentiallyConsistent) else { return }
         wake()
     }
 
@@ -86,20 +123,29 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
     // MARK: Transfer thread
 
     private func run() {
-        // OpenSSL writes to sockets with write(2); a peer that closed would raise SIGPIPE. Blocking
-        // it on this thread (where all socket I/O happens) turns that into EPIPE without changing
-        // the process's signal handling.
+        // A write to a peer that closed could raise SIGPIPE. Blocking it on this thread turns that
+        // into EPIPE without changing the process's signal handling. (libcurl 7.88 sends through
+        // its own OpenSSL BIO with MSG_NOSIGNAL, which is what makes starting transfers on other
+        // threads in `submit` safe as well.)
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &set, nil)
 
         var events = [httpdns_event](repeating: httpdns_event(), count: 256)
+        loopLock.lock()
         while true {
             drainInbox()
+            waiting.store(true, ordering: .sequentiallyConsistent)
+            // A command queued between the drain above and the store would not wake us: look again.
+            let timeout: Int32 = inbox.withLock { $0.isEmpty } ? -1 : 0
+            armTimer()
+            loopLock.unlock()
             let count = events.withUnsafeMutableBufferPointer { buffer in
-                httpdns_epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), nextTimeoutMilliseconds())
+                httpdns_epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), timeout)
             }
+            loopLock.lock()
+            waiting.store(false, ordering: .sequentiallyConsistent)
             if count < 0 {
                 if errno == EINTR { continue }
                 fatalError("httpdns: epoll_wait failed: errno \(errno)")
@@ -109,10 +155,17 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
                 let fd = events[index].fd
                 if fd == wakeFD {
                     var value: UInt64 = 0
-                    _ = read(wakeFD, &value, 8)
+                    _ = read(fd, &value, 8)
                     continue
                 }
-                guard let pool = socketOwners[fd] else { continue }
+                if fd == timerFD {
+                    // One-shot: once it has expired it is disarmed. (A re-arm after the expiry
+                    // and before this read cleared the expiry; the read then finds none.)
+                    var value: UInt64 = 0
+                    if read(fd, &value, 8) == 8 { armedDeadline = nil }
+                    continue
+                }
+                guard let pool = socketOwners[fd]?.pool else { continue }
                 let flags = events[index].events
                 var action: Int32 = 0
                 if flags & Int32(HTTPDNS_EVENT_IN) != 0 { action |= CURL_CSELECT_IN }
@@ -121,28 +174,41 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
                 pool.socketAction(fd, action)
                 touched.append(pool)
             }
-            let now = DispatchTime.now().uptimeNanoseconds
-            for pool in pools.values {
-                if let deadline = pool.deadline, deadline <= now {
-                    pool.deadline = nil
-                    pool.socketAction(CURL_SOCKET_TIMEOUT, 0)
-                    touched.append(pool)
-                }
-            }
+            runDueTimers(&touched)
             for pool in touched { collectCompleted(pool) }
         }
     }
 
-    private func nextTimeoutMilliseconds() -> Int32 {
+    /// Runs curl_multi_socket_action(CURL_SOCKET_TIMEOUT) for every pool whose timer is due.
+    private func runDueTimers(_ touched: inout [ConnectionPool]) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        for pool in pools.values {
+            if let deadline = pool.deadline, deadline <= now {
+                pool.deadline = nil
+                pool.socketAction(CURL_SOCKET_TIMEOUT, 0)
+                touched.append(pool)
+            }
+        }
+    }
+
+    private func earliestDeadline() -> UInt64? {
         var earliest: UInt64?
         for pool in pools.values {
             if let deadline = pool.deadline { earliest = min(earliest ?? deadline, deadline) }
         }
-        guard let earliest else { return -1 }
+        return earliest
+    }
+
+    /// Arms `timerFD` for the earliest pool deadline when that is sooner than what it is armed for.
+    ///
+    /// A later deadline, or none, leaves the armed one alone: libcurl sets (and clears) a timer for
+    /// every transfer, such as its connect timeout, so re-arming on each change cost a system call
+    /// per request, while firing early costs one spurious turn of the loop, which re-arms.
+    private func armTimer() {
+        guard let earliest = earliestDeadline(), earliest < armedDeadline ?? .max else { return }
+        armedDeadline = earliest
         let now = DispatchTime.now().uptimeNanoseconds
-        if earliest <= now { return 0 }
-        // Round up so the timer has really expired when we wake.
-        return Int32(min((earliest - now + 999_999) / 1_000_000, 60_000))
+        _ = httpdns_timerfd_arm(timerFD, earliest > now ? Int64(earliest - now) : 0)
     }
 
     private func drainInbox() {
@@ -209,12 +275,12 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
         }
     }
 
-    /// Called by libcurl (through the pool's socket callback) on the transfer thread.
+    /// Called by libcurl (through the pool's socket callback) under the loop lock.
     func watch(socket: Int32, events: Int32, pool: ConnectionPool) {
         if events == CURL_POLL_REMOVE {
             // A pool may report a socket gone after its number was reused by another pool's new
             // connection; only the owner may stop the watch.
-            guard socketOwners[socket] === pool else { return }
+            guard socketOwners[socket]?.pool === pool else { return }
             _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), socket, 0)
             socketOwners[socket] = nil
             return
@@ -222,12 +288,16 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
         var mask: Int32 = 0
         if events & CURL_POLL_IN != 0 { mask |= Int32(HTTPDNS_EVENT_IN) }
         if events & CURL_POLL_OUT != 0 { mask |= Int32(HTTPDNS_EVENT_OUT) }
-        let known = socketOwners[socket] != nil
+        let known = socketOwners[socket]
+        // libcurl repeats a socket's events after every action on it; re-arming an unchanged
+        // watch is a system call per request for nothing. (A socket libcurl closes is reported
+        // CURL_POLL_REMOVE first, so an unchanged entry is still registered.)
+        if let known, known.pool === pool, known.mask == mask { return }
         let add = Int32(HTTPDNS_WATCH_ADD), modify = Int32(HTTPDNS_WATCH_MODIFY)
-        if httpdns_epoll_ctl(epollFD, known ? modify : add, socket, mask) != 0 {
+        if httpdns_epoll_ctl(epollFD, known != nil ? modify : add, socket, mask) != 0 {
             // The fd was closed and reused, or registered by another pool: take it over.
-            _ = httpdns_epoll_ctl(epollFD, known ? add : modify, socket, mask)
+            _ = httpdns_epoll_ctl(epollFD, known != nil ? add : modify, socket, mask)
         }
-        socketOwners[socket] = pool
+        socketOwners[socket] = (pool, mask)
     }
 }

@@ -40,6 +40,11 @@ struct httpdns_event { int fd; int events; };
 int httpdns_epoll_create(void);
 /// A non-blocking, close-on-exec eventfd.
 int httpdns_eventfd(void);
+/// A non-blocking, close-on-exec CLOCK_MONOTONIC timerfd.
+int httpdns_timerfd(void);
+/// Arms `fd` to fire once after `nanoseconds` (0: at once), or disarms it when negative.
+/// Returns 0 or -1 (errno set).
+int httpdns_timerfd_arm(int fd, long long nanoseconds);
 /// epoll_ctl with HTTPDNS_WATCH_* and HTTPDNS_EVENT_* values. Returns 0 or -1 (errno set).
 int httpdns_epoll_ctl(int epoll_fd, int operation, int fd, int events);
 /// epoll_wait, translating events to HTTPDNS_EVENT_* (HUP and ERR become HTTPDNS_EVENT_ERROR).
