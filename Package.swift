@@ -46,7 +46,10 @@ let package = Package(
         .executableTarget(
             name: "httpdns-bench",
             dependencies: ["HTTPDNS", "TestSupport", "CCurl", "CHTTPDNSShims"],
-            path: "Benchmarks/HTTPDNSBenchmarks"
+            path: "Benchmarks/HTTPDNSBenchmarks",
+            // main.swift holds the @main type beside other files: compile it as a library file, as
+            // SwiftPM does for a lone main.swift (top-level async code crashes in OpenSSL's exit cleanup).
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
 
         // Starts real nginx and unbound on free loopback ports with a PKI made at test time.

@@ -2,7 +2,7 @@
 // tests use (scripts/test-servers.sh). The machine is shared and noisy, so compare the ratios printed
 // for each run rather than absolute numbers across runs.
 //
-//   swift run -c release httpdns-bench [--requests N]
+//   swift build -c release && .build/release/httpdns-bench [--requests N] [--lookups N] [--resolver-only | --cache-only]
 import Foundation
 import HTTPDNS
 import TestSupport
@@ -25,9 +25,17 @@ struct Benchmarks {
         }
         print("httpdns-bench: \(requests) requests per workload; nginx https://a.test:\(servers.httpsPort), 2 cores shared")
         print("")
+        // --resolver-only: workloads 2-4 (ResolverWorkloads.swift); --cache-only: the cached lookups alone.
+        let lookups = arguments.firstIndex(of: "--lookups").flatMap { Int(arguments[$0 + 1]) } ?? 1_000_000
         if arguments.contains("--cache-only") {
-            let perLookup = try await Ours.cachedLookups(names: 10_000, lookups: 200_000)
-            print(String(format: "cached resolution: %.0f ns per lookup (1 task)", perLookup))
+            for tasks in [1, 2] {
+                let perLookup = try await ResolverWorkloads.cachedLookups(names: 10_000, lookups: lookups, tasks: tasks)
+                print(String(format: "cached resolution: %.0f ns per lookup (%d tasks), %.0f ns of CPU", perLookup.wall, tasks, perLookup.cpu))
+            }
+            return
+        }
+        if arguments.contains("--resolver-only") {
+            try await ResolverWorkloads.run(servers: servers, ca: ca, lookups: lookups)
             return
         }
 
@@ -60,9 +68,7 @@ struct Benchmarks {
             print("")
         }
 
-        print("== cached resolution through HostResolver.resolve, 10,000 names cached")
-        let perLookup = try await Ours.cachedLookups(names: 10_000, lookups: 200_000)
-        print(String(format: "   %.0f ns per lookup (1 task)", perLookup))
+        try await ResolverWorkloads.run(servers: servers, ca: ca, lookups: lookups)
     }
 }
 
@@ -147,20 +153,7 @@ enum Ours {
         let client = client(servers: servers, ca: ca, version: version)
         let request = HTTPRequest(url: servers.httpsURL("a.test"))
         _ = try await client.execute(request)
-        let start = DispatchTime.now().uptimeNanoseconds
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for lane in 0..<width {
-                group.addTask {
-                    var index = lane
-                    while index < count {
-                        _ = try await client.execute(request)
-                        index += width
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
-        return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        return try await Lanes.perSecond(count: count, width: width) { _ = try await client.execute(request) }
     }
 
     /// Seconds for `count` simultaneous requests on a cold pool (one new connection each).
@@ -176,30 +169,6 @@ enum Ours {
             try await group.waitForAll()
         }
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    }
-
-    /// A transport that answers every DoH query with one A record, so the cache can be filled.
-    struct FixedTransport: DoHTransport {
-        func send(url: URL, method: String, headers: [(String, String)], body: Data?, connectTo: [IPAddress],
-                  timeout: TimeInterval, maxResponseBytes: Int) async throws -> DoHHTTPResponse {
-            var query = try DNSMessage(parsing: body ?? Data())
-            query.isResponse = true
-            if let question = query.questions.first, question.type == .a {
-                query.answers = [DNSResourceRecord(name: question.name, type: .a, ttl: 3600, data: .a(IPAddress("192.0.2.1")!))]
-            }
-            return DoHHTTPResponse(status: 200, contentType: "application/dns-message", body: Data(try query.encoded()))
-        }
-    }
-
-    static func cachedLookups(names: Int, lookups: Int) async throws -> Double {
-        let endpoint = DoHEndpoint(url: URL(string: "https://dns.test/dns-query")!, bootstrapAddresses: [IPAddress("127.0.0.1")!])
-        let resolver = HostResolver(configuration: .init(endpoints: [endpoint], families: .ipv4, cacheCapacity: names * 2),
-                                    transport: FixedTransport())
-        let hosts = (0..<names).map { "host\($0).example" }
-        for host in hosts { _ = try await resolver.resolve(host: host, port: 443) }
-        let start = DispatchTime.now().uptimeNanoseconds
-        for index in 0..<lookups { _ = try await resolver.resolve(host: hosts[index % names], port: 443) }
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / Double(lookups)
     }
 }
 

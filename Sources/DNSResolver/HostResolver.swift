@@ -25,6 +25,9 @@ public final class HostResolver: HostResolving {
     let systemResolver: any HostResolving
     let clock: any ResolverClock
     private let staticResolver: StaticHostResolver
+    /// `bypassList` normalized once: names that match exactly, and suffixes (with their leading dot).
+    private let bypassNames: [[UInt8]]
+    private let bypassSuffixes: [[UInt8]]
     private let state: Mutex<State>
     private let fileLock = Mutex<Void>(())
     /// Background refreshes under way, by flight, so `waitForRefresh` can await them.
@@ -47,6 +50,7 @@ public final class HostResolver: HostResolving {
         self.systemResolver = systemResolver
         self.clock = clock
         self.staticResolver = StaticHostResolver(entries: configuration.staticEntries, fallback: nil)
+        (bypassNames, bypassSuffixes) = Self.bypassPatterns(configuration.bypassList)
         self.state = Mutex(State(
             cache: ResolutionCache(capacity: configuration.cacheCapacity),
             health: Array(repeating: ProviderHealth(), count: configuration.providers.count)))
@@ -59,7 +63,12 @@ public final class HostResolver: HostResolving {
 
     /// Resolves `host` for the configured `families`. See `resolve(host:port:families:)`.
     public func resolve(host: String, port: Int) async throws -> HostResolution {
-        try await resolve(host: host, port: port, families: configuration.families)
+        // A cache hit is answered here without entering another async function.
+        switch try answerAtOnce(host: host, port: port, families: configuration.families) {
+        case .answered(let resolution): resolution
+        case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
+        case .miss(let key, let started): try await providerLookup(key, port: port, started: started)
+        }
     }
 
     /// Resolves `host` for a connection to `port`.
@@ -78,45 +87,71 @@ public final class HostResolver: HostResolving {
     ///   system resolver's) when nothing answered; `CancellationError` when the calling task is cancelled
     ///   while waiting.
     public func resolve(host: String, port: Int, families: AddressFamilies) async throws -> HostResolution {
+        switch try answerAtOnce(host: host, port: port, families: families) {
+        case .answered(let resolution): resolution
+        case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
+        case .miss(let key, let started): try await providerLookup(key, port: port, started: started)
+        }
+    }
+
+    /// What a lookup can tell before waiting for anything.
+    private enum Immediate {
+        /// A literal, a static entry or a cache hit (fresh or stale).
+        case answered(HostResolution)
+        /// The normalized name goes to the system resolver.
+        case bypassed(name: String, families: AddressFamilies, started: TimeInterval)
+        /// Nothing usable is cached: the providers are asked.
+        case miss(ResolutionCache.Key, started: TimeInterval)
+    }
+
+    /// The synchronous part of a lookup, in order: IP literal, static entry, bypass, cache. It runs for
+    /// every request, so a hit reads the clock twice in all (expiry, latency), takes the lock once and
+    /// builds the resolution once.
+    private func answerAtOnce(host: String, port: Int, families: AddressFamilies) throws -> Immediate {
         let started = clock.now()
         guard let name = HostName.normalize(host) else { throw ResolutionError.invalidHostName(host) }
-        if let literal = IPAddress(name) {
-            return HostResolution(host: name, addresses: [literal], ttl: nil, source: .literal)
+        if Self.mayBeIPLiteral(name), let literal = IPAddress(name) {
+            return .answered(HostResolution(host: name, addresses: [literal], ttl: nil, source: .literal))
         }
         if let addresses = staticResolver.addresses(host: name, port: port) {
-            return HostResolution(host: name, addresses: addresses, ttl: nil, source: .staticMapping)
+            return .answered(HostResolution(host: name, addresses: addresses, ttl: nil, source: .staticMapping))
         }
         let families = concrete(families)
-        if bypasses(name) {
-            configuration.observer?.bypassed(host: name)
-            var resolution = try await systemResolver.resolve(host: name, port: port)
-            resolution.addresses = resolution.addresses.filter { families.includes($0.family) }
-            guard !resolution.addresses.isEmpty else { throw ResolutionError.noAddresses(host: name, negativeTTL: nil) }
-            resolution.provider = "system"
-            resolution.latency = clock.now() - started
-            return resolution
-        }
+        if bypasses(name) { return .bypassed(name: name, families: families, started: started) }
         let key = ResolutionCache.Key(name: name, families: families)
-        let now = clock.now()
-        let hit = state.withLock { $0.cache.lookup(key, now: now, staleLimit: configuration.maximumStaleness) }
-        if let hit {
-            var result = Self.resolution(from: hit, name: name)
-            if case .success(var resolution) = result {
-                resolution.latency = clock.now() - started
-                result = .success(resolution)
-                if hit.isStale {
-                    configuration.observer?.staleAnswerServed(host: name, resolution: resolution, expiredFor: -hit.remaining)
-                    refreshInBackground(FlightKey(cacheKey: key, port: port), reason: .stale)
-                } else {
-                    configuration.observer?.cacheHit(host: name, resolution: resolution)
-                    if let window = configuration.refreshAheadWindow, hit.remaining <= window {
-                        refreshInBackground(FlightKey(cacheKey: key, port: port), reason: .refreshAhead)
-                    }
-                }
-            }
-            return try result.get()
+        let staleLimit = configuration.maximumStaleness
+        guard let hit = state.withLock({ $0.cache.lookup(key, now: started, staleLimit: staleLimit) }) else {
+            return .miss(key, started: started)
         }
-        configuration.observer?.cacheMiss(host: name)
+        guard case .addresses(let addresses) = hit.value else { return .answered(try Self.resolution(from: hit, name: name).get()) }
+        let resolution = HostResolution(host: name, addresses: addresses, ttl: max(0, hit.remaining), source: .cache,
+                                        provider: hit.provider, latency: clock.now() - started, isStale: hit.isStale)
+        if hit.isStale {
+            configuration.observer?.staleAnswerServed(host: name, resolution: resolution, expiredFor: -hit.remaining)
+            refreshInBackground(FlightKey(cacheKey: key, port: port), reason: .stale)
+        } else {
+            configuration.observer?.cacheHit(host: name, resolution: resolution)
+            if let window = configuration.refreshAheadWindow, hit.remaining <= window {
+                refreshInBackground(FlightKey(cacheKey: key, port: port), reason: .refreshAhead)
+            }
+        }
+        return .answered(resolution)
+    }
+
+    /// A bypassed name, through the system resolver.
+    private func systemLookup(_ name: String, port: Int, families: AddressFamilies, started: TimeInterval) async throws -> HostResolution {
+        configuration.observer?.bypassed(host: name)
+        var resolution = try await systemResolver.resolve(host: name, port: port)
+        resolution.addresses = resolution.addresses.filter { families.includes($0.family) }
+        guard !resolution.addresses.isEmpty else { throw ResolutionError.noAddresses(host: name, negativeTTL: nil) }
+        resolution.provider = "system"
+        resolution.latency = clock.now() - started
+        return resolution
+    }
+
+    /// A cache miss: the providers are asked (one query shared by concurrent lookups of `key`).
+    private func providerLookup(_ key: ResolutionCache.Key, port: Int, started: TimeInterval) async throws -> HostResolution {
+        configuration.observer?.cacheMiss(host: key.name)
         var resolution = try await sharedLookup(FlightKey(cacheKey: key, port: port))
         if resolution.source != .cache { resolution.latency = clock.now() - started }
         return resolution
@@ -162,18 +197,52 @@ public final class HostResolver: HostResolving {
 
     /// Whether `name` (normalized) goes straight to the system resolver.
     public func bypasses(_ name: String) -> Bool {
-        if name == "localhost" || name.hasSuffix(".localhost") { return true }
-        for entry in configuration.bypassList {
+        // Byte-wise, from the end (normalized names are ASCII): String's Character-wise comparisons
+        // cost more, and this runs on every lookup.
+        let bytes = name.utf8
+        return bypassNames.contains { $0.count == bytes.count && Self.endsWith(bytes, $0) }
+            || bypassSuffixes.contains { $0.count <= bytes.count && Self.endsWith(bytes, $0) }
+    }
+
+    private static func endsWith(_ bytes: String.UTF8View, _ suffix: [UInt8]) -> Bool {
+        var index = bytes.endIndex
+        for byte in suffix.reversed() {
+            bytes.formIndex(before: &index)
+            if bytes[index] != byte { return false }
+        }
+        return true
+    }
+
+    /// `localhost`, `*.localhost` and `bypassList`, lower-cased and normalized, as bytes: `name` and
+    /// `.suffix` (or `*.suffix`) entries become exact names, and `.suffix` entries suffixes too.
+    private static func bypassPatterns(_ list: [String]) -> (names: [[UInt8]], suffixes: [[UInt8]]) {
+        var names = ["localhost"]
+        var suffixes = [".localhost"]
+        for entry in list {
             var pattern = entry.lowercased()
             if pattern.hasPrefix("*.") { pattern.removeFirst() }
             if pattern.hasPrefix(".") {
                 let suffix = HostName.normalize(String(pattern.dropFirst())) ?? String(pattern.dropFirst())
-                if name == suffix || name.hasSuffix("." + suffix) { return true }
-            } else if name == (HostName.normalize(pattern) ?? pattern) {
-                return true
+                names.append(suffix)
+                suffixes.append("." + suffix)
+            } else {
+                names.append(HostName.normalize(pattern) ?? pattern)
             }
         }
-        return false
+        return (names.map { Array($0.utf8) }, suffixes.map { Array($0.utf8) })
+    }
+
+    /// False when `name` (normalized) cannot be an IP literal, so the parse is skipped on the hot path:
+    /// `inet_pton` takes only digits and dots (IPv4) or hex digits, colons and dots (IPv6). Most names
+    /// fail at their first letter past `f`.
+    private static func mayBeIPLiteral(_ name: String) -> Bool {
+        name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
+                 UInt8(ascii: "."), UInt8(ascii: ":"): true
+            default: false
+            }
+        }
     }
 
     func concrete(_ families: AddressFamilies) -> AddressFamilies {

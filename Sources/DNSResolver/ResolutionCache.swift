@@ -6,8 +6,28 @@ import HTTPDNSCore
 /// value: the resolver keeps it under its lock.
 struct ResolutionCache {
     struct Key: Hashable, Sendable {
-        var name: String
-        var families: AddressFamilies
+        let name: String
+        let families: AddressFamilies
+        /// The name's hash, computed once per lookup: the dictionary hashes only this, and a probe
+        /// that meets another key's bucket tells them apart without reading that key's string.
+        private let nameHash: Int
+
+        init(name: String, families: AddressFamilies) {
+            self.name = name
+            self.families = families
+            self.nameHash = name.hashValue
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.nameHash == rhs.nameHash && lhs.families.code == rhs.families.code && lhs.name == rhs.name
+        }
+
+        // By hand also because `AddressFamilies` has `String` raw values, which the default
+        // conformance would hash and compare.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(nameHash)
+            hasher.combine(families.code)
+        }
     }
 
     /// What is remembered: addresses, or a negative answer (RFC 2308).
@@ -48,27 +68,29 @@ struct ResolutionCache {
     /// The entry for `key`: live, or expired by at most `staleLimit` seconds (addresses only) when
     /// `staleLimit` is given. An entry past both is dropped. A hit counts as a use.
     mutating func lookup(_ key: Key, now: TimeInterval, staleLimit: TimeInterval? = nil) -> Hit? {
-        guard var entry = entries[key] else { return nil }
+        // One hash of the key: the use is recorded through the index found, not by storing again.
+        guard let index = entries.index(forKey: key) else { return nil }
+        let entry = entries.values[index]
         let remaining = entry.expires - now
         if remaining <= 0 {
             guard let staleLimit, case .addresses = entry.value, -remaining <= staleLimit else {
-                entries[key] = nil
+                entries.remove(at: index)
                 return nil
             }
         }
         useCounter += 1
-        entry.lastUsed = useCounter
-        entries[key] = entry
+        entries.values[index].lastUsed = useCounter
         return Hit(value: entry.value, remaining: remaining, provider: entry.provider)
     }
 
     /// The live entry for `key` and its remaining lifetime; an expired entry is left in place (it may
     /// still be served stale) but not returned.
     mutating func value(for key: Key, now: TimeInterval) -> (value: Value, remaining: TimeInterval)? {
-        guard var entry = entries[key], entry.expires - now > 0 else { return nil }
+        guard let index = entries.index(forKey: key) else { return nil }
+        let entry = entries.values[index]
+        guard entry.expires - now > 0 else { return nil }
         useCounter += 1
-        entry.lastUsed = useCounter
-        entries[key] = entry
+        entries.values[index].lastUsed = useCounter
         return (entry.value, entry.expires - now)
     }
 
@@ -97,5 +119,16 @@ struct ResolutionCache {
 
     mutating func removeAll() {
         entries.removeAll()
+    }
+}
+
+private extension AddressFamilies {
+    var code: UInt8 {
+        switch self {
+        case .ipv4: 0
+        case .ipv6: 1
+        case .both: 2
+        case .auto: 3
+        }
     }
 }
