@@ -28,6 +28,9 @@ public final class HostResolver: HostResolving {
     /// `bypassList` normalized once: names that match exactly, and suffixes (with their leading dot).
     private let bypassNames: [[UInt8]]
     private let bypassSuffixes: [[UInt8]]
+    /// Answers; its own locks, so that a cache hit takes no other. Changes other than a hit's are
+    /// made under `state`'s lock too, ordered with the flights.
+    private let cache: ResolutionCache
     private let state: Mutex<State>
     private let fileLock = Mutex<Void>(())
     /// Background refreshes under way, by flight, so `waitForRefresh` can await them.
@@ -51,8 +54,8 @@ public final class HostResolver: HostResolving {
         self.clock = clock
         self.staticResolver = StaticHostResolver(entries: configuration.staticEntries, fallback: nil)
         (bypassNames, bypassSuffixes) = Self.bypassPatterns(configuration.bypassList)
+        self.cache = ResolutionCache(capacity: configuration.cacheCapacity)
         self.state = Mutex(State(
-            cache: ResolutionCache(capacity: configuration.cacheCapacity),
             health: Array(repeating: ProviderHealth(), count: configuration.providers.count)))
         loadPersistentCache()
         if !configuration.preResolveHosts.isEmpty {
@@ -120,7 +123,7 @@ public final class HostResolver: HostResolving {
         if bypasses(name) { return .bypassed(name: name, families: families, started: started) }
         let key = ResolutionCache.Key(name: name, families: families)
         let staleLimit = configuration.maximumStaleness
-        guard let hit = state.withLock({ $0.cache.lookup(key, now: started, staleLimit: staleLimit) }) else {
+        guard let hit = cache.lookup(key, now: started, staleLimit: staleLimit) else {
             return .miss(key, started: started)
         }
         guard case .addresses(let addresses) = hit.value else { return .answered(try Self.resolution(from: hit, name: name).get()) }
@@ -163,7 +166,7 @@ public final class HostResolver: HostResolving {
         guard let name = HostName.normalize(host) else { return nil }
         let key = ResolutionCache.Key(name: name, families: concrete(families ?? configuration.families))
         let now = clock.now()
-        guard let hit = state.withLock({ $0.cache.value(for: key, now: now) }),
+        guard let hit = cache.value(for: key, now: now),
               case .success(let resolution) = Self.resolution(from: .init(value: hit.value, remaining: hit.remaining, provider: nil), name: name)
         else { return nil }
         return resolution
@@ -173,7 +176,7 @@ public final class HostResolver: HostResolving {
     /// cached when they finish. The cache file, if any, is rewritten empty.
     public func flush() {
         state.withLock { state in
-            state.cache.removeAll()
+            cache.removeAll()
             state.flightByKey.removeAll()
         }
         savePersistentCache()
@@ -184,14 +187,14 @@ public final class HostResolver: HostResolving {
     public func flush(host: String) {
         guard let name = HostName.normalize(host) else { return }
         state.withLock { state in
-            state.cache.remove(name: name)
+            cache.remove(name: name)
             state.flightByKey = state.flightByKey.filter { $0.key.cacheKey.name != name }
         }
         savePersistentCache()
     }
 
     /// How many answers (positive and negative, fresh and stale) the cache holds.
-    public var cachedCount: Int { state.withLock { $0.cache.count } }
+    public var cachedCount: Int { cache.count }
 
     // MARK: - Bypass and families
 
@@ -296,7 +299,6 @@ public final class HostResolver: HostResolving {
     }
 
     private struct State {
-        var cache: ResolutionCache
         var health: [ProviderHealth]
         var flights: [UInt64: Flight] = [:]
         /// The flight new lookups of a key join; `flush` detaches flights so they are not cached.
@@ -353,7 +355,7 @@ public final class HostResolver: HostResolving {
                     // Checked under the lock: the cancellation handler takes it too, so either it sees
                     // this waiter registered or this sees the task cancelled.
                     if Task.isCancelled { return .cancelled }
-                    if let hit = state.cache.value(for: key.cacheKey, now: now) {
+                    if let hit = cache.value(for: key.cacheKey, now: now) {
                         return .answered(Self.resolution(from: .init(value: hit.value, remaining: hit.remaining, provider: nil), name: key.cacheKey.name))
                     }
                     if let flightID = state.flightByKey[key] {
@@ -401,7 +403,7 @@ public final class HostResolver: HostResolving {
             if state.flightByKey[flight.key] == flightID {
                 state.flightByKey[flight.key] = nil
                 if let value = outcome.cacheValue, let ttl = outcome.cacheTTL, ttl > 0 {
-                    state.cache.insert(value, for: flight.key.cacheKey, ttl: ttl, now: now, provider: try? outcome.result.get().provider)
+                    cache.insert(value, for: flight.key.cacheKey, ttl: ttl, now: now, provider: try? outcome.result.get().provider)
                     stored = true
                 }
             }
@@ -601,7 +603,7 @@ public final class HostResolver: HostResolving {
         for host in hosts {
             guard let name = HostName.normalize(host), IPAddress(name) == nil, !bypasses(name), !names.contains(name) else { continue }
             let key = ResolutionCache.Key(name: name, families: families)
-            if state.withLock({ $0.cache.value(for: key, now: now) }) == nil { names.append(name) }
+            if cache.value(for: key, now: now) == nil { names.append(name) }
         }
         if let first = providerOrder(for: names.first ?? "").first, first < configuration.providers.count {
             let provider = configuration.providers[first]
@@ -616,7 +618,7 @@ public final class HostResolver: HostResolving {
                     for (name, answer) in answers {
                         let outcome = outcome(of: answer, name: name, provider: provider)
                         guard let value = outcome.cacheValue, let ttl = outcome.cacheTTL, ttl > 0 else { continue }
-                        state.withLock { $0.cache.insert(value, for: .init(name: name, families: families), ttl: ttl, now: stamp, provider: provider.kind) }
+                        state.withLock { _ in cache.insert(value, for: .init(name: name, families: families), ttl: ttl, now: stamp, provider: provider.kind) }
                         stored = true
                     }
                     if stored { savePersistentCache() }
@@ -645,12 +647,12 @@ public final class HostResolver: HostResolving {
         }
         let wallNow = Date().timeIntervalSince1970
         let now = clock.now()
-        state.withLock { state in
+        state.withLock { _ in
             for record in loaded {
                 let remaining = record.expires - wallNow
                 guard -remaining <= configuration.persistentCacheMaximumAge, !record.addresses.isEmpty else { continue }
                 let key = ResolutionCache.Key(name: record.name, families: record.families)
-                state.cache.insert(.addresses(record.addresses), for: key, expires: now + min(remaining, configuration.maximumTTL), provider: record.provider)
+                cache.insert(.addresses(record.addresses), for: key, expires: now + min(remaining, configuration.maximumTTL), provider: record.provider)
             }
         }
     }
@@ -661,8 +663,8 @@ public final class HostResolver: HostResolving {
         fileLock.withLock { _ in
             let now = clock.now()
             let wallNow = Date().timeIntervalSince1970
-            let records = state.withLock { state in
-                state.cache.entries.compactMap { key, entry -> PersistentCacheFile.Record? in
+            let records = state.withLock { _ in
+                cache.entries.compactMap { key, entry -> PersistentCacheFile.Record? in
                     guard case .addresses(let addresses) = entry.value else { return nil }
                     return .init(name: key.name, families: key.families, addresses: addresses,
                                  expires: wallNow + (entry.expires - now), provider: entry.provider)
