@@ -16,9 +16,9 @@
 // The system CA bundle, read into a store on the first lookup that misses. Parsing its ~140
 // certificates costs 25-40 ms, which every process paid on its first connection even when the
 // anchors it was given (--cacert) verify the chain; certificates in the store are found without a
-// lookup, so the bundle is now read only when a chain needs a certificate the store lacks. The
-// store then holds what it held before (bundle, then CA directory by hash): nothing is trusted
-// that was not, and no chain that verified fails.
+// lookup, so the bundle is now read only when a chain needs a certificate neither the store nor
+// the CA directory (looked up by subject hash) has. The roots reachable are those of the bundle
+// and the directory, as before: nothing is trusted that was not.
 struct lazy_bundle {
     pthread_mutex_t lock;
     char *path;
@@ -106,8 +106,11 @@ struct httpdns_trust *httpdns_trust_new(STACK_OF(X509) *anchors, int anchors_onl
         curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
         const char *file = (info != NULL && info->age >= CURLVERSION_NINTH) ? info->cainfo : NULL;
         const char *dir = (info != NULL && info->age >= CURLVERSION_NINTH) ? info->capath : NULL;
-        if (file != NULL) add_bundle(trust->store, file);
+        // The directory first: it is looked up by subject hash, a file or two per miss, so a root
+        // found there never costs the bundle's parse; the bundle is read only for a certificate
+        // the directory lacks.
         if (dir != NULL && X509_STORE_load_path(trust->store, dir) != 1) ERR_clear_error();
+        if (file != NULL) add_bundle(trust->store, file);
         if (file == NULL && dir == NULL && X509_STORE_set_default_paths(trust->store) != 1) ERR_clear_error();
     }
     int count = anchors ? sk_X509_num(anchors) : 0;
@@ -117,6 +120,16 @@ struct httpdns_trust *httpdns_trust_new(STACK_OF(X509) *anchors, int anchors_onl
     // As libcurl sets on the stores it builds: an anchor need not be self-signed.
     X509_STORE_set_flags(trust->store, X509_V_FLAG_PARTIAL_CHAIN);
     return trust;
+}
+
+int httpdns_trust_verifies(const struct httpdns_trust *trust, X509 *certificate) {
+    if (trust == NULL || trust->store == NULL || certificate == NULL) return 0;
+    X509_STORE_CTX *context = X509_STORE_CTX_new();
+    if (context == NULL) return 0;
+    int ok = X509_STORE_CTX_init(context, trust->store, certificate, NULL) == 1 && X509_verify_cert(context) == 1;
+    X509_STORE_CTX_free(context);
+    ERR_clear_error();
+    return ok;
 }
 
 void httpdns_trust_free(struct httpdns_trust *trust) {
