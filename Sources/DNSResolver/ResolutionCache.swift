@@ -36,9 +36,14 @@ final class ResolutionCache: Sendable {
         }
 
         // What `Dictionary` asks for: the name's hash is already a full-strength hash, so it is mixed
-        // with the seed and the families directly rather than hashed a second time.
+        // with the seed and the families by SplitMix64's finalizer rather than hashed a second time
+        // (a plain xor with the seed would keep two dictionaries' bucket orders alike, and copying
+        // one into another would then cluster).
         func _rawHashValue(seed: Int) -> Int {
-            (nameHash ^ seed) &+ Int(families.code) &* 0x7F4A_7C15_9E37_79B9
+            var mixed = UInt64(truncatingIfNeeded: nameHash ^ seed) &+ UInt64(families.code) &* 0x9E37_79B9_7F4A_7C15
+            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int(truncatingIfNeeded: mixed ^ (mixed >> 31))
         }
     }
 
