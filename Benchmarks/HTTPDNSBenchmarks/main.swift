@@ -2,9 +2,10 @@
 // tests use (scripts/test-servers.sh). The machine is shared and noisy, so compare the ratios printed
 // for each run rather than absolute numbers across runs.
 //
-//   swift run -c release httpdns-bench [--requests N] [--rounds R] [--memory-requests N] [--memory-version h1|h2]
-//                                      [--no-urlsession] [--no-memory] [--memory-only]
-//   swift run -c release httpdns-bench --profile h1|h2 | --profile-concurrent h1|h2 [--requests N]
+//   swift build -c release && .build/release/httpdns-bench [--requests N] [--rounds R] [--memory-requests N]
+//       [--memory-version h1|h2] [--no-urlsession] [--no-memory] [--lookups N]
+//   ... --memory-only | --resolver-only | --cache-only: one group of workloads alone
+//   ... --profile h1|h2 | --profile-concurrent h1|h2 [--requests N]: this library's loop alone, for perf record
 import Foundation
 import Synchronization
 import HTTPDNS
@@ -46,9 +47,18 @@ struct Benchmarks {
             MemoryWorkload.print(report, version: memoryVersion)
             return
         }
+        // --resolver-only: workloads 2-4 (ResolverWorkloads.swift); --cache-only: the cached lookups alone.
+        let lookups = arguments.firstIndex(of: "--lookups").flatMap { Int(arguments[$0 + 1]) } ?? 300_000
         if arguments.contains("--cache-only") {
-            let perLookup = try await Ours.cachedLookups(names: 10_000, lookups: 200_000)
-            print(String(format: "cached resolution: %.0f ns per lookup (1 task)", perLookup))
+            for tasks in [1, 2] {
+                let perLookup = try await ResolverWorkloads.cachedLookups(names: 10_000, lookups: lookups, tasks: tasks)
+                print(String(format: "cached resolution, %d tasks: %.0f ns per lookup (best round; median %.0f), %.0f ns of CPU",
+                             tasks, perLookup.wall, perLookup.medianWall, perLookup.cpu))
+            }
+            return
+        }
+        if arguments.contains("--resolver-only") {
+            try await ResolverWorkloads.run(servers: servers, ca: ca, lookups: lookups)
             return
         }
 
@@ -98,9 +108,7 @@ struct Benchmarks {
             MemoryWorkload.print(report, version: memoryVersion)
         }
 
-        print("== cached resolution through HostResolver.resolve, 10,000 names cached")
-        let perLookup = try await Ours.cachedLookups(names: 10_000, lookups: 200_000)
-        print(String(format: "   %.0f ns per lookup (1 task)", perLookup))
+        try await ResolverWorkloads.run(servers: servers, ca: ca, lookups: lookups)
     }
 }
 
@@ -209,30 +217,6 @@ enum Ours {
             try await group.waitForAll()
         }
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    }
-
-    /// A transport that answers every DoH query with one A record, so the cache can be filled.
-    struct FixedTransport: DoHTransport {
-        func send(url: URL, method: String, headers: [(String, String)], body: Data?, connectTo: [IPAddress],
-                  timeout: TimeInterval, maxResponseBytes: Int) async throws -> DoHHTTPResponse {
-            var query = try DNSMessage(parsing: body ?? Data())
-            query.isResponse = true
-            if let question = query.questions.first, question.type == .a {
-                query.answers = [DNSResourceRecord(name: question.name, type: .a, ttl: 3600, data: .a(IPAddress("192.0.2.1")!))]
-            }
-            return DoHHTTPResponse(status: 200, contentType: "application/dns-message", body: Data(try query.encoded()))
-        }
-    }
-
-    static func cachedLookups(names: Int, lookups: Int) async throws -> Double {
-        let endpoint = DoHEndpoint(url: URL(string: "https://dns.test/dns-query")!, bootstrapAddresses: [IPAddress("127.0.0.1")!])
-        let resolver = HostResolver(configuration: .init(endpoints: [endpoint], families: .ipv4, cacheCapacity: names * 2),
-                                    transport: FixedTransport())
-        let hosts = (0..<names).map { "host\($0).example" }
-        for host in hosts { _ = try await resolver.resolve(host: host, port: 443) }
-        let start = DispatchTime.now().uptimeNanoseconds
-        for index in 0..<lookups { _ = try await resolver.resolve(host: hosts[index % names], port: 443) }
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / Double(lookups)
     }
 }
 

@@ -13,6 +13,87 @@
 
 // MARK: Pool trust
 
+// The system CA bundle, read into a store on the first lookup that misses. Parsing its ~140
+// certificates costs 25-40 ms, which every process paid on its first connection even when the
+// anchors it was given (--cacert) verify the chain; certificates in the store are found without a
+// lookup, so the bundle is now read only when a chain needs a certificate neither the store nor
+// the CA directory (looked up by subject hash) has. The roots reachable are those of the bundle
+// and the directory, as before: nothing is trusted that was not.
+struct lazy_bundle {
+    pthread_mutex_t lock;
+    char *path;
+    int loaded;
+};
+
+static int lazy_bundle_new(X509_LOOKUP *lookup) {
+    struct lazy_bundle *bundle = calloc(1, sizeof(*bundle));
+    if (bundle == NULL) return 0;
+    pthread_mutex_init(&bundle->lock, NULL);
+    return X509_LOOKUP_set_method_data(lookup, bundle);
+}
+
+static void lazy_bundle_free(X509_LOOKUP *lookup) {
+    struct lazy_bundle *bundle = X509_LOOKUP_get_method_data(lookup);
+    if (bundle == NULL) return;
+    pthread_mutex_destroy(&bundle->lock);
+    free(bundle->path);
+    free(bundle);
+}
+
+static int lazy_bundle_ctrl(X509_LOOKUP *lookup, int command, const char *argument, long value, char **returned) {
+    (void)value; (void)returned;
+    struct lazy_bundle *bundle = X509_LOOKUP_get_method_data(lookup);
+    if (command != X509_L_FILE_LOAD || bundle == NULL || argument == NULL) return 0;
+    free(bundle->path);
+    bundle->path = strdup(argument);
+    return bundle->path != NULL;
+}
+
+static int lazy_bundle_get_by_subject(X509_LOOKUP *lookup, X509_LOOKUP_TYPE type, const X509_NAME *name, X509_OBJECT *result) {
+    struct lazy_bundle *bundle = X509_LOOKUP_get_method_data(lookup);
+    X509_STORE *store = X509_LOOKUP_get_store(lookup);
+    if (bundle == NULL || store == NULL || type != X509_LU_X509) return 0;
+    pthread_mutex_lock(&bundle->lock);
+    int first = !bundle->loaded;
+    if (first) {
+        bundle->loaded = 1;
+        if (bundle->path != NULL && X509_load_cert_crl_file(lookup, bundle->path, X509_FILETYPE_PEM) <= 0) ERR_clear_error();
+    }
+    pthread_mutex_unlock(&bundle->lock);
+    // After the first load the bundle is in the store, so a later miss is a real one.
+    if (!first || !X509_STORE_lock(store)) return 0;
+    X509_OBJECT *found = X509_OBJECT_retrieve_by_subject(X509_STORE_get0_objects(store), X509_LU_X509, (X509_NAME *)name);
+    X509 *certificate = found != NULL ? X509_OBJECT_get0_X509(found) : NULL;
+    int ok = certificate != NULL && X509_OBJECT_set1_X509(result, certificate) == 1;
+    X509_STORE_unlock(store);
+    // As OpenSSL's own lookups do, the result does not own a reference: the caller takes one, and the
+    // store keeps the certificate alive.
+    if (ok) X509_free(certificate);
+    return ok;
+}
+
+static X509_LOOKUP_METHOD *lazy_bundle_method;
+static pthread_once_t lazy_bundle_once = PTHREAD_ONCE_INIT;
+
+static void lazy_bundle_make_method(void) {
+    X509_LOOKUP_METHOD *method = X509_LOOKUP_meth_new("httpdns lazy CA bundle");
+    if (method == NULL) return;
+    X509_LOOKUP_meth_set_new_item(method, lazy_bundle_new);
+    X509_LOOKUP_meth_set_free(method, lazy_bundle_free);
+    X509_LOOKUP_meth_set_ctrl(method, lazy_bundle_ctrl);
+    X509_LOOKUP_meth_set_get_by_subject(method, lazy_bundle_get_by_subject);
+    lazy_bundle_method = method;
+}
+
+/// Adds the bundle at `file` to `store`, read on the first miss; falls back to reading it now.
+static void add_bundle(X509_STORE *store, const char *file) {
+    pthread_once(&lazy_bundle_once, lazy_bundle_make_method);
+    X509_LOOKUP *lookup = lazy_bundle_method != NULL ? X509_STORE_add_lookup(store, lazy_bundle_method) : NULL;
+    if (lookup != NULL && X509_LOOKUP_ctrl(lookup, X509_L_FILE_LOAD, file, 0, NULL) == 1) return;
+    ERR_clear_error();
+    if (X509_STORE_load_file(store, file) != 1) ERR_clear_error();
+}
+
 struct httpdns_trust *httpdns_trust_new(STACK_OF(X509) *anchors, int anchors_only) {
     struct httpdns_trust *trust = calloc(1, sizeof(*trust));
     if (trust == NULL) return NULL;
@@ -25,8 +106,11 @@ struct httpdns_trust *httpdns_trust_new(STACK_OF(X509) *anchors, int anchors_onl
         curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
         const char *file = (info != NULL && info->age >= CURLVERSION_NINTH) ? info->cainfo : NULL;
         const char *dir = (info != NULL && info->age >= CURLVERSION_NINTH) ? info->capath : NULL;
-        if (file != NULL && X509_STORE_load_file(trust->store, file) != 1) ERR_clear_error();
+        // The directory first: it is looked up by subject hash, a file or two per miss, so a root
+        // found there never costs the bundle's parse; the bundle is read only for a certificate
+        // the directory lacks.
         if (dir != NULL && X509_STORE_load_path(trust->store, dir) != 1) ERR_clear_error();
+        if (file != NULL) add_bundle(trust->store, file);
         if (file == NULL && dir == NULL && X509_STORE_set_default_paths(trust->store) != 1) ERR_clear_error();
     }
     int count = anchors ? sk_X509_num(anchors) : 0;
@@ -36,6 +120,16 @@ struct httpdns_trust *httpdns_trust_new(STACK_OF(X509) *anchors, int anchors_onl
     // As libcurl sets on the stores it builds: an anchor need not be self-signed.
     X509_STORE_set_flags(trust->store, X509_V_FLAG_PARTIAL_CHAIN);
     return trust;
+}
+
+int httpdns_trust_verifies(const struct httpdns_trust *trust, X509 *certificate) {
+    if (trust == NULL || trust->store == NULL || certificate == NULL) return 0;
+    X509_STORE_CTX *context = X509_STORE_CTX_new();
+    if (context == NULL) return 0;
+    int ok = X509_STORE_CTX_init(context, trust->store, certificate, NULL) == 1 && X509_verify_cert(context) == 1;
+    X509_STORE_CTX_free(context);
+    ERR_clear_error();
+    return ok;
 }
 
 void httpdns_trust_free(struct httpdns_trust *trust) {

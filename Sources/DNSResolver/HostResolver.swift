@@ -25,6 +25,12 @@ public final class HostResolver: HostResolving {
     let systemResolver: any HostResolving
     let clock: any ResolverClock
     private let staticResolver: StaticHostResolver
+    /// `bypassList` normalized once: names that match exactly, and suffixes (with their leading dot).
+    private let bypassNames: [[UInt8]]
+    private let bypassSuffixes: [[UInt8]]
+    /// Answers; its own locks, so that a cache hit takes no other. Changes other than a hit's are
+    /// made under `state`'s lock too, ordered with the flights.
+    private let cache: ResolutionCache
     private let state: Mutex<State>
     private let fileLock = Mutex<Void>(())
     /// Background refreshes under way, by flight, so `waitForRefresh` can await them.
@@ -47,8 +53,9 @@ public final class HostResolver: HostResolving {
         self.systemResolver = systemResolver
         self.clock = clock
         self.staticResolver = StaticHostResolver(entries: configuration.staticEntries, fallback: nil)
+        (bypassNames, bypassSuffixes) = Self.bypassPatterns(configuration.bypassList)
+        self.cache = ResolutionCache(capacity: configuration.cacheCapacity)
         self.state = Mutex(State(
-            cache: ResolutionCache(capacity: configuration.cacheCapacity),
             health: Array(repeating: ProviderHealth(), count: configuration.providers.count)))
         loadPersistentCache()
         if !configuration.preResolveHosts.isEmpty {
@@ -59,7 +66,12 @@ public final class HostResolver: HostResolving {
 
     /// Resolves `host` for the configured `families`. See `resolve(host:port:families:)`.
     public func resolve(host: String, port: Int) async throws -> HostResolution {
-        try await resolve(host: host, port: port, families: configuration.families)
+        // A cache hit is answered here without entering another async function.
+        switch try answerAtOnce(host: host, port: port, families: configuration.families) {
+        case .answered(let resolution): resolution
+        case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
+        case .miss(let key, let started): try await providerLookup(key, port: port, started: started)
+        }
     }
 
     /// Resolves `host` for a connection to `port`.
@@ -78,45 +90,71 @@ public final class HostResolver: HostResolving {
     ///   system resolver's) when nothing answered; `CancellationError` when the calling task is cancelled
     ///   while waiting.
     public func resolve(host: String, port: Int, families: AddressFamilies) async throws -> HostResolution {
+        switch try answerAtOnce(host: host, port: port, families: families) {
+        case .answered(let resolution): resolution
+        case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
+        case .miss(let key, let started): try await providerLookup(key, port: port, started: started)
+        }
+    }
+
+    /// What a lookup can tell before waiting for anything.
+    private enum Immediate {
+        /// A literal, a static entry or a cache hit (fresh or stale).
+        case answered(HostResolution)
+        /// The normalized name goes to the system resolver.
+        case bypassed(name: String, families: AddressFamilies, started: TimeInterval)
+        /// Nothing usable is cached: the providers are asked.
+        case miss(ResolutionCache.Key, started: TimeInterval)
+    }
+
+    /// The synchronous part of a lookup, in order: IP literal, static entry, bypass, cache. It runs for
+    /// every request, so a hit reads the clock twice in all (expiry, latency), takes the lock once and
+    /// builds the resolution once.
+    private func answerAtOnce(host: String, port: Int, families: AddressFamilies) throws -> Immediate {
         let started = clock.now()
         guard let name = HostName.normalize(host) else { throw ResolutionError.invalidHostName(host) }
-        if let literal = IPAddress(name) {
-            return HostResolution(host: name, addresses: [literal], ttl: nil, source: .literal)
+        if Self.mayBeIPLiteral(name), let literal = IPAddress(name) {
+            return .answered(HostResolution(host: name, addresses: [literal], ttl: nil, source: .literal))
         }
         if let addresses = staticResolver.addresses(host: name, port: port) {
-            return HostResolution(host: name, addresses: addresses, ttl: nil, source: .staticMapping)
+            return .answered(HostResolution(host: name, addresses: addresses, ttl: nil, source: .staticMapping))
         }
         let families = concrete(families)
-        if bypasses(name) {
-            configuration.observer?.bypassed(host: name)
-            var resolution = try await systemResolver.resolve(host: name, port: port)
-            resolution.addresses = resolution.addresses.filter { families.includes($0.family) }
-            guard !resolution.addresses.isEmpty else { throw ResolutionError.noAddresses(host: name, negativeTTL: nil) }
-            resolution.provider = "system"
-            resolution.latency = clock.now() - started
-            return resolution
-        }
+        if bypasses(name) { return .bypassed(name: name, families: families, started: started) }
         let key = ResolutionCache.Key(name: name, families: families)
-        let now = clock.now()
-        let hit = state.withLock { $0.cache.lookup(key, now: now, staleLimit: configuration.maximumStaleness) }
-        if let hit {
-            var result = Self.resolution(from: hit, name: name)
-            if case .success(var resolution) = result {
-                resolution.latency = clock.now() - started
-                result = .success(resolution)
-                if hit.isStale {
-                    configuration.observer?.staleAnswerServed(host: name, resolution: resolution, expiredFor: -hit.remaining)
-                    refreshInBackground(FlightKey(cacheKey: key, port: port), reason: .stale)
-                } else {
-                    configuration.observer?.cacheHit(host: name, resolution: resolution)
-                    if let window = configuration.refreshAheadWindow, hit.remaining <= window {
-                        refreshInBackground(FlightKey(cacheKey: key, port: port), reason: .refreshAhead)
-                    }
-                }
-            }
-            return try result.get()
+        let staleLimit = configuration.maximumStaleness
+        guard let hit = cache.lookup(key, now: started, staleLimit: staleLimit) else {
+            return .miss(key, started: started)
         }
-        configuration.observer?.cacheMiss(host: name)
+        guard case .addresses(let addresses) = hit.value else { return .answered(try Self.resolution(from: hit, name: name).get()) }
+        let resolution = HostResolution(host: name, addresses: addresses, ttl: max(0, hit.remaining), source: .cache,
+                                        provider: hit.provider, latency: clock.now() - started, isStale: hit.isStale)
+        if hit.isStale {
+            configuration.observer?.staleAnswerServed(host: name, resolution: resolution, expiredFor: -hit.remaining)
+            refreshInBackground(FlightKey(cacheKey: key, port: port), reason: .stale)
+        } else {
+            configuration.observer?.cacheHit(host: name, resolution: resolution)
+            if let window = configuration.refreshAheadWindow, hit.remaining <= window {
+                refreshInBackground(FlightKey(cacheKey: key, port: port), reason: .refreshAhead)
+            }
+        }
+        return .answered(resolution)
+    }
+
+    /// A bypassed name, through the system resolver.
+    private func systemLookup(_ name: String, port: Int, families: AddressFamilies, started: TimeInterval) async throws -> HostResolution {
+        configuration.observer?.bypassed(host: name)
+        var resolution = try await systemResolver.resolve(host: name, port: port)
+        resolution.addresses = resolution.addresses.filter { families.includes($0.family) }
+        guard !resolution.addresses.isEmpty else { throw ResolutionError.noAddresses(host: name, negativeTTL: nil) }
+        resolution.provider = "system"
+        resolution.latency = clock.now() - started
+        return resolution
+    }
+
+    /// A cache miss: the providers are asked (one query shared by concurrent lookups of `key`).
+    private func providerLookup(_ key: ResolutionCache.Key, port: Int, started: TimeInterval) async throws -> HostResolution {
+        configuration.observer?.cacheMiss(host: key.name)
         var resolution = try await sharedLookup(FlightKey(cacheKey: key, port: port))
         if resolution.source != .cache { resolution.latency = clock.now() - started }
         return resolution
@@ -128,7 +166,7 @@ public final class HostResolver: HostResolving {
         guard let name = HostName.normalize(host) else { return nil }
         let key = ResolutionCache.Key(name: name, families: concrete(families ?? configuration.families))
         let now = clock.now()
-        guard let hit = state.withLock({ $0.cache.value(for: key, now: now) }),
+        guard let hit = cache.value(for: key, now: now),
               case .success(let resolution) = Self.resolution(from: .init(value: hit.value, remaining: hit.remaining, provider: nil), name: name)
         else { return nil }
         return resolution
@@ -138,7 +176,7 @@ public final class HostResolver: HostResolving {
     /// cached when they finish. The cache file, if any, is rewritten empty.
     public func flush() {
         state.withLock { state in
-            state.cache.removeAll()
+            cache.removeAll()
             state.flightByKey.removeAll()
         }
         savePersistentCache()
@@ -149,31 +187,65 @@ public final class HostResolver: HostResolving {
     public func flush(host: String) {
         guard let name = HostName.normalize(host) else { return }
         state.withLock { state in
-            state.cache.remove(name: name)
+            cache.remove(name: name)
             state.flightByKey = state.flightByKey.filter { $0.key.cacheKey.name != name }
         }
         savePersistentCache()
     }
 
     /// How many answers (positive and negative, fresh and stale) the cache holds.
-    public var cachedCount: Int { state.withLock { $0.cache.count } }
+    public var cachedCount: Int { cache.count }
 
     // MARK: - Bypass and families
 
     /// Whether `name` (normalized) goes straight to the system resolver.
     public func bypasses(_ name: String) -> Bool {
-        if name == "localhost" || name.hasSuffix(".localhost") { return true }
-        for entry in configuration.bypassList {
+        // Byte-wise, from the end (normalized names are ASCII): String's Character-wise comparisons
+        // cost more, and this runs on every lookup.
+        let bytes = name.utf8
+        return bypassNames.contains { $0.count == bytes.count && Self.endsWith(bytes, $0) }
+            || bypassSuffixes.contains { $0.count <= bytes.count && Self.endsWith(bytes, $0) }
+    }
+
+    private static func endsWith(_ bytes: String.UTF8View, _ suffix: [UInt8]) -> Bool {
+        var index = bytes.endIndex
+        for byte in suffix.reversed() {
+            bytes.formIndex(before: &index)
+            if bytes[index] != byte { return false }
+        }
+        return true
+    }
+
+    /// `localhost`, `*.localhost` and `bypassList`, lower-cased and normalized, as bytes: `name` and
+    /// `.suffix` (or `*.suffix`) entries become exact names, and `.suffix` entries suffixes too.
+    private static func bypassPatterns(_ list: [String]) -> (names: [[UInt8]], suffixes: [[UInt8]]) {
+        var names = ["localhost"]
+        var suffixes = [".localhost"]
+        for entry in list {
             var pattern = entry.lowercased()
             if pattern.hasPrefix("*.") { pattern.removeFirst() }
             if pattern.hasPrefix(".") {
                 let suffix = HostName.normalize(String(pattern.dropFirst())) ?? String(pattern.dropFirst())
-                if name == suffix || name.hasSuffix("." + suffix) { return true }
-            } else if name == (HostName.normalize(pattern) ?? pattern) {
-                return true
+                names.append(suffix)
+                suffixes.append("." + suffix)
+            } else {
+                names.append(HostName.normalize(pattern) ?? pattern)
             }
         }
-        return false
+        return (names.map { Array($0.utf8) }, suffixes.map { Array($0.utf8) })
+    }
+
+    /// False when `name` (normalized) cannot be an IP literal, so the parse is skipped on the hot path:
+    /// `inet_pton` takes only digits and dots (IPv4) or hex digits, colons and dots (IPv6). Most names
+    /// fail at their first letter past `f`.
+    private static func mayBeIPLiteral(_ name: String) -> Bool {
+        name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
+                 UInt8(ascii: "."), UInt8(ascii: ":"): true
+            default: false
+            }
+        }
     }
 
     func concrete(_ families: AddressFamilies) -> AddressFamilies {
@@ -227,7 +299,6 @@ public final class HostResolver: HostResolving {
     }
 
     private struct State {
-        var cache: ResolutionCache
         var health: [ProviderHealth]
         var flights: [UInt64: Flight] = [:]
         /// The flight new lookups of a key join; `flush` detaches flights so they are not cached.
@@ -284,7 +355,7 @@ public final class HostResolver: HostResolving {
                     // Checked under the lock: the cancellation handler takes it too, so either it sees
                     // this waiter registered or this sees the task cancelled.
                     if Task.isCancelled { return .cancelled }
-                    if let hit = state.cache.value(for: key.cacheKey, now: now) {
+                    if let hit = cache.value(for: key.cacheKey, now: now) {
                         return .answered(Self.resolution(from: .init(value: hit.value, remaining: hit.remaining, provider: nil), name: key.cacheKey.name))
                     }
                     if let flightID = state.flightByKey[key] {
@@ -332,7 +403,7 @@ public final class HostResolver: HostResolving {
             if state.flightByKey[flight.key] == flightID {
                 state.flightByKey[flight.key] = nil
                 if let value = outcome.cacheValue, let ttl = outcome.cacheTTL, ttl > 0 {
-                    state.cache.insert(value, for: flight.key.cacheKey, ttl: ttl, now: now, provider: try? outcome.result.get().provider)
+                    cache.insert(value, for: flight.key.cacheKey, ttl: ttl, now: now, provider: try? outcome.result.get().provider)
                     stored = true
                 }
             }
@@ -532,7 +603,7 @@ public final class HostResolver: HostResolving {
         for host in hosts {
             guard let name = HostName.normalize(host), IPAddress(name) == nil, !bypasses(name), !names.contains(name) else { continue }
             let key = ResolutionCache.Key(name: name, families: families)
-            if state.withLock({ $0.cache.value(for: key, now: now) }) == nil { names.append(name) }
+            if cache.value(for: key, now: now) == nil { names.append(name) }
         }
         if let first = providerOrder(for: names.first ?? "").first, first < configuration.providers.count {
             let provider = configuration.providers[first]
@@ -547,7 +618,7 @@ public final class HostResolver: HostResolving {
                     for (name, answer) in answers {
                         let outcome = outcome(of: answer, name: name, provider: provider)
                         guard let value = outcome.cacheValue, let ttl = outcome.cacheTTL, ttl > 0 else { continue }
-                        state.withLock { $0.cache.insert(value, for: .init(name: name, families: families), ttl: ttl, now: stamp, provider: provider.kind) }
+                        state.withLock { _ in cache.insert(value, for: .init(name: name, families: families), ttl: ttl, now: stamp, provider: provider.kind) }
                         stored = true
                     }
                     if stored { savePersistentCache() }
@@ -576,12 +647,12 @@ public final class HostResolver: HostResolving {
         }
         let wallNow = Date().timeIntervalSince1970
         let now = clock.now()
-        state.withLock { state in
+        state.withLock { _ in
             for record in loaded {
                 let remaining = record.expires - wallNow
                 guard -remaining <= configuration.persistentCacheMaximumAge, !record.addresses.isEmpty else { continue }
                 let key = ResolutionCache.Key(name: record.name, families: record.families)
-                state.cache.insert(.addresses(record.addresses), for: key, expires: now + min(remaining, configuration.maximumTTL), provider: record.provider)
+                cache.insert(.addresses(record.addresses), for: key, expires: now + min(remaining, configuration.maximumTTL), provider: record.provider)
             }
         }
     }
@@ -592,8 +663,8 @@ public final class HostResolver: HostResolving {
         fileLock.withLock { _ in
             let now = clock.now()
             let wallNow = Date().timeIntervalSince1970
-            let records = state.withLock { state in
-                state.cache.entries.compactMap { key, entry -> PersistentCacheFile.Record? in
+            let records = state.withLock { _ in
+                cache.entries.compactMap { key, entry -> PersistentCacheFile.Record? in
                     guard case .addresses(let addresses) = entry.value else { return nil }
                     return .init(name: key.name, families: key.families, addresses: addresses,
                                  expires: wallNow + (entry.expires - now), provider: entry.provider)

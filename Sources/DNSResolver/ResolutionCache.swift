@@ -1,13 +1,50 @@
 import Foundation
 import HTTPDNSCore
+import Synchronization
 
 /// The answers `HostResolver` remembers, keyed by normalized name and family selection, each with an
-/// absolute expiry on the resolver's clock, bounded in size with least-recently-used eviction. A plain
-/// value: the resolver keeps it under its lock.
-struct ResolutionCache {
+/// absolute expiry on the resolver's clock, bounded in size with least-recently-used eviction.
+///
+/// Split into shards by the name's hash, each under its own lock, so that concurrent cache hits on
+/// different names do not wait for one another. The resolver still makes every change other than a
+/// hit's under its own lock (inserts, flushes), so those stay ordered with its in-flight queries;
+/// a hit takes only its shard's lock. The use order is one counter across shards, so eviction is by
+/// least recent use over the whole cache.
+final class ResolutionCache: Sendable {
     struct Key: Hashable, Sendable {
-        var name: String
-        var families: AddressFamilies
+        let name: String
+        let families: AddressFamilies
+        /// The name's hash, computed once per lookup: the dictionary hashes only this, and a probe
+        /// that meets another key's bucket tells them apart without reading that key's string.
+        fileprivate let nameHash: Int
+
+        init(name: String, families: AddressFamilies) {
+            self.name = name
+            self.families = families
+            self.nameHash = name.hashValue
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.nameHash == rhs.nameHash && lhs.families.code == rhs.families.code && lhs.name == rhs.name
+        }
+
+        // By hand also because `AddressFamilies` has `String` raw values, which the default
+        // conformance would hash and compare.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(nameHash)
+            hasher.combine(families.code)
+        }
+
+        // What `Dictionary` asks for: the name's hash is already a full-strength hash, so it is mixed
+        // with the seed and the families by SplitMix64's finalizer rather than hashed a second time
+        // (a plain xor with the seed would keep two dictionaries' bucket orders alike, and copying
+        // one into another would then cluster).
+        func _rawHashValue(seed: Int) -> Int {
+            var mixed = UInt64(truncatingIfNeeded: nameHash ^ seed) &+ UInt64(families.code) &* 0x9E37_79B9_7F4A_7C15
+            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int(truncatingIfNeeded: mixed ^ (mixed >> 31))
+        }
     }
 
     /// What is remembered: addresses, or a negative answer (RFC 2308).
@@ -36,66 +73,137 @@ struct ResolutionCache {
     }
 
     let capacity: Int
-    private(set) var entries: [Key: Entry] = [:]
-    private var useCounter: UInt64 = 0
+    private let shards: [Shard]
+    private let total = Atomic<Int>(0)
+    private let useCounter = Atomic<UInt64>(0)
+
+    private final class Shard: Sendable {
+        let entries = Mutex<[Key: Entry]>([:])
+        // Keeps the next shard's lock off this one's cache line.
+        private let padding: (Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0)
+    }
+
+    private static let shardCount = 16
 
     init(capacity: Int) {
         self.capacity = max(0, capacity)
+        self.shards = (0..<Self.shardCount).map { _ in Shard() }
     }
 
-    var count: Int { entries.count }
+    /// How many entries the cache holds.
+    var count: Int { total.load(ordering: .relaxed) }
+
+    /// Every entry (a snapshot, shard by shard).
+    var entries: [Key: Entry] {
+        var all: [Key: Entry] = [:]
+        for shard in shards { shard.entries.withLock { all.merge($0) { first, _ in first } } }
+        return all
+    }
+
+    private func shard(for key: Key) -> Shard {
+        shards[Int(UInt(bitPattern: key.nameHash) % UInt(Self.shardCount))]
+    }
+
+    private func nextUse() -> UInt64 {
+        useCounter.wrappingAdd(1, ordering: .relaxed).newValue
+    }
 
     /// The entry for `key`: live, or expired by at most `staleLimit` seconds (addresses only) when
     /// `staleLimit` is given. An entry past both is dropped. A hit counts as a use.
-    mutating func lookup(_ key: Key, now: TimeInterval, staleLimit: TimeInterval? = nil) -> Hit? {
-        guard var entry = entries[key] else { return nil }
-        let remaining = entry.expires - now
-        if remaining <= 0 {
-            guard let staleLimit, case .addresses = entry.value, -remaining <= staleLimit else {
-                entries[key] = nil
-                return nil
+    func lookup(_ key: Key, now: TimeInterval, staleLimit: TimeInterval? = nil) -> Hit? {
+        let use = nextUse()
+        return shard(for: key).entries.withLock { entries -> Hit? in
+            // One hash of the key: the use is recorded through the index found, not by storing again.
+            guard let index = entries.index(forKey: key) else { return nil }
+            let entry = entries.values[index]
+            let remaining = entry.expires - now
+            if remaining <= 0 {
+                guard let staleLimit, case .addresses = entry.value, -remaining <= staleLimit else {
+                    entries.remove(at: index)
+                    total.subtract(1, ordering: .relaxed)
+                    return nil
+                }
             }
+            entries.values[index].lastUsed = use
+            return Hit(value: entry.value, remaining: remaining, provider: entry.provider)
         }
-        useCounter += 1
-        entry.lastUsed = useCounter
-        entries[key] = entry
-        return Hit(value: entry.value, remaining: remaining, provider: entry.provider)
     }
 
     /// The live entry for `key` and its remaining lifetime; an expired entry is left in place (it may
     /// still be served stale) but not returned.
-    mutating func value(for key: Key, now: TimeInterval) -> (value: Value, remaining: TimeInterval)? {
-        guard var entry = entries[key], entry.expires - now > 0 else { return nil }
-        useCounter += 1
-        entry.lastUsed = useCounter
-        entries[key] = entry
-        return (entry.value, entry.expires - now)
+    func value(for key: Key, now: TimeInterval) -> (value: Value, remaining: TimeInterval)? {
+        let use = nextUse()
+        return shard(for: key).entries.withLock { entries -> (value: Value, remaining: TimeInterval)? in
+            guard let index = entries.index(forKey: key) else { return nil }
+            let entry = entries.values[index]
+            guard entry.expires - now > 0 else { return nil }
+            entries.values[index].lastUsed = use
+            return (entry.value, entry.expires - now)
+        }
     }
 
     /// Remembers `value` for `ttl` seconds; a `ttl` of 0 or less stores nothing. When full, the least
-    /// recently used entry makes room.
-    mutating func insert(_ value: Value, for key: Key, ttl: TimeInterval, now: TimeInterval, provider: String? = nil) {
+    /// recently used entry makes room. Inserts must not run concurrently with each other (the resolver
+    /// makes them under its lock).
+    func insert(_ value: Value, for key: Key, ttl: TimeInterval, now: TimeInterval, provider: String? = nil) {
         guard ttl > 0 else { return }
         insert(value, for: key, expires: now + ttl, provider: provider)
     }
 
     /// Remembers `value` until `expires` (which may be past, for an entry only usable stale).
-    mutating func insert(_ value: Value, for key: Key, expires: TimeInterval, provider: String?) {
+    func insert(_ value: Value, for key: Key, expires: TimeInterval, provider: String?) {
         guard capacity > 0 else { return }
-        if entries[key] == nil, entries.count >= capacity,
-           let oldest = entries.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
-            entries[oldest.key] = nil
+        let target = shard(for: key)
+        let isNew = target.entries.withLock { $0[key] == nil }
+        if isNew, count >= capacity { evictLeastRecentlyUsed() }
+        let entry = Entry(value: value, expires: expires, provider: provider, lastUsed: nextUse())
+        let added = target.entries.withLock { $0.updateValue(entry, forKey: key) == nil }
+        if added { total.add(1, ordering: .relaxed) }
+    }
+
+    private func evictLeastRecentlyUsed() {
+        var oldest: (shard: Shard, key: Key, lastUsed: UInt64)?
+        for shard in shards {
+            guard let candidate = shard.entries.withLock({ $0.min { $0.value.lastUsed < $1.value.lastUsed } }) else { continue }
+            if oldest == nil || candidate.value.lastUsed < oldest!.lastUsed {
+                oldest = (shard, candidate.key, candidate.value.lastUsed)
+            }
         }
-        useCounter += 1
-        entries[key] = Entry(value: value, expires: expires, provider: provider, lastUsed: useCounter)
+        guard let oldest else { return }
+        let removed = oldest.shard.entries.withLock { $0.removeValue(forKey: oldest.key) != nil }
+        if removed { total.subtract(1, ordering: .relaxed) }
     }
 
     /// Forgets every entry for `name`, whatever the families.
-    mutating func remove(name: String) {
-        entries = entries.filter { $0.key.name != name }
+    func remove(name: String) {
+        for shard in shards {
+            let removed = shard.entries.withLock { entries in
+                let before = entries.count
+                entries = entries.filter { $0.key.name != name }
+                return before - entries.count
+            }
+            total.subtract(removed, ordering: .relaxed)
+        }
     }
 
-    mutating func removeAll() {
-        entries.removeAll()
+    func removeAll() {
+        for shard in shards {
+            let removed = shard.entries.withLock { entries in
+                defer { entries.removeAll() }
+                return entries.count
+            }
+            total.subtract(removed, ordering: .relaxed)
+        }
+    }
+}
+
+private extension AddressFamilies {
+    var code: UInt8 {
+        switch self {
+        case .ipv4: 0
+        case .ipv6: 1
+        case .both: 2
+        case .auto: 3
+        }
     }
 }

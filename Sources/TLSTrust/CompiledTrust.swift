@@ -39,6 +39,14 @@ public final class CompiledTrust: @unchecked Sendable {  // immutable after init
 
     deinit { httpdns_trust_free(trust) }
 
+    /// Whether `certificate` alone chains to this policy's roots (dates checked, no host name):
+    /// for tests of what the store holds.
+    func verifiesChain(of certificate: Certificate) -> Bool {
+        guard let trust, let x509 = Self.x509(certificate) else { return false }
+        defer { X509_free(x509) }
+        return httpdns_trust_verifies(trust, x509) == 1
+    }
+
     private static func install(_ identity: ClientIdentity, in trust: UnsafeMutablePointer<httpdns_trust>) -> TrustError? {
         let key = identity.privateKeyDER.withUnsafeBytes { raw in
             httpdns_private_key_from_der(raw.bindMemory(to: UInt8.self).baseAddress, raw.count)

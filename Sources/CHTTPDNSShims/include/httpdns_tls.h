@@ -25,9 +25,12 @@ struct httpdns_trust {
     /// The pool's certificate store: the system roots (unless `anchors_only`) and `anchors`, loaded
     /// once and shared by every connection of the pool (SSL_CTX_set1_cert_store). Parsing the
     /// system bundle costs tens of milliseconds; done per connection, it serialized every new
-    /// connection on the transfer thread.
+    /// connection on the transfer thread. The bundle is read on the first lookup that misses.
     X509_STORE *store;
 };
+/// 1 when `certificate` (alone, no intermediates) chains to the store's roots; 0 otherwise. Dates
+/// and the chain are checked, not a host name. Does not take ownership.
+int httpdns_trust_verifies(const struct httpdns_trust *trust, X509 *certificate);
 struct httpdns_trust *httpdns_trust_new(STACK_OF(X509) *anchors, int anchors_only);
 void httpdns_trust_free(struct httpdns_trust *trust);
 /// Takes ownership of `certificate`, `key` and `chain` (which may be NULL). Returns 1, or 0 when
