@@ -94,6 +94,21 @@ public final class HTTPClient: Sendable {
         try await perform(request, to: destination, discardingBodyWhen: nil)
     }
 
+    /// Closes the idle keep-alive connections of this client's pool and forgets its TLS sessions,
+    /// returning their file descriptors; the next request connects (and handshakes) afresh.
+    ///
+    /// The pool is the one for `configuration.trust` and `configuration.httpVersion`, shared with
+    /// every client of the same two settings (requests that override them use other pools, which are
+    /// left alone). libcurl keeps idle connections for reuse until they are 118 s old
+    /// (CURLMOPT_MAXCONNECTS bounds their number, 4 × the transfers in flight at once), so after a
+    /// burst of requests a process may hold hundreds of idle sockets; call this to release them.
+    /// - Returns: false, closing nothing, when a transfer of the pool is in flight (a connection in
+    ///   use cannot be told from an idle one from outside libcurl).
+    @discardableResult
+    public func closeIdleConnections() async -> Bool {
+        await engine.closeIdleConnections(of: pool)
+    }
+
     /// One request without redirects; `discardsBody` (see `Transfer.discardsBody`) lets the
     /// redirect loop drop the bodies of redirects it will follow.
     func perform(_ request: HTTPRequest, to destination: ResponseBodyDestination,

@@ -18,6 +18,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
     private enum Command {
         case start(Transfer)
         case cancel(Transfer)
+        case closeIdle(PoolDescriptor, CheckedContinuation<Bool, Never>)
     }
 
     private let inbox = Mutex<[Command]>([])
@@ -76,6 +77,16 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
         transfer.markCancelled()
         inbox.withLock { $0.append(.cancel(transfer)) }
         wake()
+    }
+
+    /// Closes the idle connections of `descriptor`'s pool and drops its TLS sessions, by cleaning up
+    /// its multi and share handles (a new pair is made on next use), unless a transfer is in flight
+    /// in it. - Returns: false when the pool was busy and left as it was.
+    func closeIdleConnections(of descriptor: PoolDescriptor) async -> Bool {
+        await withCheckedContinuation { continuation in
+            inbox.withLock { $0.append(.closeIdle(descriptor, continuation)) }
+            wake()
+        }
     }
 
     private func wake() {
@@ -155,6 +166,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
             switch command {
             case .start(let transfer): start(transfer)
             case .cancel(let transfer): stop(transfer)
+            case .closeIdle(let descriptor, let continuation): continuation.resume(returning: closeIdle(descriptor))
             }
         }
     }
@@ -189,7 +201,21 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
         guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil,
               let pool = pools[transfer.pool.id] else { return }
         curl_multi_remove_handle(pool.multi, transfer.easy)
+        transfer.detachShare()
         transfer.finish(.failure(CancellationError()))
+    }
+
+    private func closeIdle(_ descriptor: PoolDescriptor) -> Bool {
+        guard let pool = pools[descriptor.id] else { return true }
+        guard !active.values.contains(where: { $0.pool === descriptor }) else { return false }
+        pools[descriptor.id] = nil
+        pool.close()
+        // libcurl reports the closed sockets through the socket callback; drop any it did not.
+        for (socket, owner) in socketOwners where owner === pool {
+            _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), socket, 0)
+            socketOwners[socket] = nil
+        }
+        return true
     }
 
     private func collectCompleted(_ pool: ConnectionPool) {
@@ -205,6 +231,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is confined to 
             // Read what the connection told us before the handle leaves the multi handle.
             let outcome = transfer.outcome(for: result)
             curl_multi_remove_handle(pool.multi, easy)
+            transfer.detachShare()
             transfer.finish(outcome)
         }
     }
