@@ -29,9 +29,14 @@ public final class HTTPClient: Sendable {
         public var decompressesResponses: Bool
         /// Race connections to a name's addresses with Happy Eyeballs v2 (RFC 8305: families interleaved,
         /// a new attempt every 250 ms or as soon as one fails) instead of libcurl's sequential attempts,
-        /// so a dead first address costs at most 250 ms. Default: false (libcurl's own attempts) until
-        /// it has had more mileage: see the report of issue 3.
-        public var racesAddresses: Bool = false
+        /// so a dead first address (refused, black-holed, an IPv6 route that goes nowhere) costs at
+        /// most 250 ms. The race runs once per new route (a route connected in the last 100 s reuses
+        /// its pooled connection and starts with the address that won); libcurl then connects to the
+        /// winner first, so a new route costs one extra TCP handshake. Requests with one address, with
+        /// `connectTo` of one address, to an IP literal or through a proxy are not raced.
+        /// Default: true. false: libcurl's own attempts, which give a black-holed first address up
+        /// to half of the connect timeout (CURLOPT_CONNECTTIMEOUT) before the next.
+        public var racesAddresses: Bool = true
         /// When to go through an HTTP proxy (by host name, no IP replacement). Default: curl's
         /// environment variables (`https_proxy`, `http_proxy`, `all_proxy`, `no_proxy`).
         public var proxy: ProxyPolicy = .environment
@@ -135,12 +140,19 @@ public final class HTTPClient: Sendable {
         let pool = policy == configuration.trust && version == configuration.httpVersion
             ? self.pool
             : engine.pool(for: policy, version: version)
+        var raceTime: TimeInterval?
         if configuration.racesAddresses, let list = addresses, list.count > 1, !target.isIPLiteral {
-            addresses = await raceAddresses(list, target: target, pool: pool, request: request)
+            do {
+                (addresses, raceTime) = try await raceAddresses(list, target: target, pool: pool, request: request)
+            } catch var error as HTTPClientError {
+                error.resolution = resolution
+                throw error
+            }
         }
         let transfer = try Transfer(request: request, target: target, addresses: addresses, resolution: resolution,
                                     configuration: configuration, destination: destination, pool: pool)
         transfer.discardsBody = discardsBody
+        transfer.addressRaceTime = raceTime
         do {
             var response = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
@@ -161,27 +173,38 @@ public final class HTTPClient: Sendable {
 
     /// Happy Eyeballs for a route not connected recently: the address list (families interleaved) with
     /// the first address to connect put first, so libcurl, which tries them in order, starts with one
-    /// that works. The racing socket is closed: libcurl connects again itself (one extra handshake per
-    /// new route, not per request; handing libcurl the connected socket through
-    /// CURLOPT_OPENSOCKETFUNCTION + CURL_SOCKOPT_ALREADY_CONNECTED made some transfers stall in 7.88).
-    /// A route raced within `RouteMemory.freshness` is not raced again (its pooled connection will be
-    /// reused); it only gets the last winner first. When nothing connects, the list goes to libcurl
-    /// unchanged, to fail the usual way.
-    private func raceAddresses(_ addresses: [IPAddress], target: RequestTarget, pool: PoolDescriptor, request: HTTPRequest) async -> [IPAddress] {
+    /// that works, and the race's time (nil when no race ran). The racing socket is closed: libcurl
+    /// connects again itself (one extra handshake per new route, not per request; handing libcurl the
+    /// connected socket through CURLOPT_OPENSOCKETFUNCTION + CURL_SOCKOPT_ALREADY_CONNECTED made some
+    /// transfers stall in 7.88). A route raced within `RouteMemory.freshness` is not raced again (its
+    /// pooled connection will be reused); it only gets the last winner first. When every address
+    /// refuses, the list goes to libcurl unchanged, to fail the usual way.
+    /// - Throws: `HTTPClientError.Kind.timedOut` (curl 28) when no address connected within the
+    ///   connect (or total) time limit: libcurl would only wait that long again.
+    private func raceAddresses(_ addresses: [IPAddress], target: RequestTarget, pool: PoolDescriptor,
+                               request: HTTPRequest) async throws -> (addresses: [IPAddress], raceTime: TimeInterval?) {
         let ordered = HappyEyeballs.interleave(addresses)
         let key = "\(pool.id)|\(ConnectRoute(addresses: addresses, port: target.port).name)"
         let claim = RouteMemory.shared.claim(key)
         guard claim.race else {
-            guard let winner = claim.winner, ordered.contains(winner) else { return ordered }
-            return [winner] + ordered.filter { $0 != winner }
+            guard let winner = claim.winner, ordered.contains(winner) else { return (ordered, nil) }
+            return ([winner] + ordered.filter { $0 != winner }, nil)
         }
-        let timeout = (request.timeouts ?? configuration.timeouts).connect ?? 10
-        guard let winner = await HappyEyeballs.race(ordered, port: target.port, timeout: timeout) else {
+        let timeouts = request.timeouts ?? configuration.timeouts
+        let timeout = min(timeouts.connect ?? 300, timeouts.total ?? .infinity)  // libcurl's connect default: 300 s
+        let outcome = await HappyEyeballs.race(ordered, port: target.port, timeout: timeout)
+        guard let winner = outcome.winner else {
             RouteMemory.shared.forget(key)
-            return ordered
+            try Task.checkCancellation()
+            if outcome.timedOut {
+                let tried = ordered.map(\.description).joined(separator: ", ")
+                throw HTTPClientError(kind: .timedOut, message: "connecting to \(target.host):\(target.port) timed out after \(timeout) s (addresses tried: \(tried))",
+                                      url: request.url, curlCode: 28)
+            }
+            return (ordered, outcome.elapsed)
         }
         close(winner.fd)
         RouteMemory.shared.record(key, winner: winner.address)
-        return [winner.address] + ordered.filter { $0 != winner.address }
+        return ([winner.address] + ordered.filter { $0 != winner.address }, outcome.elapsed)
     }
 }

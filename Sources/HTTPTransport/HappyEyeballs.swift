@@ -38,17 +38,44 @@ enum HappyEyeballs {
         return result
     }
 
+    /// How a race ended.
+    struct Outcome: Sendable {
+        /// The first socket to connect; nil when none did.
+        let winner: Winner?
+        /// Seconds from the first attempt to the winner's connection (or to giving up), on the
+        /// monotonic clock of the racing thread: the race's own time, not the caller's wait for it.
+        let elapsed: TimeInterval
+        /// Whether the time limit (or cancellation) ended the race, rather than every address failing.
+        let timedOut: Bool
+    }
+
+    /// Set from another thread to stop a race within `pollSlice`.
+    final class Cancellation: Sendable {
+        private let flag = Atomic<Bool>(false)
+        func cancel() { flag.store(true, ordering: .releasing) }
+        var isCancelled: Bool { flag.load(ordering: .acquiring) }
+    }
+
+    /// The longest one poll(2) waits, so a cancelled race stops soon.
+    static let pollSlice: TimeInterval = 0.05
+
     /// Races connections to `addresses` (in order, staggered) on `port`, on a thread of its own: not
     /// the cooperative pool, and not Dispatch's global queues, whose few threads (one per core) may all
-    /// be blocked in `getaddrinfo` and would delay the race by seconds.
-    /// - Returns: The first socket to connect, or `nil` when none did within `timeout` seconds.
-    static func race(_ addresses: [IPAddress], port: Int, timeout: TimeInterval) async -> Winner? {
-        await withCheckedContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(returning: raceBlocking(addresses, port: port, timeout: timeout))
+    /// be blocked in `getaddrinfo` and would delay the race by seconds. Cancelling the task stops the
+    /// race (as timed out) within `pollSlice`.
+    /// - Returns: The first socket to connect within `timeout` seconds, if any, and the race's time.
+    static func race(_ addresses: [IPAddress], port: Int, timeout: TimeInterval) async -> Outcome {
+        let cancellation = Cancellation()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let thread = Thread {
+                    continuation.resume(returning: raceBlocking(addresses, port: port, timeout: timeout, cancellation: cancellation))
+                }
+                thread.name = "httpdns.happy-eyeballs"
+                thread.start()
             }
-            thread.name = "httpdns.happy-eyeballs"
-            thread.start()
+        } onCancel: {
+            cancellation.cancel()
         }
     }
 
@@ -57,22 +84,27 @@ enum HappyEyeballs {
     }
 
     /// The race itself; blocks its thread in poll(2) for at most `timeout`.
-    static func raceBlocking(_ addresses: [IPAddress], port: Int, timeout: TimeInterval) -> Winner? {
-        let deadline = now() + timeout
+    static func raceBlocking(_ addresses: [IPAddress], port: Int, timeout: TimeInterval, cancellation: Cancellation? = nil) -> Outcome {
+        let begin = now()
+        let deadline = begin + timeout
         var pending: [(fd: Int32, address: IPAddress)] = []
         var next = 0
-        var nextStart = now()
+        var nextStart = begin
         defer { for attempt in pending { close(attempt.fd) } }
+        func won(_ fd: Int32, _ address: IPAddress) -> Outcome {
+            Outcome(winner: Winner(fd: fd, address: address), elapsed: now() - begin, timedOut: false)
+        }
+        func lost(timedOut: Bool) -> Outcome { Outcome(winner: nil, elapsed: now() - begin, timedOut: timedOut) }
         while true {
             let current = now()
-            if current >= deadline { return nil }
+            if current >= deadline || cancellation?.isCancelled == true { return lost(timedOut: true) }
             if next < addresses.count, current >= nextStart || pending.isEmpty {
                 let address = addresses[next]
                 next += 1
                 nextStart = current + attemptDelay
                 switch start(address, port: port) {
                 case .connected(let fd):
-                    return Winner(fd: fd, address: address)
+                    return won(fd, address)
                 case .inProgress(let fd):
                     pending.append((fd, address))
                 case .failed:
@@ -81,11 +113,11 @@ enum HappyEyeballs {
                 }
             }
             if pending.isEmpty {
-                if next >= addresses.count { return nil }
+                if next >= addresses.count { return lost(timedOut: false) }
                 continue
             }
             var polls = pending.map { pollfd(fd: $0.fd, events: Int16(POLLOUT), revents: 0) }
-            let wait = min(deadline, next < addresses.count ? nextStart : deadline) - now()
+            let wait = min(deadline, next < addresses.count ? nextStart : deadline, current + pollSlice) - now()
             let ready = poll(&polls, nfds_t(polls.count), Int32(max(0, (wait * 1000).rounded(.up))))
             guard ready > 0 else { continue }
             var failed: [Int] = []
@@ -95,7 +127,7 @@ enum HappyEyeballs {
                 getsockopt(entry.fd, SOL_SOCKET, SO_ERROR, &error, &length)
                 if error == 0 {
                     let winner = pending.remove(at: index)
-                    return Winner(fd: winner.fd, address: winner.address)
+                    return won(winner.fd, winner.address)
                 }
                 failed.append(index)
             }
@@ -103,7 +135,10 @@ enum HappyEyeballs {
                 close(pending[index].fd)
                 pending.remove(at: index)
             }
-            if !failed.isEmpty { nextStart = now() }
+            if !failed.isEmpty {
+                nextStart = now()
+                if pending.isEmpty, next >= addresses.count { return lost(timedOut: false) }
+            }
         }
     }
 

@@ -22,6 +22,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// Set before submit: when it returns true for the response head, the body is dropped and the
     /// destination never sees it (a redirect that will be followed).
     var discardsBody: (@Sendable (HTTPResponseHead) -> Bool)?
+    /// Set before submit: how long the Happy Eyeballs race before this transfer took, if one ran.
+    var addressRaceTime: TimeInterval?
     private let resolution: HostResolution?
     private let addresses: [IPAddress]?
     /// The synthetic CURLOPT_CONNECT_TO host, which libcurl may name in its messages.
@@ -404,6 +406,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         report.proxy = proxy
         report.timing = TransferTiming(connect: seconds(CURLINFO_CONNECT_TIME_T), tlsHandshake: seconds(CURLINFO_APPCONNECT_TIME_T),
                                        firstByte: seconds(CURLINFO_STARTTRANSFER_TIME_T), total: seconds(CURLINFO_TOTAL_TIME_T))
+        report.timing?.addressRace = addressRaceTime
         return report
     }
 

@@ -12,14 +12,19 @@ import TestSupport
 ///   127.0.0.50:PORT) are this test's. There are none before; after `closeIdleConnections()` there are
 ///   none again. Between the two, libcurl keeps the idle ones for reuse (as many as the connections
 ///   it opened: up to 1,000 for HTTP/1.1, a handful for HTTP/2).
-/// - All descriptors: the rest of the suite runs in parallel in this process and opens files too, so
-///   the whole /proc/self/fd count is only held to its starting value plus 64: a leak of one
-///   descriptor per request (1,000) or per connection is far above that.
+/// - All descriptors: nothing else runs in the process (see below), so the whole /proc/self/fd count
+///   returns to its starting value, give or take 4 for files a library opens once on first use and
+///   keeps (measured: +1 on the first run, 0 on the second); a leak of one descriptor per request
+///   (1,000) or per connection (hundreds) is far above that.
 /// - Threads: /proc/self/task, sampled every 10 ms during the run, never exceeds its starting count
-///   plus 32: the transfers share the one transfer thread and the cooperative pool (one thread per
-///   core); a thread per request or per connection would add hundreds. The 32 leave room for threads
-///   the parallel tests start (subprocess waits, Happy Eyeballs races).
-@Suite("Load", .serialized)
+///   plus 8 (measured: +0): the transfers share the one transfer thread and the cooperative pool (one
+///   thread per core); a thread per request or per connection would add hundreds.
+///
+/// They run only with `HTTPDNS_LOAD_TESTS=1`, which `scripts/test.sh` sets for a second `swift test`
+/// process of their own: run alongside the rest of the suite, 1,000 TLS handshakes on the shared
+/// transfer thread and nginx's one worker (two shared cores) starve its timing-sensitive tests.
+@Suite("Load", .serialized, .enabled(if: ProcessInfo.processInfo.environment["HTTPDNS_LOAD_TESTS"] == "1",
+                                     "HTTPDNS_LOAD_TESTS=1 runs them, alone: scripts/test.sh does"))
 struct LoadTests {
     static let address = "127.0.0.50"
     static let requests = 1_000
@@ -62,8 +67,8 @@ struct LoadTests {
         #expect(idle >= 1, "the pool keeps idle connections for reuse")
         #expect(await client.closeIdleConnections())
         #expect(try ProcessProbe.sockets(to: Self.address, port: port) == 0, "\(idle) idle sockets before closing")
-        #expect(try ProcessProbe.descriptorCount() <= descriptorsBefore + 64)
-        #expect(peakThreads <= threadsBefore + 32, "threads: \(threadsBefore) before, \(peakThreads) at most")
+        #expect(try ProcessProbe.descriptorCount() <= descriptorsBefore + 4)
+        #expect(peakThreads <= threadsBefore + 8, "threads: \(threadsBefore) before, \(peakThreads) at most")
 
         // The pool works again after closing: a new connection.
         let again = try await client.execute(request)
