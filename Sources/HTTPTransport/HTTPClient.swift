@@ -85,8 +85,13 @@ public final class HTTPClient: Sendable {
     /// Sends `request` and returns the final response.
     ///
     /// The host is resolved by `resolver` (unless `request.connectTo` is set or the host is an IP
-    /// literal), and the connection goes to those addresses in order with Happy Eyeballs between
-    /// families, keeping SNI, `Host` and verification on the name. Redirects are not followed.
+    /// literal), and the connection goes to those addresses, raced with Happy Eyeballs v2 when
+    /// `configuration.racesAddresses` (the default), keeping SNI, `Host` and verification on the
+    /// name. Redirects are not followed.
+    ///
+    /// The request is sent once. The one resend libcurl makes itself, on a fresh connection when a
+    /// reused one closes before any response byte, happens only for idempotent requests
+    /// (`HTTPRequest.isIdempotent`); a `POST` or `PATCH` then fails with `.transferFailed` (curl 52).
     ///
     /// - Parameters:
     ///   - request: What to send.
@@ -185,26 +190,39 @@ public final class HTTPClient: Sendable {
                                request: HTTPRequest) async throws -> (addresses: [IPAddress], raceTime: TimeInterval?) {
         let ordered = HappyEyeballs.interleave(addresses)
         let key = "\(pool.id)|\(ConnectRoute(addresses: addresses, port: target.port).name)"
-        let claim = RouteMemory.shared.claim(key)
-        guard claim.race else {
-            guard let winner = claim.winner, ordered.contains(winner) else { return (ordered, nil) }
-            return ([winner] + ordered.filter { $0 != winner }, nil)
-        }
         let timeouts = request.timeouts ?? configuration.timeouts
         let timeout = min(timeouts.connect ?? 300, timeouts.total ?? .infinity)  // libcurl's connect default: 300 s
-        let outcome = await HappyEyeballs.race(ordered, port: target.port, timeout: timeout)
-        guard let winner = outcome.winner else {
-            RouteMemory.shared.forget(key)
-            try Task.checkCancellation()
-            if outcome.timedOut {
-                let tried = ordered.map(\.description).joined(separator: ", ")
-                throw HTTPClientError(kind: .timedOut, message: "connecting to \(target.host):\(target.port) timed out after \(timeout) s (addresses tried: \(tried))",
-                                      url: request.url, curlCode: 28)
-            }
-            return (ordered, outcome.elapsed)
+        let port = target.port
+        func winnerFirst(_ winner: IPAddress?) -> [IPAddress] {
+            guard let winner, ordered.contains(winner) else { return ordered }
+            return [winner] + ordered.filter { $0 != winner }
         }
-        close(winner.fd)
-        RouteMemory.shared.record(key, winner: winner.address)
-        return ([winner.address] + ordered.filter { $0 != winner.address }, outcome.elapsed)
+        let claim = RouteMemory.shared.claim(key) {
+            let outcome = await HappyEyeballs.race(ordered, port: port, timeout: timeout)
+            if let winner = outcome.winner { close(winner.fd) }
+            return outcome
+        }
+        let race: RouteMemory.Race
+        let isOwn: Bool
+        switch claim {
+        case .known(let winner): return (winnerFirst(winner), nil)
+        case .join(let other): (race, isOwn) = (other, false)
+        case .race(let own): (race, isOwn) = (own, true)
+        }
+        // The race runs in a task of its own, so the requests that joined it get its outcome even if
+        // the one that started it is cancelled; a cancelled request stops waiting at once.
+        guard let outcome = await RouteMemory.outcome(of: race) else {
+            if isOwn { Task { RouteMemory.shared.finish(key, winner: await race.value.winner?.address) } }
+            throw CancellationError()
+        }
+        if isOwn { RouteMemory.shared.finish(key, winner: outcome.winner?.address) }
+        try Task.checkCancellation()
+        if outcome.winner == nil, outcome.timedOut {
+            let tried = ordered.map(\.description).joined(separator: ", ")
+            throw HTTPClientError(kind: .timedOut, message: "connecting to \(target.host):\(target.port) timed out after \(timeout) s (addresses tried: \(tried))",
+                                  url: request.url, curlCode: 28)
+        }
+        // No winner and no time-out: every address refused; libcurl fails the usual way.
+        return (winnerFirst(outcome.winner?.address), isOwn ? outcome.elapsed : nil)
     }
 }

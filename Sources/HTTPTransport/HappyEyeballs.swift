@@ -181,7 +181,9 @@ enum HappyEyeballs {
 
 /// Which address of each route connected last, so a route with a live pooled connection is not raced
 /// again (a race would open a connection libcurl then does not need) and later connections start with
-/// the address that worked (RFC 8305 §4 "historical data").
+/// the address that worked (RFC 8305 §4 "historical data"). Requests that arrive while a route's race
+/// runs wait for it rather than handing libcurl the unraced list (whose dead first address would cost
+/// each of them half the connect timeout).
 final class RouteMemory: Sendable {
     static let shared = RouteMemory()
 
@@ -189,32 +191,95 @@ final class RouteMemory: Sendable {
     /// 118 s, so an idle pooled connection would still be there.
     static let freshness: TimeInterval = 100
 
+    /// A race in progress: its outcome, with the winning socket already closed.
+    typealias Race = Task<HappyEyeballs.Outcome, Never>
+
+    /// What a request does about a route.
+    enum Claim {
+        /// Await this race, which the claim started; the caller then calls `finish`.
+        case race(Race)
+        /// Another request's race for the route is running: await its outcome.
+        case join(Race)
+        /// The route was raced recently; the address that won.
+        case known(IPAddress?)
+    }
+
     private struct Entry {
         var time: TimeInterval
         var winner: IPAddress?
+        var pending: Race?
     }
 
     private let entries = Mutex<[String: Entry]>([:])
 
-    /// Claims `key` for a race: true when no race ran for it within `freshness` (and records this one);
-    /// else the address that won last, via `winner`.
-    func claim(_ key: String) -> (race: Bool, winner: IPAddress?) {
-        let current = TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1_000_000_000
+    private static func now() -> TimeInterval { TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1_000_000_000 }
+
+    /// Claims `key`: joins a race in progress, returns the last winner of a route raced within
+    /// `freshness`, or starts `race` (recording it, so later claims join it).
+    func claim(_ key: String, race: @escaping @Sendable () async -> HappyEyeballs.Outcome) -> Claim {
+        let current = Self.now()
         return entries.withLock { entries in
-            if let entry = entries[key], current - entry.time < Self.freshness { return (false, entry.winner) }
-            if entries.count > 4_096 { entries = entries.filter { current - $0.value.time < Self.freshness } }
-            entries[key] = Entry(time: current, winner: nil)
-            return (true, nil)
+            if let entry = entries[key] {
+                if let pending = entry.pending { return .join(pending) }
+                if current - entry.time < Self.freshness { return .known(entry.winner) }
+            }
+            if entries.count > 4_096 { entries = entries.filter { $0.value.pending != nil || current - $0.value.time < Self.freshness } }
+            let task = Race { await race() }
+            entries[key] = Entry(time: current, winner: nil, pending: task)
+            return .race(task)
         }
     }
 
-    func record(_ key: String, winner: IPAddress?) {
-        let current = TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1_000_000_000
-        entries.withLock { $0[key] = Entry(time: current, winner: winner) }
+    /// Ends `key`'s race: remembers its winner, or forgets the route when nothing won, so the next
+    /// request races again.
+    func finish(_ key: String, winner: IPAddress?) {
+        let current = Self.now()
+        entries.withLock { entries in
+            if let winner {
+                entries[key] = Entry(time: current, winner: winner, pending: nil)
+            } else {
+                entries.removeValue(forKey: key)
+            }
+        }
     }
 
-    /// Forgets `key`, so the next request races again (after a failed transfer).
-    func forget(_ key: String) {
-        _ = entries.withLock { $0.removeValue(forKey: key) }
+    /// Waits for `race` unless the calling task is cancelled first.
+    /// - Returns: The outcome, or nil when the task was cancelled (the race itself runs on: other
+    ///   requests may be waiting for it, and it ends within its timeout).
+    static func outcome(of race: Race) async -> HappyEyeballs.Outcome? {
+        let waiter = Waiter()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard waiter.wait(continuation) else { return }
+                Task { waiter.finish(await race.value) }
+            }
+        } onCancel: {
+            waiter.finish(nil)
+        }
+    }
+
+    /// One continuation resumed once, by the race's end or by cancellation, whichever comes first.
+    private final class Waiter: Sendable {
+        private let state = Mutex<(continuation: CheckedContinuation<HappyEyeballs.Outcome?, Never>?, finished: Bool)>((nil, false))
+
+        /// Stores `continuation`; false (having resumed it with nil) when already cancelled.
+        func wait(_ continuation: CheckedContinuation<HappyEyeballs.Outcome?, Never>) -> Bool {
+            let cancelled = state.withLock { state in
+                if state.finished { return true }
+                state.continuation = continuation
+                return false
+            }
+            if cancelled { continuation.resume(returning: nil) }
+            return !cancelled
+        }
+
+        func finish(_ outcome: HappyEyeballs.Outcome?) {
+            let continuation = state.withLock { state in
+                state.finished = true
+                defer { state.continuation = nil }
+                return state.continuation
+            }
+            continuation?.resume(returning: outcome)
+        }
     }
 }

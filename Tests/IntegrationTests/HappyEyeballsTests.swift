@@ -114,6 +114,29 @@ extension ResolverIntegrationSuites {
             #expect(elapsed < .seconds(10), "took \(elapsed)")
         }
 
+        @Test("requests that arrive while a route is being raced wait for its winner instead of trying the dead address")
+        func concurrentRequestsShareTheRace() async throws {
+            let hole = try Self.blackHole("127.0.0.14", port: fixture.servers.httpsPort)
+            defer { hole.forEach { close($0) } }
+            let resolver = MutableResolver(addresses: ["127.0.0.14", "127.0.0.1"].map { IPAddress($0)! })
+            let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.freshTrust(), timeouts: Timeouts(connect: 20, total: 60)), resolver: resolver)
+            let connectTimes = try await withThrowingTaskGroup(of: (String?, TimeInterval).self) { group in
+                for _ in 0..<20 {
+                    group.addTask {
+                        let response = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
+                        return (response.connection.remoteAddress, response.connection.timing?.connect ?? 0)
+                    }
+                }
+                var results: [(String?, TimeInterval)] = []
+                for try await result in group { results.append(result) }
+                return results
+            }
+            #expect(connectTimes.allSatisfy { $0.0 == "127.0.0.1" })
+            // libcurl's own connect time: trying the black hole first would cost it half of the 20 s.
+            let slowest = connectTimes.map(\.1).max() ?? 0
+            #expect(slowest < 5, "a request tried the black-holed address: connect took \(slowest) s")
+        }
+
         @Test("every address black-holed is a time-out (curl 28) after the connect timeout, not twice it")
         func allBlackHoled() async throws {
             let first = try Self.blackHole("127.0.0.10", port: fixture.servers.httpsPort)

@@ -48,6 +48,21 @@ extension ResolverIntegrationSuites {
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
         }
 
+        @Test("with racing off, libcurl still falls through a refused first address")
+        func fallThroughWithoutRacing() async throws {
+            // A black-holed first address is not tested here: libcurl 7.88 alone did not get past one
+            // within a 10 s connect timeout in this setup; that is what `racesAddresses` is for.
+            var configuration = HTTPClient.Configuration(trust: fixture.trust, timeouts: Timeouts(connect: 10, total: 30))
+            configuration.racesAddresses = false
+            let client = HTTPClient(configuration: configuration, resolver: MutableResolver(addresses: [IPAddress("127.0.0.2")!, IPAddress("127.0.0.1")!]))
+            let response = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
+            #expect(response.connection.remoteAddress == "127.0.0.1")
+            #expect(response.connection.timing?.addressRace == nil)
+            // libcurl's own connect time: a refusal costs nothing.
+            let connect = try #require(response.connection.timing?.connect)
+            #expect(connect < 1, "connect took \(connect) s")
+        }
+
         /// Sends a GET that leaves a keep-alive connection in the pool, then `request` to
         /// `/fault/drop?ID`, which the server reads in full and answers by closing the connection.
         /// - Returns: The error, and how many times the request reached the server.
