@@ -34,7 +34,8 @@ public struct HTTPRequest: Sendable {
     ///
     /// libcurl sends a request again, on a fresh connection, when the reused keep-alive connection
     /// it went out on closes before any response byte (the server may have closed it idle at the
-    /// same moment; curl's "Connection died, retrying a fresh connect"). That is kept for
+    /// same moment; curl's "Connection died, retrying a fresh connect"), or when an HTTP/2 server
+    /// refused the stream (REFUSED_STREAM, RFC 9113 §8.7). That is kept for
     /// idempotent requests. A non-idempotent one is never sent twice: it fails with
     /// `HTTPClientError.Kind.transferFailed` (curl 52) instead, since the server may have acted on
     /// it. Set `true` for a request whose repetition is harmless though its method is not
