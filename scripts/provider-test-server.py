@@ -15,8 +15,12 @@ Written from the vendors' public API documentation, not from their code:
       GET /d?dn=HEX&id=KEYID&ttl=1&alg=aes[&type=AAAA]
           HEX = hex(IV || AES-CBC(key, IV, NAME)); the answer is hex(IV || AES-CBC(key, IV, "ip;ip,TTL")).
       AES is done by the openssl command line tool (Python has no AES in its standard library).
-Faults, by path prefix: /fault/429/..., /fault/503/... answer that status; /fault/garbage/... answers
-200 with a body no API would send. Every request is appended to --log as one line "METHOD PATH?QUERY".
+Faults, by path prefix, for GET, POST, PUT, PATCH and DELETE: /fault/429/..., /fault/500/... answer that status;
+/fault/garbage/... answers 200 with a body no API would send; /fault/oversized/... a 70,000-byte
+application/dns-message (over the largest DNS message); /fault/hang/... never answers (the connection
+stays open up to 60 s); /fault/truncate/... promises 1 MiB and closes after 64 KiB. /fault/drop
+reads the whole request, then closes the connection without answering. Every request is appended to --log
+as one line "METHOD PATH?QUERY".
 
 Usage: provider-test-server.py --port P --cert PEM --key KEY --log FILE [--account ID] [--secret S]
        [--key-id ID --aes-key KEY] [--owner-pid PID: exit when that process has]. Prints "ready" once listening.
@@ -72,17 +76,59 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def log_request_line(self, method):
+        with self.server.log_lock, open(self.server.options.log, "a") as log:
+            log.write("%s %s\n" % (method, self.path))
+
+    def fault(self, name):
+        if name == "garbage":
+            return self.send(200, "<html>captive portal</html>", "text/html")
+        if name == "oversized":
+            return self.send(200, b"\0" * 70000, "application/dns-message")
+        if name == "hang":
+            # Hold the connection without a byte of answer until the client gives up (or 60 s).
+            self.close_connection = True
+            self.request.settimeout(60)
+            try:
+                while self.request.recv(1):
+                    pass
+            except OSError:
+                pass
+            return
+        if name == "truncate":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(1 << 20))
+            self.end_headers()
+            self.wfile.write(b"x" * 65536)
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        if name == "drop":
+            self.close_connection = True
+            return
+        return self.send(int(name), '{"code":"Busy"}')
+
+    def do_POST(self):
+        self.log_request_line(self.command)
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        with self.server.log_lock, open(self.server.options.log, "a") as log:
+            log.write("BODY %s %d\n" % (self.path, len(body)))
+        parts = [p for p in urllib.parse.urlsplit(self.path).path.split("/") if p]
+        if parts[:1] == ["fault"] and len(parts) >= 2:
+            return self.fault(parts[1])
+        self.send(405, '{"code":"MethodNotAllowed"}')
+
+    do_PUT = do_PATCH = do_DELETE = do_POST
+
     def do_GET(self):
-        options = self.server.options
-        with self.server.log_lock, open(options.log, "a") as log:
-            log.write("GET %s\n" % self.path)
+        self.log_request_line("GET")
         url = urllib.parse.urlsplit(self.path)
         query = dict(urllib.parse.parse_qsl(url.query, keep_blank_values=True))
         parts = [p for p in url.path.split("/") if p]
         if parts[:1] == ["fault"] and len(parts) >= 2:
-            if parts[1] == "garbage":
-                return self.send(200, "<html>captive portal</html>", "text/html")
-            return self.send(int(parts[1]), '{"code":"Busy"}')
+            return self.fault(parts[1])
         if parts == ["resolve"] and "name" in query:
             return self.json_doh(query)
         if parts == ["d"]:

@@ -342,7 +342,8 @@ EOF
 
 write_nginx_conf() {
     local dir=$1
-    local listens=(127.0.0.1)
+    # 127.0.0.50 is the load tests' own address: only they connect to it, so they can count their sockets.
+    local listens=(127.0.0.1 127.0.0.50)
     [[ $IPV6 == 1 ]] && listens+=("[::1]")
     {
         cat <<EOF
@@ -357,7 +358,7 @@ EOF
         # A root master would switch its workers to "nobody", who cannot read a 0700 temp directory.
         if [[ $(id -u) -eq 0 ]]; then echo "user root;"; fi
         cat <<EOF
-events { worker_connections 1024; }
+events { worker_connections 4096; }  # the load tests open 1,000 connections at once
 http {
     default_type application/octet-stream;
     log_format tests '\$remote_addr [\$time_local] "\$request" \$status \$body_bytes_sent '

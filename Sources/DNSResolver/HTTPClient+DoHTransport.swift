@@ -14,6 +14,9 @@ extension HTTPClient: DoHTransport {
         var request = HTTPRequest(url: url, method: method, headers: HTTPHeaders(headers), body: body.map { .data($0) })
         request.connectTo = connectTo.isEmpty ? nil : connectTo
         request.httpVersion = .http2
+        // A DNS query may be asked twice (RFC 8484 §4.1 POSTs carry only the query): keep
+        // libcurl's resend after a stale pooled connection for POST too.
+        request.idempotent = true
         request.timeouts = Timeouts(connect: min(timeout, configuration.timeouts.connect ?? timeout), total: timeout)
         let response = try await execute(request, to: .memory(limit: maxResponseBytes))
         return DoHHTTPResponse(status: response.status, contentType: response.headers[first: "Content-Type"], body: response.body)

@@ -346,6 +346,9 @@ enum FetchCommand {
         let port = connection.remotePort.map(String.init) ?? "?"
         let source = connection.resolution?.source.description ?? "literal"
         console.note("* connected to \(address) port \(port) (address from \(source))\(connection.reusedConnection ? ", reused connection" : "")")
+        if let race = connection.timing?.addressRace {
+            console.note("* Happy Eyeballs: \(address) connected first, after \(Int((race * 1000).rounded())) ms of racing")
+        }
         if let tls = connection.tls {
             console.note("* TLS: \(tls.protocolVersion ?? "?"), SNI \(tls.serverName ?? "(none sent)"), ALPN \(tls.alpn ?? "(none)")")
             console.note("* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(tls.verified ? "verified" : "NOT verified") for \((response.url ?? request.url).host(percentEncoded: false) ?? "?")")

@@ -15,6 +15,7 @@ struct ProviderOptions {
         .init(names: ["--bypass"], arity: .value),
         .init(names: ["--race"], arity: .flag),
         .init(names: ["--happy-eyeballs"], arity: .flag),
+        .init(names: ["--no-happy-eyeballs"], arity: .flag),
     ]
 
     static let help = """
@@ -33,8 +34,11 @@ struct ProviderOptions {
       --bypass NAME|.SUFFIX     Resolve NAME (or every name under SUFFIX) with the system resolver,
                                 repeatable. localhost always is.
       --race                    Ask the first two endpoints at once and take the first answer.
-      --happy-eyeballs          Race connections to the host's addresses (RFC 8305: families
-                                interleaved, 250 ms apart), so a dead first address costs 250 ms.
+      --no-happy-eyeballs       Do not race connections to the host's addresses; libcurl tries them
+                                one after another, giving a black-holed one up to half of
+                                --connect-timeout. By default they race (Happy Eyeballs v2, RFC
+                                8305: families interleaved, 250 ms apart), so a dead first address
+                                costs 250 ms. --happy-eyeballs (the default) is accepted.
     """
 
     var kind = "doh"
@@ -45,7 +49,7 @@ struct ProviderOptions {
     var maximumStaleness: TimeInterval?
     var bypass: [String] = []
     var race = false
-    var happyEyeballs = false
+    var happyEyeballs = true
 
     init() {}
 
@@ -77,7 +81,10 @@ struct ProviderOptions {
         }
         bypass = parsed.all("bypass")
         race = parsed.has("race")
-        happyEyeballs = parsed.has("happy-eyeballs")
+        if parsed.has("happy-eyeballs"), parsed.has("no-happy-eyeballs") {
+            throw UsageError("--happy-eyeballs and --no-happy-eyeballs contradict each other", command: command)
+        }
+        happyEyeballs = !parsed.has("no-happy-eyeballs")
     }
 
     /// The providers for `--provider` at `urls` (already parsed as DoH URLs into `endpoints`, which

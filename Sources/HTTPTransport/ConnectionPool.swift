@@ -55,6 +55,13 @@ final class ConnectionPool {
     /// CURLMOPT_MAXCONNECTS: idle connections kept per pool (the oldest idle one is closed beyond it).
     static let maximumIdleConnections = 64
 
+    /// Closes every connection of the pool (curl_multi_cleanup) and frees its TLS session cache.
+    /// Only with no easy handle added; the pool is not used afterwards.
+    func close() {
+        curl_multi_cleanup(multi)
+        curl_share_cleanup(share)
+    }
+
     func socketAction(_ socket: Int32, _ flags: Int32) {
         var running: Int32 = 0
         _ = curl_multi_socket_action(multi, curl_socket_t(socket), flags, &running)

@@ -29,9 +29,14 @@ public final class HTTPClient: Sendable {
         public var decompressesResponses: Bool
         /// Race connections to a name's addresses with Happy Eyeballs v2 (RFC 8305: families interleaved,
         /// a new attempt every 250 ms or as soon as one fails) instead of libcurl's sequential attempts,
-        /// so a dead first address costs at most 250 ms. Default: false (libcurl's own attempts) until
-        /// it has had more mileage: see the report of issue 3.
-        public var racesAddresses: Bool = false
+        /// so a dead first address (refused, black-holed, an IPv6 route that goes nowhere) costs at
+        /// most 250 ms. The race runs once per new route (a route connected in the last 100 s reuses
+        /// its pooled connection and starts with the address that won); libcurl then connects to the
+        /// winner first, so a new route costs one extra TCP handshake. Requests with one address, with
+        /// `connectTo` of one address, to an IP literal or through a proxy are not raced.
+        /// Default: true. false: libcurl's own attempts, which give a black-holed first address up
+        /// to half of the connect timeout (CURLOPT_CONNECTTIMEOUT) before the next.
+        public var racesAddresses: Bool = true
         /// When to go through an HTTP proxy (by host name, no IP replacement). Default: curl's
         /// environment variables (`https_proxy`, `http_proxy`, `all_proxy`, `no_proxy`).
         public var proxy: ProxyPolicy = .environment
@@ -81,8 +86,13 @@ public final class HTTPClient: Sendable {
     /// Sends `request` and returns the final response.
     ///
     /// The host is resolved by `resolver` (unless `request.connectTo` is set or the host is an IP
-    /// literal), and the connection goes to those addresses in order with Happy Eyeballs between
-    /// families, keeping SNI, `Host` and verification on the name. Redirects are not followed.
+    /// literal), and the connection goes to those addresses, raced with Happy Eyeballs v2 when
+    /// `configuration.racesAddresses` (the default), keeping SNI, `Host` and verification on the
+    /// name. Redirects are not followed.
+    ///
+    /// The request is sent once. The one resend libcurl makes itself, on a fresh connection when a
+    /// reused one closes before any response byte, happens only for idempotent requests
+    /// (`HTTPRequest.isIdempotent`); a `POST` or `PATCH` then fails with `.transferFailed` (curl 52).
     ///
     /// - Parameters:
     ///   - request: What to send.
@@ -93,6 +103,21 @@ public final class HTTPClient: Sendable {
     ///   stops the transfer.
     public func execute(_ request: HTTPRequest, to destination: ResponseBodyDestination = .memory(limit: nil)) async throws -> HTTPResponse {
         try await perform(request, to: destination, discardingBodyWhen: nil)
+    }
+
+    /// Closes the idle keep-alive connections of this client's pool and forgets its TLS sessions,
+    /// returning their file descriptors; the next request connects (and handshakes) afresh.
+    ///
+    /// The pool is the one for `configuration.trust` and `configuration.httpVersion`, shared with
+    /// every client of the same two settings (requests that override them use other pools, which are
+    /// left alone). libcurl keeps idle connections for reuse until they are 118 s old
+    /// (CURLMOPT_MAXCONNECTS bounds their number, 4 × the transfers in flight at once), so after a
+    /// burst of requests a process may hold hundreds of idle sockets; call this to release them.
+    /// - Returns: false, closing nothing, when a transfer of the pool is in flight (a connection in
+    ///   use cannot be told from an idle one from outside libcurl).
+    @discardableResult
+    public func closeIdleConnections() async -> Bool {
+        await engine.closeIdleConnections(of: pool)
     }
 
     /// One request without redirects; `discardsBody` (see `Transfer.discardsBody`) lets the
@@ -121,12 +146,19 @@ public final class HTTPClient: Sendable {
         let pool = policy == configuration.trust && version == configuration.httpVersion
             ? self.pool
             : engine.pool(for: policy, version: version)
+        var raceTime: TimeInterval?
         if configuration.racesAddresses, let list = addresses, list.count > 1, !target.isIPLiteral {
-            addresses = await raceAddresses(list, target: target, pool: pool, request: request)
+            do {
+                (addresses, raceTime) = try await raceAddresses(list, target: target, pool: pool, request: request)
+            } catch var error as HTTPClientError {
+                error.resolution = resolution
+                throw error
+            }
         }
         let transfer = try Transfer(request: request, target: target, addresses: addresses, resolution: resolution,
                                     configuration: configuration, destination: destination, pool: pool)
         transfer.discardsBody = discardsBody
+        transfer.addressRaceTime = raceTime
         do {
             var response = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
@@ -147,27 +179,51 @@ public final class HTTPClient: Sendable {
 
     /// Happy Eyeballs for a route not connected recently: the address list (families interleaved) with
     /// the first address to connect put first, so libcurl, which tries them in order, starts with one
-    /// that works. The racing socket is closed: libcurl connects again itself (one extra handshake per
-    /// new route, not per request; handing libcurl the connected socket through
-    /// CURLOPT_OPENSOCKETFUNCTION + CURL_SOCKOPT_ALREADY_CONNECTED made some transfers stall in 7.88).
-    /// A route raced within `RouteMemory.freshness` is not raced again (its pooled connection will be
-    /// reused); it only gets the last winner first. When nothing connects, the list goes to libcurl
-    /// unchanged, to fail the usual way.
-    private func raceAddresses(_ addresses: [IPAddress], target: RequestTarget, pool: PoolDescriptor, request: HTTPRequest) async -> [IPAddress] {
+    /// that works, and the race's time (nil when no race ran). The racing socket is closed: libcurl
+    /// connects again itself (one extra handshake per new route, not per request; handing libcurl the
+    /// connected socket through CURLOPT_OPENSOCKETFUNCTION + CURL_SOCKOPT_ALREADY_CONNECTED made some
+    /// transfers stall in 7.88). A route raced within `RouteMemory.freshness` is not raced again (its
+    /// pooled connection will be reused); it only gets the last winner first. When every address
+    /// refuses, the list goes to libcurl unchanged, to fail the usual way.
+    /// - Throws: `HTTPClientError.Kind.timedOut` (curl 28) when no address connected within the
+    ///   connect (or total) time limit: libcurl would only wait that long again.
+    private func raceAddresses(_ addresses: [IPAddress], target: RequestTarget, pool: PoolDescriptor,
+                               request: HTTPRequest) async throws -> (addresses: [IPAddress], raceTime: TimeInterval?) {
         let ordered = HappyEyeballs.interleave(addresses)
         let key = "\(pool.id)|\(ConnectRoute.cached(addresses: addresses, port: target.port).name)"
-        let claim = RouteMemory.shared.claim(key)
-        guard claim.race else {
-            guard let winner = claim.winner, ordered.contains(winner) else { return ordered }
+        let timeouts = request.timeouts ?? configuration.timeouts
+        let timeout = min(timeouts.connect ?? 300, timeouts.total ?? .infinity)  // libcurl's connect default: 300 s
+        let port = target.port
+        func winnerFirst(_ winner: IPAddress?) -> [IPAddress] {
+            guard let winner, ordered.contains(winner) else { return ordered }
             return [winner] + ordered.filter { $0 != winner }
         }
-        let timeout = (request.timeouts ?? configuration.timeouts).connect ?? 10
-        guard let winner = await HappyEyeballs.race(ordered, port: target.port, timeout: timeout) else {
-            RouteMemory.shared.forget(key)
-            return ordered
+        let claim = RouteMemory.shared.claim(key) {
+            let outcome = await HappyEyeballs.race(ordered, port: port, timeout: timeout)
+            if let winner = outcome.winner { close(winner.fd) }
+            return outcome
         }
-        close(winner.fd)
-        RouteMemory.shared.record(key, winner: winner.address)
-        return [winner.address] + ordered.filter { $0 != winner.address }
+        let race: RouteMemory.Race
+        let isOwn: Bool
+        switch claim {
+        case .known(let winner): return (winnerFirst(winner), nil)
+        case .join(let other): (race, isOwn) = (other, false)
+        case .race(let own): (race, isOwn) = (own, true)
+        }
+        // The race runs in a task of its own, so the requests that joined it get its outcome even if
+        // the one that started it is cancelled; a cancelled request stops waiting at once.
+        guard let outcome = await RouteMemory.outcome(of: race) else {
+            if isOwn { Task { RouteMemory.shared.finish(key, winner: await race.value.winner?.address) } }
+            throw CancellationError()
+        }
+        if isOwn { RouteMemory.shared.finish(key, winner: outcome.winner?.address) }
+        try Task.checkCancellation()
+        if outcome.winner == nil, outcome.timedOut {
+            let tried = ordered.map(\.description).joined(separator: ", ")
+            throw HTTPClientError(kind: .timedOut, message: "connecting to \(target.host):\(target.port) timed out after \(timeout) s (addresses tried: \(tried))",
+                                  url: request.url, curlCode: 28)
+        }
+        // No winner and no time-out: every address refused; libcurl fails the usual way.
+        return (winnerFirst(outcome.winner?.address), isOwn ? outcome.elapsed : nil)
     }
 }

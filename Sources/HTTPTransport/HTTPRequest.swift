@@ -29,6 +29,26 @@ public struct HTTPRequest: Sendable {
     /// Collect the negotiated TLS facts (SNI sent, ALPN, peer certificate) into
     /// `HTTPResponse.connection.tls`. Off by default: it costs a few microseconds per request.
     public var reportsTLSDetails: Bool
+    /// Whether the request may be sent a second time when it may already have reached the server.
+    /// nil (the default): decided by the method (see `isIdempotent`).
+    ///
+    /// libcurl sends a request again, on a fresh connection, when the reused keep-alive connection
+    /// it went out on closes before any response byte (the server may have closed it idle at the
+    /// same moment; curl's "Connection died, retrying a fresh connect"), or when an HTTP/2 server
+    /// refused the stream (REFUSED_STREAM, RFC 9113 §8.7). That is kept for
+    /// idempotent requests. A non-idempotent one is never sent twice: it fails with
+    /// `HTTPClientError.Kind.transferFailed` (curl 52) instead, since the server may have acted on
+    /// it. Set `true` for a request whose repetition is harmless though its method is not
+    /// idempotent (a DoH query sent by POST, RFC 8484 §4.1, or a request carrying an idempotency
+    /// key), `false` to forbid the resend for any method.
+    public var idempotent: Bool?
+
+    /// `idempotent` when set, else whether the method is one RFC 9110 §9.2.2 defines as idempotent:
+    /// `GET`, `HEAD`, `OPTIONS`, `TRACE`, `PUT` and `DELETE` (methods are case-sensitive; `POST`,
+    /// `PATCH`, `CONNECT` and unknown methods are not).
+    public var isIdempotent: Bool {
+        idempotent ?? ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(method)
+    }
 
     public init(
         url: URL,
@@ -46,5 +66,6 @@ public struct HTTPRequest: Sendable {
         self.trust = nil
         self.failsOnHTTPError = false
         self.reportsTLSDetails = false
+        self.idempotent = nil
     }
 }

@@ -38,17 +38,44 @@ enum HappyEyeballs {
         return result
     }
 
+    /// How a race ended.
+    struct Outcome: Sendable {
+        /// The first socket to connect; nil when none did.
+        let winner: Winner?
+        /// Seconds from the first attempt to the winner's connection (or to giving up), on the
+        /// monotonic clock of the racing thread: the race's own time, not the caller's wait for it.
+        let elapsed: TimeInterval
+        /// Whether the time limit (or cancellation) ended the race, rather than every address failing.
+        let timedOut: Bool
+    }
+
+    /// Set from another thread to stop a race within `pollSlice`.
+    final class Cancellation: Sendable {
+        private let flag = Atomic<Bool>(false)
+        func cancel() { flag.store(true, ordering: .releasing) }
+        var isCancelled: Bool { flag.load(ordering: .acquiring) }
+    }
+
+    /// The longest one poll(2) waits, so a cancelled race stops soon.
+    static let pollSlice: TimeInterval = 0.05
+
     /// Races connections to `addresses` (in order, staggered) on `port`, on a thread of its own: not
     /// the cooperative pool, and not Dispatch's global queues, whose few threads (one per core) may all
-    /// be blocked in `getaddrinfo` and would delay the race by seconds.
-    /// - Returns: The first socket to connect, or `nil` when none did within `timeout` seconds.
-    static func race(_ addresses: [IPAddress], port: Int, timeout: TimeInterval) async -> Winner? {
-        await withCheckedContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(returning: raceBlocking(addresses, port: port, timeout: timeout))
+    /// be blocked in `getaddrinfo` and would delay the race by seconds. Cancelling the task stops the
+    /// race (as timed out) within `pollSlice`.
+    /// - Returns: The first socket to connect within `timeout` seconds, if any, and the race's time.
+    static func race(_ addresses: [IPAddress], port: Int, timeout: TimeInterval) async -> Outcome {
+        let cancellation = Cancellation()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let thread = Thread {
+                    continuation.resume(returning: raceBlocking(addresses, port: port, timeout: timeout, cancellation: cancellation))
+                }
+                thread.name = "httpdns.happy-eyeballs"
+                thread.start()
             }
-            thread.name = "httpdns.happy-eyeballs"
-            thread.start()
+        } onCancel: {
+            cancellation.cancel()
         }
     }
 
@@ -57,22 +84,27 @@ enum HappyEyeballs {
     }
 
     /// The race itself; blocks its thread in poll(2) for at most `timeout`.
-    static func raceBlocking(_ addresses: [IPAddress], port: Int, timeout: TimeInterval) -> Winner? {
-        let deadline = now() + timeout
+    static func raceBlocking(_ addresses: [IPAddress], port: Int, timeout: TimeInterval, cancellation: Cancellation? = nil) -> Outcome {
+        let begin = now()
+        let deadline = begin + timeout
         var pending: [(fd: Int32, address: IPAddress)] = []
         var next = 0
-        var nextStart = now()
+        var nextStart = begin
         defer { for attempt in pending { close(attempt.fd) } }
+        func won(_ fd: Int32, _ address: IPAddress) -> Outcome {
+            Outcome(winner: Winner(fd: fd, address: address), elapsed: now() - begin, timedOut: false)
+        }
+        func lost(timedOut: Bool) -> Outcome { Outcome(winner: nil, elapsed: now() - begin, timedOut: timedOut) }
         while true {
             let current = now()
-            if current >= deadline { return nil }
+            if current >= deadline || cancellation?.isCancelled == true { return lost(timedOut: true) }
             if next < addresses.count, current >= nextStart || pending.isEmpty {
                 let address = addresses[next]
                 next += 1
                 nextStart = current + attemptDelay
                 switch start(address, port: port) {
                 case .connected(let fd):
-                    return Winner(fd: fd, address: address)
+                    return won(fd, address)
                 case .inProgress(let fd):
                     pending.append((fd, address))
                 case .failed:
@@ -81,11 +113,11 @@ enum HappyEyeballs {
                 }
             }
             if pending.isEmpty {
-                if next >= addresses.count { return nil }
+                if next >= addresses.count { return lost(timedOut: false) }
                 continue
             }
             var polls = pending.map { pollfd(fd: $0.fd, events: Int16(POLLOUT), revents: 0) }
-            let wait = min(deadline, next < addresses.count ? nextStart : deadline) - now()
+            let wait = min(deadline, next < addresses.count ? nextStart : deadline, current + pollSlice) - now()
             let ready = poll(&polls, nfds_t(polls.count), Int32(max(0, (wait * 1000).rounded(.up))))
             guard ready > 0 else { continue }
             var failed: [Int] = []
@@ -95,7 +127,7 @@ enum HappyEyeballs {
                 getsockopt(entry.fd, SOL_SOCKET, SO_ERROR, &error, &length)
                 if error == 0 {
                     let winner = pending.remove(at: index)
-                    return Winner(fd: winner.fd, address: winner.address)
+                    return won(winner.fd, winner.address)
                 }
                 failed.append(index)
             }
@@ -103,7 +135,10 @@ enum HappyEyeballs {
                 close(pending[index].fd)
                 pending.remove(at: index)
             }
-            if !failed.isEmpty { nextStart = now() }
+            if !failed.isEmpty {
+                nextStart = now()
+                if pending.isEmpty, next >= addresses.count { return lost(timedOut: false) }
+            }
         }
     }
 
@@ -146,7 +181,9 @@ enum HappyEyeballs {
 
 /// Which address of each route connected last, so a route with a live pooled connection is not raced
 /// again (a race would open a connection libcurl then does not need) and later connections start with
-/// the address that worked (RFC 8305 §4 "historical data").
+/// the address that worked (RFC 8305 §4 "historical data"). Requests that arrive while a route's race
+/// runs wait for it rather than handing libcurl the unraced list (whose dead first address would cost
+/// each of them half the connect timeout).
 final class RouteMemory: Sendable {
     static let shared = RouteMemory()
 
@@ -154,32 +191,95 @@ final class RouteMemory: Sendable {
     /// 118 s, so an idle pooled connection would still be there.
     static let freshness: TimeInterval = 100
 
+    /// A race in progress: its outcome, with the winning socket already closed.
+    typealias Race = Task<HappyEyeballs.Outcome, Never>
+
+    /// What a request does about a route.
+    enum Claim {
+        /// Await this race, which the claim started; the caller then calls `finish`.
+        case race(Race)
+        /// Another request's race for the route is running: await its outcome.
+        case join(Race)
+        /// The route was raced recently; the address that won.
+        case known(IPAddress?)
+    }
+
     private struct Entry {
         var time: TimeInterval
         var winner: IPAddress?
+        var pending: Race?
     }
 
     private let entries = Mutex<[String: Entry]>([:])
 
-    /// Claims `key` for a race: true when no race ran for it within `freshness` (and records this one);
-    /// else the address that won last, via `winner`.
-    func claim(_ key: String) -> (race: Bool, winner: IPAddress?) {
-        let current = TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1_000_000_000
+    private static func now() -> TimeInterval { TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1_000_000_000 }
+
+    /// Claims `key`: joins a race in progress, returns the last winner of a route raced within
+    /// `freshness`, or starts `race` (recording it, so later claims join it).
+    func claim(_ key: String, race: @escaping @Sendable () async -> HappyEyeballs.Outcome) -> Claim {
+        let current = Self.now()
         return entries.withLock { entries in
-            if let entry = entries[key], current - entry.time < Self.freshness { return (false, entry.winner) }
-            if entries.count > 4_096 { entries = entries.filter { current - $0.value.time < Self.freshness } }
-            entries[key] = Entry(time: current, winner: nil)
-            return (true, nil)
+            if let entry = entries[key] {
+                if let pending = entry.pending { return .join(pending) }
+                if current - entry.time < Self.freshness { return .known(entry.winner) }
+            }
+            if entries.count > 4_096 { entries = entries.filter { $0.value.pending != nil || current - $0.value.time < Self.freshness } }
+            let task = Race { await race() }
+            entries[key] = Entry(time: current, winner: nil, pending: task)
+            return .race(task)
         }
     }
 
-    func record(_ key: String, winner: IPAddress?) {
-        let current = TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1_000_000_000
-        entries.withLock { $0[key] = Entry(time: current, winner: winner) }
+    /// Ends `key`'s race: remembers its winner, or forgets the route when nothing won, so the next
+    /// request races again.
+    func finish(_ key: String, winner: IPAddress?) {
+        let current = Self.now()
+        entries.withLock { entries in
+            if let winner {
+                entries[key] = Entry(time: current, winner: winner, pending: nil)
+            } else {
+                entries.removeValue(forKey: key)
+            }
+        }
     }
 
-    /// Forgets `key`, so the next request races again (after a failed transfer).
-    func forget(_ key: String) {
-        _ = entries.withLock { $0.removeValue(forKey: key) }
+    /// Waits for `race` unless the calling task is cancelled first.
+    /// - Returns: The outcome, or nil when the task was cancelled (the race itself runs on: other
+    ///   requests may be waiting for it, and it ends within its timeout).
+    static func outcome(of race: Race) async -> HappyEyeballs.Outcome? {
+        let waiter = Waiter()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard waiter.wait(continuation) else { return }
+                Task { waiter.finish(await race.value) }
+            }
+        } onCancel: {
+            waiter.finish(nil)
+        }
+    }
+
+    /// One continuation resumed once, by the race's end or by cancellation, whichever comes first.
+    private final class Waiter: Sendable {
+        private let state = Mutex<(continuation: CheckedContinuation<HappyEyeballs.Outcome?, Never>?, finished: Bool)>((nil, false))
+
+        /// Stores `continuation`; false (having resumed it with nil) when already cancelled.
+        func wait(_ continuation: CheckedContinuation<HappyEyeballs.Outcome?, Never>) -> Bool {
+            let cancelled = state.withLock { state in
+                if state.finished { return true }
+                state.continuation = continuation
+                return false
+            }
+            if cancelled { continuation.resume(returning: nil) }
+            return !cancelled
+        }
+
+        func finish(_ outcome: HappyEyeballs.Outcome?) {
+            let continuation = state.withLock { state in
+                state.finished = true
+                defer { state.continuation = nil }
+                return state.continuation
+            }
+            continuation?.resume(returning: outcome)
+        }
     }
 }

@@ -22,6 +22,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// Set before submit: when it returns true for the response head, the body is dropped and the
     /// destination never sees it (a redirect that will be followed).
     var discardsBody: (@Sendable (HTTPResponseHead) -> Bool)?
+    /// Set before submit: how long the Happy Eyeballs race before this transfer took, if one ran.
+    var addressRaceTime: TimeInterval?
     private let resolution: HostResolution?
     private let addresses: [IPAddress]?
     /// The synthetic CURLOPT_CONNECT_TO host, which libcurl may name in its messages.
@@ -43,6 +45,13 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private var transferTrust: TransferTrust?
     /// The first bytes of an HTTP 400 body over TLS, to recognise a rejected client certificate.
     private var rejectionProbe = Data()
+    /// The method, for messages.
+    private let method: String
+    /// How many times libcurl was about to send the request (CURLOPT_PREREQFUNCTION); counted only
+    /// for non-idempotent requests, which must not go out twice.
+    private var sendAttempts = 0
+    /// Set when a second send of a non-idempotent request was refused.
+    private var refusedResend = false
 
     /// Configures the easy handle.
     /// - Throws: `HTTPClientError` for a request that cannot be sent as given.
@@ -53,6 +62,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         }
         self.easy = easy
         self.url = request.url
+        self.method = request.method
         self.pool = pool
         self.resolution = resolution
         self.addresses = addresses
@@ -96,6 +106,13 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// Joins the pool's TLS session cache (CURLOPT_SHARE). Transfer thread.
     func attach(share: UnsafeMutableRawPointer) {
         _ = httpdns_easy_setopt_ptr(easy, CURLOPT_SHARE, share)
+    }
+
+    /// Leaves the pool's TLS session cache once the transfer is out of the multi handle, so the
+    /// share handle can be cleaned up (`TransferEngine.closeIdleConnections`) while this handle
+    /// lives on. Transfer thread.
+    func detachShare() {
+        _ = httpdns_easy_setopt_ptr(easy, CURLOPT_SHARE, nil)
     }
 
     /// Resumes the caller once and drops partial output. Transfer thread.
@@ -189,6 +206,14 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         }
 
         try configureMethodAndBody(request: request, me: me)
+        if !request.isIdempotent {
+            // libcurl resends a request whose reused connection died before any response byte
+            // (lib/transfer.c Curl_retry_request), rewinding the body; it may have reached the
+            // server. The pre-request callback runs before every send, so the second one is
+            // refused (also for bodies with no data, which libcurl resends without a rewind).
+            try check(httpdns_easy_setopt_prereq_function(easy, prereqCallback), CURLOPT_PREREQFUNCTION)
+            try check(httpdns_easy_setopt_ptr(easy, CURLOPT_PREREQDATA, me), CURLOPT_PREREQDATA)
+        }
         try configureHeaders(request: request, configuration: configuration)
         if request.failsOnHTTPError { try set(CURLOPT_FAILONERROR, 1) }
         if configuration.decompressesResponses { try set(CURLOPT_ACCEPT_ENCODING, "") }
@@ -308,6 +333,14 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         return count
     }
 
+    /// CURLOPT_PREREQFUNCTION for non-idempotent requests: the first send goes, any other is refused.
+    fileprivate func mayStartRequest() -> Bool {
+        sendAttempts += 1
+        if sendAttempts == 1 { return true }
+        refusedResend = true
+        return false
+    }
+
     fileprivate func seekBody(to offset: Int64) -> Int32 {
         (bodySource?.rewind(to: offset) ?? false) ? CURL_SEEKFUNC_OK : CURL_SEEKFUNC_CANTSEEK
     }
@@ -373,6 +406,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         report.proxy = proxy
         report.timing = TransferTiming(connect: seconds(CURLINFO_CONNECT_TIME_T), tlsHandshake: seconds(CURLINFO_APPCONNECT_TIME_T),
                                        firstByte: seconds(CURLINFO_STARTTRANSFER_TIME_T), total: seconds(CURLINFO_TOTAL_TIME_T))
+        report.timing?.addressRace = addressRaceTime
         return report
     }
 
@@ -457,6 +491,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         case CURLE_WRITE_ERROR:
             kind = .outputFailed
             message = "writing the response body failed: \(reason)"
+        case CURLE_ABORTED_BY_CALLBACK where refusedResend:
+            return HTTPClientError(kind: .transferFailed,
+                                   message: "\(endpoint) closed the reused connection before answering \(method) \(url.absoluteString); not sent again because \(method) is not idempotent (RFC 9110 §9.2.2) and the server may have acted on it",
+                                   url: url, curlCode: Int(CURLE_GOT_NOTHING.rawValue))
         case CURLE_ABORTED_BY_CALLBACK, CURLE_READ_ERROR, CURLE_SEND_FAIL_REWIND:
             kind = .bodyReadFailed
             message = bodySource?.failure ?? "the request body could not be sent: \(reason)"
@@ -492,6 +530,12 @@ private let readCallback: curl_read_callback = { pointer, size, count, userdata 
     guard let userdata else { return Int(CURL_READFUNC_ABORT) }
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     return transfer.readBody(into: UnsafeMutableRawBufferPointer(start: pointer, count: size * count))
+}
+
+private let prereqCallback: curl_prereq_callback = { userdata, _, _, _, _ in
+    guard let userdata else { return Int32(CURL_PREREQFUNC_ABORT) }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+    return transfer.mayStartRequest() ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
 }
 
 private let seekCallback: curl_seek_callback = { userdata, offset, origin in

@@ -19,6 +19,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     private enum Command {
         case start(Transfer)
         case cancel(Transfer)
+        case closeIdle(PoolDescriptor, CheckedContinuation<Bool, Never>)
     }
 
     private let inbox = Mutex<[Command]>([])
@@ -113,6 +114,16 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     private func wakeIfWaiting() {
         guard waiting.exchange(false, ordering: .sequentiallyConsistent) else { return }
         wake()
+    }
+
+    /// Closes the idle connections of `descriptor`'s pool and drops its TLS sessions, by cleaning up
+    /// its multi and share handles (a new pair is made on next use), unless a transfer is in flight
+    /// in it. - Returns: false when the pool was busy and left as it was.
+    func closeIdleConnections(of descriptor: PoolDescriptor) async -> Bool {
+        await withCheckedContinuation { continuation in
+            inbox.withLock { $0.append(.closeIdle(descriptor, continuation)) }
+            wake()
+        }
     }
 
     private func wake() {
@@ -221,6 +232,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             switch command {
             case .start(let transfer): start(transfer)
             case .cancel(let transfer): stop(transfer)
+            case .closeIdle(let descriptor, let continuation): continuation.resume(returning: closeIdle(descriptor))
             }
         }
     }
@@ -255,7 +267,21 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil,
               let pool = pools[transfer.pool.id] else { return }
         curl_multi_remove_handle(pool.multi, transfer.easy)
+        transfer.detachShare()
         transfer.finish(.failure(CancellationError()))
+    }
+
+    private func closeIdle(_ descriptor: PoolDescriptor) -> Bool {
+        guard let pool = pools[descriptor.id] else { return true }
+        guard !active.values.contains(where: { $0.pool === descriptor }) else { return false }
+        pools[descriptor.id] = nil
+        pool.close()
+        // libcurl reports the closed sockets through the socket callback; drop any it did not.
+        for (socket, owner) in socketOwners where owner.pool === pool {
+            _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), socket, 0)
+            socketOwners[socket] = nil
+        }
+        return true
     }
 
     private func collectCompleted(_ pool: ConnectionPool) {
@@ -271,6 +297,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             // Read what the connection told us before the handle leaves the multi handle.
             let outcome = transfer.outcome(for: result)
             curl_multi_remove_handle(pool.multi, easy)
+            transfer.detachShare()
             transfer.finish(outcome)
         }
     }

@@ -11,6 +11,11 @@ public struct TransferTiming: Sendable, Hashable {
     public var firstByte: TimeInterval
     /// Whole transfer (CURLINFO_TOTAL_TIME_T).
     public var total: TimeInterval
+    /// The Happy Eyeballs race that chose the first address (`HTTPClient.Configuration.racesAddresses`):
+    /// seconds from its first connection attempt to the first address connected, as the racing
+    /// thread measured them. It ran before the transfer started and is not part of the times above.
+    /// nil when no race ran (one address, or a route raced recently whose pooled connection is reused).
+    public var addressRace: TimeInterval? = nil
 
     public init(connect: TimeInterval, tlsHandshake: TimeInterval, firstByte: TimeInterval, total: TimeInterval) {
         self.connect = connect

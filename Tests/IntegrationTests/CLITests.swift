@@ -22,11 +22,7 @@ struct CLITests {
         try await fixture.httpdns(arguments, environment: environment)
     }
 
-    func scratchDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
+    func scratchDirectory() throws -> URL { try fixture.scratchDirectory("cli") }
 
     @Test("fetch gets the virtual host for the name and -v reports address, SNI, ALPN and certificate")
     func fetchVerbose() async throws {

@@ -55,6 +55,13 @@ struct Fixture {
         try await Command.runDetached(PackagePaths.builtProduct("httpdns"), arguments, environment: environment, timeout: 60)
     }
 
+    /// A new empty directory under the temporary directory (`httpdns-LABEL-UUID`); remove it after.
+    func scratchDirectory(_ label: String) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-\(label)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     /// A trust policy no other call returns, so its pool starts cold.
     func freshTrust() -> TrustPolicy {
         // Repeating an anchor a different number of times changes the policy (and so the pool)

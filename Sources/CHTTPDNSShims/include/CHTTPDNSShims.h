@@ -16,6 +16,7 @@ CURLcode httpdns_easy_setopt_write_function(CURL *easy, CURLoption option, curl_
 CURLcode httpdns_easy_setopt_read_function(CURL *easy, curl_read_callback callback);
 CURLcode httpdns_easy_setopt_xferinfo_function(CURL *easy, curl_xferinfo_callback callback);
 CURLcode httpdns_easy_setopt_seek_function(CURL *easy, curl_seek_callback callback);
+CURLcode httpdns_easy_setopt_prereq_function(CURL *easy, curl_prereq_callback callback);
 
 CURLcode httpdns_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
 CURLcode httpdns_easy_getinfo_off(CURL *easy, CURLINFO info, curl_off_t *value);

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import HTTPDNS
+import TestSupport
+
+extension ResolverIntegrationSuites {
+    /// An RFC 8484 endpoint that misbehaves (the provider server's `/fault/...` paths, a closed port, a
+    /// certificate for another name): with a second endpoint configured the resolver fails over to it
+    /// (unbound); alone it is a typed `resolverUnavailable` naming the fault, never "no such host".
+    @Suite("DoH endpoint faults")
+    struct DoHFaultTests {
+        /// Each fault, and a piece of the reason the resolver must give for it.
+        static let faults: [(name: String, reason: String)] = [
+            ("hang", "timed out"), ("429", "HTTP 429"), ("500", "HTTP 500"), ("garbage", "text/html"),
+            ("oversized", "exceeds the limit of 65535 bytes"), ("refused", "could not connect"), ("wrong-certificate", "certificate"),
+        ]
+        /// The per-request timeout: how long a hanging endpoint is waited for.
+        static let requestTimeout: TimeInterval = 1.5
+
+        let fixture: Fixture
+        let server: ProviderTestServer
+
+        init() async throws {
+            fixture = try Fixture()
+            server = try await ProviderTestServer.shared()
+        }
+
+        func endpoint(_ fault: String, method: DoHEndpoint.Method) throws -> DoHEndpoint {
+            let bootstrap = [IPAddress("127.0.0.1")!]
+            var endpoint: DoHEndpoint
+            switch fault {
+            case "refused":
+                endpoint = try fixture.deadEndpoint()
+            case "wrong-certificate":
+                // The provider server presents dns.test's certificate to a client that asked for b.test.
+                endpoint = DoHEndpoint(url: URL(string: "https://b.test:\(server.port)/dns-query")!, bootstrapAddresses: bootstrap)
+            default:
+                endpoint = DoHEndpoint(url: server.url("/fault/\(fault)/dns-query"), bootstrapAddresses: bootstrap)
+            }
+            endpoint.method = method
+            return endpoint
+        }
+
+        func resolver(_ endpoints: [DoHEndpoint]) -> HostResolver {
+            let configuration = HostResolver.Configuration(endpoints: endpoints, requestTimeout: Self.requestTimeout, fallbackToSystemResolver: false)
+            return HostResolver(configuration: configuration, dohTrust: fixture.trust)
+        }
+
+        @Test("a faulty first endpoint fails over to the next", arguments: faults.map(\.name), [DoHEndpoint.Method.get, .post])
+        func failover(fault: String, method: DoHEndpoint.Method) async throws {
+            var good = fixture.endpoint
+            good.method = method
+            let start = ContinuousClock.now
+            let resolution = try await resolver([try endpoint(fault, method: method), good]).resolve(host: "a.test", port: 443)
+            let elapsed = ContinuousClock.now - start
+            #expect(resolution.source == .doh(endpoint: fixture.servers.dohURL))
+            #expect(resolution.addresses.contains(IPAddress("127.0.0.1")!))
+            // A hanging endpoint is given up after the request timeout, not the connect timeout or
+            // never; the bound is loose because two shared cores run the whole suite at once.
+            #expect(elapsed < .seconds(Self.requestTimeout + 8), "took \(elapsed)")
+        }
+
+        @Test("a faulty only endpoint is 'resolver unavailable' naming the fault", arguments: faults.map(\.name), [DoHEndpoint.Method.get, .post])
+        func typedError(fault: String, method: DoHEndpoint.Method) async throws {
+            let expected = try #require(Self.faults.first { $0.name == fault }?.reason)
+            let start = ContinuousClock.now
+            let error = try await #require(throws: ResolutionError.self) {
+                try await resolver([try endpoint(fault, method: method)]).resolve(host: "a.test", port: 443)
+            }
+            let elapsed = ContinuousClock.now - start
+            guard case .resolverUnavailable(let host, let reasons) = error else {
+                Issue.record("expected resolverUnavailable, got \(error)")
+                return
+            }
+            #expect(host == "a.test")
+            #expect(reasons.count == 1)
+            #expect(reasons.first?.contains(expected) == true, "\(reasons)")
+            if fault == "hang" {
+                #expect(elapsed >= .seconds(Self.requestTimeout - 0.1), "gave up before the request timeout: \(elapsed)")
+            }
+            #expect(elapsed < .seconds(Self.requestTimeout + 8), "took \(elapsed)")
+        }
+    }
+}
