@@ -34,8 +34,11 @@ public final class HTTPClient: Sendable {
         /// its pooled connection and starts with the address that won); libcurl then connects to the
         /// winner first, so a new route costs one extra TCP handshake. Requests with one address, with
         /// `connectTo` of one address, to an IP literal or through a proxy are not raced.
-        /// Default: true. false: libcurl's own attempts, which give a black-holed first address up
-        /// to half of the connect timeout (CURLOPT_CONNECTTIMEOUT) before the next.
+        /// Default: true. false: libcurl's own attempts in order. Refused addresses are skipped at
+        /// once, but past a black-holed first address libcurl 7.88 in this event loop does not get:
+        /// it opens the next address's socket from a timer without asking to watch it
+        /// (CURLMOPT_SOCKETFUNCTION), so the transfer times out (the curl tool, which rebuilds its
+        /// poll set every loop, moves on after half the connect timeout).
         public var racesAddresses: Bool = true
         /// When to go through an HTTP proxy (by host name, no IP replacement). Default: curl's
         /// environment variables (`https_proxy`, `http_proxy`, `all_proxy`, `no_proxy`).
