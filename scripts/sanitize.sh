@@ -50,7 +50,7 @@ run_suite() {
     local summary total failed reports
     summary="$(grep -E 'Test run with [0-9]+ tests? ' "$log" | tail -n 1 || true)"
     total="$(sed -nE 's/.*Test run with ([0-9]+) tests?.*/\1/p' <<<"$summary")"
-    failed="$(grep -cE '^✘ Test .* failed after' "$log" || true)"
+    failed="$(grep -E '^✘ Test .* failed after' "$log" | grep -cv '^✘ Test run with' || true)"
     reports="$(grep -cE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: AddressSanitizer|SUMMARY: (Thread|Address)Sanitizer)' "$log" || true)"
     echo "$sanitizer: tests: $((${total:-0} - failed)) passed, $failed failed; sanitizer reports: $reports (exit $status)"
     [[ -n $total && $failed -eq 0 && $reports -eq 0 && $status -eq 0 ]]
