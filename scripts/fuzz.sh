@@ -24,8 +24,12 @@ work="${FUZZ_WORK:-/tmp/httpdns-fuzz}"
 jobs="${FUZZ_JOBS:-1}"
 
 # lld: gold cannot link the fuzzer runtime with SwiftPM's renamed main. C targets get coverage too.
-(cd Fuzz && swift build --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld \
-    -Xcc -fsanitize=fuzzer-no-link,address 2>&1 | grep -v "Cannot export local symbol" || true)
+# One product at a time: the package also holds httpdns-leakcheck, which is not a fuzzer.
+for target in "${targets[@]}"; do
+    (cd Fuzz && swift build --product "$target" --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address \
+        -Xswiftc -use-ld=lld -Xcc -fsanitize=fuzzer-no-link,address 2>&1 | grep -v "Cannot export local symbol") \
+        || { echo "$target: build failed" >&2; exit 1; }
+done
 bin="$scratch/debug"
 
 # Swift's own crash backtracer runs inside the sanitizer's report and trips over it.

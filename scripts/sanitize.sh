@@ -69,7 +69,8 @@ run_leaks() {
     # shellcheck disable=SC1091
     source "$servers/servers.env"
     local status=0
-    ASAN_OPTIONS="detect_leaks=1" "$scratch/debug/httpdns-leakcheck" --doh-url "$DOH_URL" --cacert "$CA_CERT" \
+    # print_suppressions=1: the log says which suppressions matched, and how many allocations.
+    ASAN_OPTIONS="detect_leaks=1" LSAN_OPTIONS="$LSAN_OPTIONS:print_suppressions=1" "$scratch/debug/httpdns-leakcheck" --doh-url "$DOH_URL" --cacert "$CA_CERT" \
         --port "$HTTPS_PORT" --requests "${LEAK_REQUESTS:-1000}" >>"$log" 2>&1 || status=$?
     scripts/test-servers.sh stop "$servers" >/dev/null 2>&1 || true
     rm -rf "$servers"

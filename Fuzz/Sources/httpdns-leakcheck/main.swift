@@ -66,4 +66,6 @@ while done < requests {
 }
 print("httpdns-leakcheck: \(done) requests: \(ok) succeeded, \(expectedFailures) failed as expected, \(unexpected.count) unexpected")
 for line in Set(unexpected).sorted().prefix(10) { print("  unexpected: \(line)") }
+// LeakSanitizer reports from an exit handler and ends the process with _exit: flush first.
+fflush(nil)  // every stream
 exit(unexpected.isEmpty ? 0 : 1)
