@@ -2,16 +2,18 @@ extension DNSMessage {
     /// This message in DNS wire format (RFC 1035 §4), without name compression.
     ///
     /// Counts come from the section arrays. The header carries the low 4 bits of `responseCode`; the
-    /// OPT record in `additionals`, if any, gets the high 8 bits in the top of its TTL (RFC 6891
-    /// §6.1.3), replacing what it held. Record data is written as given, whatever the record's type.
+    /// first OPT record in `additionals`, if any, gets the high 8 bits in the top of its TTL (RFC 6891
+    /// §6.1.3), replacing what it held; other OPT records (misplaced, or repeated) are written as given. Record data is written as given, whatever the record's type.
     /// Meant for test servers and fixtures; clients send `query(name:type:id:paddingBlockSize:)`.
     /// - Returns: The message octets; `init(parsing:)` reads them back to an equal message.
     /// - Throws: `DNSWireError.invalidName` for a name that cannot be encoded (escapes are accepted),
     ///   `.extendedResponseCodeWithoutOPT` for a code above 15 with no OPT record, `.messageTooLong`
     ///   when the message or one RDATA exceeds 65535 octets.
     public func encoded() throws(DNSWireError) -> [UInt8] {
-        let hasOPT = additionals.contains { $0.type == .opt }
-        guard responseCode.rawValue <= 0x0F || hasOPT else {
+        // The OPT record that carries the extended RCODE: the first in the additional section, the one
+        // `init(parsing:)` reads it from. Any other OPT record keeps its TTL as given.
+        let codeCarrier = additionals.firstIndex { $0.type == .opt }
+        guard responseCode.rawValue <= 0x0F || codeCarrier != nil else {
             throw .extendedResponseCodeWithoutOPT(responseCode)
         }
         var flags = UInt16(opcode & 0x0F) << 11 | responseCode.rawValue & 0x0F
@@ -35,9 +37,10 @@ extension DNSMessage {
             writer.append(question.recordClass)
         }
         let extendedCode = UInt32(truncatingIfNeeded: responseCode.rawValue >> 4) & 0xFF
-        for record in answers + authorities + additionals {
+        let carrierPosition = codeCarrier.map { answers.count + authorities.count + $0 }
+        for (position, record) in (answers + authorities + additionals).enumerated() {
             var ttl = record.ttl
-            if record.type == .opt { ttl = extendedCode << 24 | ttl & 0x00FF_FFFF }
+            if position == carrierPosition { ttl = extendedCode << 24 | ttl & 0x00FF_FFFF }
             writer.append(contentsOf: try Self.wireName(record.name))
             writer.append(record.type.rawValue)
             writer.append(record.recordClass)

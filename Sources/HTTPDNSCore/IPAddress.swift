@@ -24,8 +24,10 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses the textual form (`inet_pton`): dotted-quad IPv4 or RFC 4291 IPv6, optionally in
-    /// brackets (`[::1]`). Returns `nil` for anything else, including zone IDs and host names.
+    /// brackets (`[::1]`). Returns `nil` for anything else, including zone IDs, host names and text
+    /// with a NUL in it (`inet_pton` would stop there and accept `"127.0.0.1\0.evil.test"`).
     public init?(_ text: some StringProtocol) {
+        guard !text.utf8.contains(0) else { return nil }
         var text = String(text)
         if text.hasPrefix("["), text.hasSuffix("]") {
             text = String(text.dropFirst().dropLast())

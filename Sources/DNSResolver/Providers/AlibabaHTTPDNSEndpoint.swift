@@ -72,7 +72,12 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
         let response = try await ProviderHTTP.get(
             request(api: "d", host: name, families: families, now: Date()), endpoint: url, accept: "application/json",
             bootstrap: bootstrapAddresses, transport: transport, timeout: timeout)
-        let object = try ProviderHTTP.jsonObject(response.body, endpoint: url)
+        return try answer(single: response.body, families: families)
+    }
+
+    /// The answer in a `d` / `sign_d` response body.
+    func answer(single body: Data, families: AddressFamilies) throws(DoHClient.Failure) -> DoHClient.Answer {
+        let object = try ProviderHTTP.jsonObject(body, endpoint: url)
         let ipv4 = families.includes(.ipv4) ? try ProviderHTTP.addresses(object["ips"], family: .ipv4, endpoint: url, field: "ips") : []
         let ipv6 = families.includes(.ipv6) ? try ProviderHTTP.addresses(object["ipsv6"], family: .ipv6, endpoint: url, field: "ipsv6") : []
         guard let ttl = ProviderHTTP.seconds(object["ttl"]) else {
@@ -95,7 +100,12 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
         let response = try await ProviderHTTP.get(
             request(api: "resolve", host: names.joined(separator: ","), families: families, now: Date()), endpoint: url,
             accept: "application/json", bootstrap: bootstrapAddresses, transport: transport, timeout: timeout)
-        let object = try ProviderHTTP.jsonObject(response.body, endpoint: url)
+        return try answers(batch: response.body, names: names, families: families)
+    }
+
+    /// The answers in a `resolve` / `sign_resolve` response body, for those of `names` it holds.
+    func answers(batch body: Data, names: [String], families: AddressFamilies) throws(DoHClient.Failure) -> [String: DoHClient.Answer] {
+        let object = try ProviderHTTP.jsonObject(body, endpoint: url)
         guard let list = object["dns"] as? [Any] else { throw .endpointFailed(url, reason: "malformed JSON response: no 'dns' list") }
         var found: [String: (ipv6: [IPAddress], ipv4: [IPAddress], ttl: TimeInterval?)] = [:]
         for case let item as [String: Any] in list {

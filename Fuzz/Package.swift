@@ -1,0 +1,38 @@
+// swift-tools-version: 6.0
+// libFuzzer targets for httpdns's parsers. Kept out of the main package: each target needs
+// `-sanitize=fuzzer`, which `swift build` of the main package does not pass. Build and run with
+// scripts/fuzz.sh; see Fuzz/README.md.
+import PackageDescription
+
+/// One executable per fuzzer; each reaches internal parsers through `@testable import` (debug builds
+/// of the main package are compiled with `-enable-testing`).
+let fuzzers: [(name: String, modules: [String])] = [
+    ("FuzzDNSMessage", ["DNSWire"]),
+    ("FuzzJSONDoH", ["DNSResolver"]),
+    ("FuzzAlibabaHTTPDNS", ["DNSResolver"]),
+    ("FuzzDNSPodHTTPDNS", ["DNSResolver"]),
+    ("FuzzHostName", ["HTTPDNSCore"]),
+    ("FuzzCertificates", ["TLSTrust"]),
+    ("FuzzCLIArguments", ["FuzzedCLI"]),
+]
+
+let package = Package(
+    name: "httpdns-fuzz",
+    dependencies: [.package(name: "httpdns", path: "..")],
+    targets: [
+        // Declares libFuzzer's LLVMFuzzerRunDriver for Swift.
+        .target(name: "CFuzzerDriver"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver"]),
+        // The CLI's sources under another module name (Sources/FuzzedCLI is a symbolic link to
+        // ../../Sources/HTTPDNSCLI): the main package has no library product for them.
+        .target(name: "FuzzedCLI", dependencies: [.product(name: "HTTPDNS", package: "httpdns")]),
+        // Not a fuzzer: a bounded request loop for LeakSanitizer (scripts/sanitize.sh leaks).
+        .executableTarget(name: "httpdns-leakcheck", dependencies: ["FuzzedCLI", .product(name: "HTTPDNS", package: "httpdns")]),
+    ] + fuzzers.map { fuzzer in
+        .executableTarget(
+            name: fuzzer.name,
+            dependencies: ["FuzzSupport", .product(name: "HTTPDNS", package: "httpdns")]
+                + (fuzzer.modules.contains("FuzzedCLI") ? ["FuzzedCLI"] : []))
+    },
+    swiftLanguageModes: [.v6]
+)

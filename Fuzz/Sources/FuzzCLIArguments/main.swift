@@ -1,0 +1,26 @@
+// The CLI's argument parsing and option validation for every command, without running anything:
+// arguments are the input split at NUL bytes.
+@testable import FuzzedCLI
+import FuzzSupport
+
+runFuzzer { bytes in
+    let (selector, rest) = split(bytes)
+    var arguments = rest.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    var environment: [String: String] = [:]
+    if selector & 0x80 != 0, let last = arguments.popLast() { environment["HTTPDNS_DOH_URL"] = last }
+    switch selector % 4 {
+    case 0:
+        guard let parsed = try? FetchCommand.parser.parse(arguments) else { return }
+        _ = try? FetchCommand.makePlan(parsed, environment: environment)
+    case 1:
+        guard let parsed = try? ResolveCommand.parser.parse(arguments) else { return }
+        _ = try? ResolverOptions(parsed, environment: environment, command: "resolve")
+    case 2:
+        guard let parsed = try? ProbeCommand.parser.parse(arguments) else { return }
+        _ = try? ResolverOptions(parsed, environment: environment, command: "probe")
+    default:
+        guard let parsed = try? PinsCommand.parser.parse(arguments) else { return }
+        _ = try? ResolverOptions(parsed, environment: environment, command: "pins")
+        _ = try? TrustOptions(parsed, command: "pins")
+    }
+}

@@ -1,0 +1,25 @@
+import HTTPDNSCore
+import Testing
+
+/// Inputs the libFuzzer target FuzzHostName (Fuzz/, scripts/fuzz.sh) found, as bytes.
+@Suite struct HostNameFuzzRegressionTests {
+    /// 121 bytes: `9.2.2.1`, NUL, 112 × 0xFF (each decoded as U+FFFD), NUL. `inet_pton` stopped at the
+    /// first NUL, so the whole text counted as an IPv4 literal and `normalize` returned it, 345 UTF-8
+    /// bytes long, NULs included, as the cache key and the name for SNI and `Host`.
+    static let ipv4ThenNUL: [UInt8] = [0x39, 0x2e, 0x32, 0x2e, 0x32, 0x2e, 0x31, 0x00] + [UInt8](repeating: 0xff, count: 112) + [0x00]
+
+    @Test func anAddressFollowedByANULAndGarbageIsNotAHostName() {
+        #expect(HostName.normalize(String(decoding: Self.ipv4ThenNUL, as: UTF8.self)) == nil)
+    }
+
+    @Test(arguments: ["127.0.0.1\u{0}.evil.test", "127.0.0.1\u{0}", "::1\u{0}x", "[::1\u{0}]"])
+    func textWithANULIsNeitherAnAddressNorAHostName(_ text: String) {
+        #expect(IPAddress(text) == nil)
+        #expect(HostName.normalize(text) == nil)
+    }
+
+    @Test func addressesWithoutNULStillParse() {
+        #expect(IPAddress("9.2.2.1")?.description == "9.2.2.1")
+        #expect(HostName.normalize("[2001:DB8::1]") == "2001:db8::1")
+    }
+}
