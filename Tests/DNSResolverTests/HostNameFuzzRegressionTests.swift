@@ -12,6 +12,14 @@ import Testing
         #expect(HostName.normalize(String(decoding: Self.ipv4ThenNUL, as: UTF8.self)) == nil)
     }
 
+    /// libidn2 reads C strings: a NUL in a name that needs IDNA would end it there, and the rest
+    /// would go unchecked (the bytes above came back as "9.2.2.1").
+    @Test(arguments: ["bücher.test\u{0}.evil.test", "xn--bcher-kva.test\u{0}x", "Ünïcode\u{0}"])
+    func aNULNeverReachesIDNA(_ text: String) {
+        #expect(HostName.normalize(text) == nil)
+        #expect(!HostName.unicode(text).isEmpty)
+    }
+
     @Test(arguments: ["127.0.0.1\u{0}.evil.test", "127.0.0.1\u{0}", "::1\u{0}x", "[::1\u{0}]"])
     func textWithANULIsNeitherAnAddressNorAHostName(_ text: String) {
         #expect(IPAddress(text) == nil)
