@@ -13,7 +13,7 @@ internal import CHTTPDNSShims
 /// Other threads talk to it through `submit` and `cancel`, which queue a command and wake the
 /// loop through an eventfd; except that a submission finding the loop blocked in epoll_wait starts
 /// the transfer itself (see `submit`).
-final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `loopLock` (held by the transfer thread except while it waits in epoll_wait); the inbox and pool registry are Mutex-protected
+final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `loopLock` (held by the transfer thread except while it waits in epoll_wait); the inbox and pool registry are LockedValues
     static let shared = TransferEngine()
 
     private enum Command {
@@ -22,10 +22,10 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         case closeIdle(PoolDescriptor, CheckedContinuation<Bool, Never>)
     }
 
-    private let inbox = Mutex<[Command]>([])
+    private let inbox = LockedValue<[Command]>([])
     /// True while the transfer thread may block in epoll_wait; see `wakeIfWaiting`.
     private let waiting = Atomic<Bool>(false)
-    private let registry = Mutex<[PoolKey: PoolDescriptor]>([:])
+    private let registry = LockedValue<[PoolKey: PoolDescriptor]>([:])
     /// Guards the loop state below and every libcurl multi handle.
     private let loopLock = NSLock()
     /// libcurl's timers: a timerfd in the epoll set, armed for the earliest pool deadline, so a
