@@ -18,21 +18,26 @@ struct Benchmarks {
     static func main() async throws {
         let arguments = CommandLine.arguments
         if arguments.contains(URLSessionPeer.childFlag) { return try await URLSessionPeer.runChild(arguments) }
+        if let problem = Usage.check(Array(arguments.dropFirst())) {
+            if problem.isEmpty { print(Usage.text); return }
+            FileHandle.standardError.write(Data("httpdns-bench: \(problem)\n\n\(Usage.text)\n".utf8))
+            exit(2)
+        }
         func flag(_ name: String) -> String? { arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } }
-        let requests = arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) } ?? 2_000
+        let requests = flag("--requests").flatMap(Int.init) ?? 2_000
         let rounds = flag("--rounds").flatMap(Int.init) ?? 3
         let servers = try TestServers.shared()
         let ca = try Certificate.certificates(contentsOf: servers.caCertificate)
         // --profile-concurrent VERSION: only this library's 16-concurrent workload, for perf record.
-        if let index = arguments.firstIndex(of: "--profile-concurrent") {
-            let version: HTTPVersionPreference = arguments[index + 1] == "h2" ? .http2 : .http1_1
+        if let value = flag("--profile-concurrent") {
+            let version: HTTPVersionPreference = value == "h2" ? .http2 : .http1_1
             let rate = try await Ours.concurrent(servers: servers, ca: ca, count: requests, width: 16, version: version)
             print(String(format: "httpdns HTTPClient 16 concurrent: %.0f req/s, %d new connections", rate, Ours.opened.load(ordering: .relaxed)))
             return
         }
         // --profile VERSION: only this library's sequential workload, for perf record.
-        if let index = arguments.firstIndex(of: "--profile") {
-            let version: HTTPVersionPreference = arguments[index + 1] == "h2" ? .http2 : .http1_1
+        if let value = flag("--profile") {
+            let version: HTTPVersionPreference = value == "h2" ? .http2 : .http1_1
             let rate = try await Ours.sequential(servers: servers, ca: ca, count: requests, version: version)
             print(String(format: "httpdns HTTPClient sequential: %.0f req/s", rate))
             return
@@ -48,7 +53,7 @@ struct Benchmarks {
             return
         }
         // --resolver-only: workloads 2-4 (ResolverWorkloads.swift); --cache-only: the cached lookups alone.
-        let lookups = arguments.firstIndex(of: "--lookups").flatMap { Int(arguments[$0 + 1]) } ?? 300_000
+        let lookups = flag("--lookups").flatMap(Int.init) ?? 300_000
         if arguments.contains("--cache-only") {
             for tasks in [1, 2] {
                 let perLookup = try await ResolverWorkloads.cachedLookups(names: 10_000, lookups: lookups, tasks: tasks)

@@ -102,6 +102,8 @@ enum PersistentCacheFile {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(Document(format: format, version: version, records: records.sorted { $0.name < $1.name }))
+        // A first run with a cache file in a new directory (~/.cache/...) creates it.
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try data.write(to: file, options: .atomic)
     }
 }

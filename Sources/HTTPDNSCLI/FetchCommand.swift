@@ -18,6 +18,8 @@ enum FetchCommand {
           --data-binary DATA    POST DATA byte-exact; @FILE streams the file byte-exact.
       -o, --output FILE         Write the body to FILE (atomically: written beside it, renamed when
                                 the transfer succeeds; never a partial file). "-" is stdout.
+                                A missing or unwritable directory is refused before any
+                                traffic (exit 2); a write failing later exits 23.
       -i, --include             Print the status line and response headers before the body.
       -L, --location            Follow redirects (301, 302, 303, 307, 308): each new host is resolved
                                 over DoH again and gets its own SNI, Host and certificate check; a

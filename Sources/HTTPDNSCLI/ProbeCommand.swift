@@ -24,7 +24,8 @@ enum ProbeCommand {
       -h, --help                This help.
 
     Trust options apply to every address: with --pinnedpubkey, probe checks that each address
-    serves a pinned key (a mismatch makes that address FAILED).
+    serves a pinned key. Any trust failure (pin mismatch, verification, --cert-status without a
+    staple) makes that address FAILED, so probe exits 1, not fetch's 60/90/91.
 
     Exit status: 0 every address healthy, 1 any address unhealthy, 2 usage, 6 could not resolve host,
     58 the client certificate could not be loaded.

@@ -127,6 +127,11 @@ struct ConsoleWarningObserver: ResolverObserver {
     let console: Console
 
     func warning(_ message: String) { console.note("httpdns: warning: \(message)") }
+    /// A fallback is a downgrade to the network's resolver: never silent.
+    func fellBackToSystemResolver(host: String, reasons: [String]) {
+        let why = reasons.map { $0.split(separator: "\n").first.map(String.init) ?? $0 }.joined(separator: "; ")
+        console.note("httpdns: warning: DoH failed for \(host) (\(why)); using the system resolver (--no-fallback refuses instead)")
+    }
 }
 
 extension Console {

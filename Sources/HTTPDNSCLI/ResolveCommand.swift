@@ -8,7 +8,7 @@ enum ResolveCommand {
 
     Resolves each HOST over DNS-over-HTTPS (RFC 8484), falling back to the system resolver when
     every endpoint fails (unless --no-fallback). One line per address:
-      HOST ADDRESS ttl=SECONDS source=doh|cache|system|static|literal
+      HOST ADDRESS ttl=SECONDS source=doh|httpdns|cache|system|static|literal
     (ttl=- when the source gives none.)
 
     With --compare, asks the system resolver and the trusted provider side by side for each HOST and

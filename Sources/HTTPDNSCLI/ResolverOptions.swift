@@ -21,11 +21,13 @@ struct ResolverOptions {
                                 also how a --doh-url host is reached without system DNS.
           --cacert FILE         Also trust the CA certificates in this PEM file, for every TLS
                                 connection of the command, the DoH server's included.
-          --no-fallback         Do not fall back to the system resolver when every DoH endpoint fails.
+          --no-fallback         Do not fall back to the system resolver when every DoH endpoint fails
+                                (a fallback is always reported on stderr).
           --doh-cacert FILE     Also trust these CA certificates, for the DoH endpoints only.
           --doh-pinnedpubkey 'sha256//BASE64[;...]'
-                                Public-key pins for the DoH endpoints only (resolution fails
-                                without a match).
+                                Public-key pins for the DoH endpoints only: an endpoint without
+                                a match fails (then the system resolver, with a warning, unless
+                                --no-fallback).
     \(ProviderOptions.help)
     """
 

@@ -93,6 +93,30 @@ extension ResolverIntegrationSuites {
             #expect(second.stdoutText.contains("source=cache"))
         }
 
+        @Test("--cache-file in a directory that does not exist yet creates it")
+        func cacheFileDirectoryIsCreated() async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cli-cache-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("new/sub/httpdns.json")
+            let result = try await httpdns(["resolve", "a.test", "--cache-file", file.path] + doh)
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(result.stderrText.isEmpty)
+            #expect(FileManager.default.fileExists(atPath: file.path))
+        }
+
+        @Test("a fallback to the system resolver is reported on stderr even without -v")
+        func fallbackIsNeverSilent() async throws {
+            let wrongPin = fixture.otherCA[0].publicKeyPin.description
+            let result = try await httpdns(["resolve", "a.test", "--doh-pinnedpubkey", wrongPin] + doh)
+            let warning = try #require(result.stderrText.split(separator: "\n").first { $0.hasPrefix("httpdns: warning: DoH failed for a.test") },
+                                       "\(result.stderrText)")
+            #expect(warning.contains("certificate pinning failed"))
+            #expect(warning.hasSuffix("using the system resolver (--no-fallback refuses instead)"))
+            let refused = try await httpdns(["resolve", "a.test", "--no-fallback", "--doh-pinnedpubkey", wrongPin] + doh)
+            #expect(refused.status == 6)
+            #expect(!refused.stderrText.contains("using the system resolver"))
+        }
+
         @Test("probe checks every address: connect, TLS, certificate subject and expiry, status")
         func probe() async throws {
             let result = try await httpdns(["probe", fixture.url("a.test").absoluteString] + doh)

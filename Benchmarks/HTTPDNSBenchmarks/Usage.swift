@@ -1,0 +1,48 @@
+/// httpdns-bench's flags, checked before anything starts: a typo must not start a run of several
+/// minutes (which also installs the Python peer from PyPI).
+enum Usage {
+    static let text = """
+    Usage: httpdns-bench [options]     (build with `swift build -c release`; see Benchmarks/README.md)
+
+    Starts the test servers (nginx, unbound) and prints each workload's figures beside its peers'.
+      --requests N              Requests per keep-alive workload (default 2000).
+      --rounds R                Alternating rounds for the keep-alive workloads (default 3).
+      --memory-requests N       Requests of the memory workload (default 100000).
+      --memory-version h1|h2    HTTP version of the memory workload (default h2).
+      --lookups N               Cached lookups per round (default 300000).
+      --no-urlsession           Skip the URLSession peer.
+      --no-memory               Skip the memory workload.
+      --memory-only             Only the memory workload.
+      --resolver-only           Only the resolver workloads (cached lookups, DoH beside dnspython,
+                                cold start beside curl --doh-url; needs python3-venv and PyPI).
+      --cache-only              Only the cached lookups.
+      --profile h1|h2           Only this library's sequential loop (for perf record).
+      --profile-concurrent h1|h2
+                                Only this library's 16-concurrent loop (for perf record).
+      -h, --help                This help.
+    """
+
+    private static let valued: Set<String> = ["--requests", "--rounds", "--memory-requests", "--memory-version", "--lookups", "--profile", "--profile-concurrent"]
+    private static let flags: Set<String> = ["--no-urlsession", "--no-memory", "--memory-only", "--resolver-only", "--cache-only"]
+
+    /// nil when the arguments are fine; "" for --help; else what is wrong.
+    static func check(_ arguments: [String]) -> String? {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "-h" || argument == "--help" { return "" }
+            if flags.contains(argument) { index += 1; continue }
+            guard valued.contains(argument) else { return "unknown option '\(argument)'" }
+            guard index + 1 < arguments.count else { return "\(argument) needs a value" }
+            let value = arguments[index + 1]
+            switch argument {
+            case "--memory-version", "--profile", "--profile-concurrent":
+                guard value == "h1" || value == "h2" else { return "\(argument) takes h1 or h2, got '\(value)'" }
+            default:
+                guard let number = Int(value), number > 0 else { return "\(argument) needs a positive number, got '\(value)'" }
+            }
+            index += 2
+        }
+        return nil
+    }
+}
