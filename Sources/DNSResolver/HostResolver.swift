@@ -31,10 +31,10 @@ public final class HostResolver: HostResolving {
     /// Answers; its own locks, so that a cache hit takes no other. Changes other than a hit's are
     /// made under `state`'s lock too, ordered with the flights.
     private let cache: ResolutionCache
-    private let state: Mutex<State>
-    private let fileLock = Mutex<Void>(())
+    private let state: LockedValue<State>
+    private let fileLock = LockedValue<Void>(())
     /// Background refreshes under way, by flight, so `waitForRefresh` can await them.
-    private let refreshTasks = Mutex<[FlightKey: Task<Void, Never>]>([:])
+    private let refreshTasks = LockedValue<[FlightKey: Task<Void, Never>]>([:])
 
     /// - Parameters:
     ///   - configuration: Providers, families, timeouts, fallback, static entries, cache policy.
@@ -55,7 +55,7 @@ public final class HostResolver: HostResolving {
         self.staticResolver = StaticHostResolver(entries: configuration.staticEntries, fallback: nil)
         (bypassNames, bypassSuffixes) = Self.bypassPatterns(configuration.bypassList)
         self.cache = ResolutionCache(capacity: configuration.cacheCapacity)
-        self.state = Mutex(State(
+        self.state = LockedValue(State(
             health: Array(repeating: ProviderHealth(), count: configuration.providers.count)))
         loadPersistentCache()
         if !configuration.preResolveHosts.isEmpty {

@@ -78,7 +78,7 @@ final class ResolutionCache: Sendable {
     private let useCounter = Atomic<UInt64>(0)
 
     private final class Shard: Sendable {
-        let entries = Mutex<[Key: Entry]>([:])
+        let entries = LockedValue<[Key: Entry]>([:])
         // Keeps the next shard's lock off this one's cache line.
         private let padding: (Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -43,7 +44,7 @@ extension HTTPDNSURLProtocol {
         }
     }
 
-    private static let storage = Mutex<Configuration?>(nil)
+    private static let storage = LockedValue<Configuration?>(nil)
 
     /// Sets the configuration for every request taken from now on (requests in flight keep theirs).
     public static func configure(_ configuration: Configuration) {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -48,7 +49,7 @@ import HTTPDNS
 ///   the system resolver, which is exposed to the DNS hijacking this library exists to avoid.
 open class HTTPDNSURLProtocol: URLProtocol {
     // Foundation calls startLoading and stopLoading on different threads: the loader is behind a lock.
-    private let loader = Mutex<URLProtocolLoader?>(nil)
+    private let loader = LockedValue<URLProtocolLoader?>(nil)
 
     /// True for `http`/`https` URLs with a host that `Configuration.handles` accepts. Before
     /// `configure(_:)` every such request is taken and fails, rather than silently going to the

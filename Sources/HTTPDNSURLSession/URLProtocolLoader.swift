@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -19,7 +20,7 @@ final class URLProtocolLoader: @unchecked Sendable {  // immutable after init ex
     private let request: URLRequest
     private let context: SessionContext
     private let configuration: HTTPDNSURLProtocol.Configuration?
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Reads the session context: call where Foundation calls `startLoading`.
     init(urlProtocol: URLProtocol) {

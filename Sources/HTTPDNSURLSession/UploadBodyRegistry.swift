@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -15,7 +16,7 @@ enum UploadBodyRegistry {
         let body: HTTPRequestBody
     }
 
-    private static let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+    private static let entries = LockedValue<[ObjectIdentifier: Entry]>([:])
 
     static func register(_ body: HTTPRequestBody, for task: URLSessionTask) {
         entries.withLock { entries in

@@ -210,7 +210,7 @@ final class RouteMemory: Sendable {
         var pending: Race?
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = LockedValue<[String: Entry]>([:])
 
     private static func now() -> TimeInterval { TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1_000_000_000 }
 
@@ -260,7 +260,7 @@ final class RouteMemory: Sendable {
 
     /// One continuation resumed once, by the race's end or by cancellation, whichever comes first.
     private final class Waiter: Sendable {
-        private let state = Mutex<(continuation: CheckedContinuation<HappyEyeballs.Outcome?, Never>?, finished: Bool)>((nil, false))
+        private let state = LockedValue<(continuation: CheckedContinuation<HappyEyeballs.Outcome?, Never>?, finished: Bool)>((nil, false))
 
         /// Stores `continuation`; false (having resumed it with nil) when already cancelled.
         func wait(_ continuation: CheckedContinuation<HappyEyeballs.Outcome?, Never>) -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 import Synchronization
 import TLSTrust
 
@@ -8,7 +9,7 @@ final class PinReportUploader: Sendable {
     static let shared = PinReportUploader()
 
     /// When each report key was last sent, by `now()`.
-    private let sent = Mutex<[String: Date]>([:])
+    private let sent = LockedValue<[String: Date]>([:])
     private let now: @Sendable () -> Date
 
     init(now: @escaping @Sendable () -> Date = { Date() }) {

@@ -124,7 +124,7 @@ extension ConnectRoute {
 
     /// Routes built recently: building one spells every address out twice (hex and text), which
     /// showed in the per-request profile of keep-alive requests to the same addresses.
-    private static let recent = Mutex<[Key: ConnectRoute]>([:])
+    private static let recent = LockedValue<[Key: ConnectRoute]>([:])
     private static let recentCapacity = 256
 
     /// The route for `addresses` and `port`, built once while it stays among the recent ones.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 import Synchronization
 import TLSTrust
 #if canImport(Glibc)
