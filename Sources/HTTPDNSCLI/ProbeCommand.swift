@@ -131,6 +131,9 @@ enum ProbeCommand {
         return healthy ? HTTPDNSTool.ExitStatus.success : 1
     }
 
+    /// Milliseconds to 0.001 ms, so JSON shows 8.809, not 8.809000000000001.
+    private static func milliseconds(_ seconds: TimeInterval) -> Double { (seconds * 1_000_000).rounded() / 1000 }
+
     private static func ms(_ seconds: TimeInterval?) -> String {
         seconds.map { String(format: "%.1f", $0 * 1000) } ?? "?"
     }
@@ -142,9 +145,9 @@ enum ProbeCommand {
         if json {
             var object: [String: Any] = [
                 "address": address.description, "healthy": ok, "status": response.status,
-                "connect_ms": timing.map { $0.connect * 1000 } as Any? ?? NSNull(),
-                "tls_ms": timing.map { $0.tlsHandshake * 1000 } as Any? ?? NSNull(),
-                "total_ms": timing.map { $0.total * 1000 } as Any? ?? NSNull(),
+                "connect_ms": timing.map { milliseconds($0.connect) } as Any? ?? NSNull(),
+                "tls_ms": timing.map { milliseconds($0.tlsHandshake) } as Any? ?? NSNull(),
+                "total_ms": timing.map { milliseconds($0.total) } as Any? ?? NSNull(),
             ]
             if let tls {
                 object["tls"] = ["sni": tls.serverName ?? NSNull(), "verified": tls.verified, "version": tls.protocolVersion ?? NSNull(),
@@ -162,7 +165,7 @@ enum ProbeCommand {
     }
 
     private static func encode(_ object: [String: Any]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -19,22 +19,24 @@ struct ProviderOptions {
     ]
 
     static let help = """
-      --provider doh|json|httpdns-ali|httpdns-dnspod
+          --provider doh|json|httpdns-ali|httpdns-dnspod
                                 The protocol of the --doh-url/--endpoint URLs (default doh, RFC 8484):
                                 json: JSON DoH (GET ?name=&type=, application/dns-json);
                                 httpdns-ali: Alibaba-style HTTPDNS (needs --account-id; signed with
                                 --secret); httpdns-dnspod: DNSPod-style HTTPDNS (AES-encrypted with
                                 --key-id and --secret). Every provider falls over to the next URL.
-      --account-id ID           Account of an httpdns-ali endpoint.
-      --secret SECRET           Signing secret (httpdns-ali) or AES key (httpdns-dnspod).
-      --key-id ID               Key ID of an encrypted httpdns-dnspod endpoint.
-      --cache-file PATH         Keep the answer cache in PATH across runs (written atomically).
-      --stale                   Answer at once from an expired cache entry (at most --max-stale
+          --account-id ID       Account of an httpdns-ali endpoint.
+          --secret SECRET       Signing secret (httpdns-ali) or AES key (httpdns-dnspod).
+          --key-id ID           Key ID of an encrypted httpdns-dnspod endpoint.
+          --cache-file PATH     Keep the answer cache in PATH across runs (written atomically).
+          --stale               Answer at once from an expired cache entry (at most --max-stale
                                 seconds old, default 3600) while refreshing it in the background.
-      --bypass NAME|.SUFFIX     Resolve NAME (or every name under SUFFIX) with the system resolver,
+          --max-stale SECONDS   With --stale, the oldest expired answer served (default 3600).
+          --bypass NAME|.SUFFIX
+                                Resolve NAME (or every name under SUFFIX) with the system resolver,
                                 repeatable. localhost always is.
-      --race                    Ask the first two endpoints at once and take the first answer.
-      --no-happy-eyeballs       Do not race connections to the host's addresses; libcurl tries them
+          --race                Ask the first two endpoints at once and take the first answer.
+          --no-happy-eyeballs   Do not race connections to the host's addresses; libcurl tries them
                                 one after another and may not get past a black-holed one before
                                 --connect-timeout. By default they race (Happy Eyeballs v2, RFC
                                 8305: families interleaved, 250 ms apart), so a dead first address

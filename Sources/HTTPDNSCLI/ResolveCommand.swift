@@ -115,7 +115,7 @@ enum ResolveCommand {
             object["stale"] = resolution.isStale
         }
         if let error { object["error"] = error }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -135,7 +135,7 @@ enum ResolveCommand {
                 var object: [String: Any] = ["host": comparison.host, "verdict": comparison.verdict.rawValue]
                 object["trusted"] = describe(comparison.trusted, asJSON: true)
                 object["system"] = describe(comparison.system, asJSON: true)
-                let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+                let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
                 console.print(String(decoding: data, as: UTF8.self))
             } else {
                 console.print("\(comparison.host) \(comparison.verdict.rawValue) trusted=\(describe(comparison.trusted, asJSON: false)) system=\(describe(comparison.system, asJSON: false))")

@@ -13,7 +13,9 @@ struct ResolverOptions {
     ] + ProviderOptions.parserOptions
 
     static let help = """
-          --doh-url URL             DNS-over-HTTPS endpoint (RFC 8484), repeatable, tried in order.
+          --doh-url URL, --endpoint URL
+                                The resolver's endpoint (DNS-over-HTTPS, RFC 8484, unless
+                                --provider says otherwise), repeatable, tried in order.
                                 Default: $HTTPDNS_DOH_URL, else Cloudflare, Google and Quad9 with
                                 their published bootstrap addresses.
           --resolve HOST:PORT:ADDR[,ADDR]...
