@@ -450,6 +450,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         let endpoint = "\(displayHost):\(port)"
         let tried = addresses.map { list in " (addresses tried: \(list.map(\.description).joined(separator: ", ")))" } ?? ""
+        // A time-out may strike after connecting, or before every address was tried.
+        let routed = addresses.map { list in " (addresses: \(list.map(\.description).joined(separator: ", ")))" } ?? ""
         let kind: HTTPClientError.Kind
         let message: String
         switch code {
@@ -461,7 +463,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             message = "could not connect to \(endpoint)\(tried): \(reason)"
         case CURLE_OPERATION_TIMEDOUT:
             kind = .timedOut
-            message = "request to \(endpoint) timed out\(tried): \(reason)"
+            message = "request to \(endpoint) timed out\(routed): \(reason)"
         case CURLE_PEER_FAILED_VERIFICATION where transferTrust?.pinOutcome == .mismatch:
             let report = pinReport(enforced: true)
             return HTTPClientError(kind: .pinMismatch, message: report?.description ?? "certificate pinning failed for \(endpoint)", url: url,
