@@ -46,8 +46,10 @@ struct TrustOptions {
     init(_ parsed: ArgumentParser.Parsed, command: String) throws(UsageError) {
         do {
             for text in parsed.all("pinnedpubkey") {
-                // curl's rule: a value that does not start with "sha256//" is a file name.
-                if text.trimmingCharacters(in: .whitespaces).hasPrefix("sha256//") {
+                // curl's rule: a value that does not start with "sha256//" is a file name (and
+                // ours: nor with "cert-sha256//", the whole-certificate pins CertificatePin parses).
+                let trimmed = text.trimmingCharacters(in: .whitespaces)
+                if trimmed.hasPrefix("sha256//") || trimmed.hasPrefix("cert-sha256//") {
                     pins += try CertificatePin.list(parsing: text)
                 } else {
                     pins.append(try CertificatePin.publicKey(contentsOf: URL(fileURLWithPath: text)))

@@ -30,9 +30,8 @@ public enum HostName {
         // Only international names need IDNA: ASCII names without an A-label are just lower-cased
         // (which is all UTS #46 does to them).
         if !isASCII || lowered.split(separator: ".").contains(where: { $0.hasPrefix("xn--") }) {
-            // An empty label is an error here, whereas UTS #46 would keep it.
-            guard !lowered.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty),
-                  let ascii = IDNA.toASCII(lowered) else { return nil }
+            // An empty label that UTS #46 keeps is refused by the label check below.
+            guard let ascii = IDNA.toASCII(lowered) else { return nil }
             name = ascii
         } else {
             name = lowered

@@ -449,9 +449,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         }
         let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         let endpoint = "\(displayHost):\(port)"
-        let tried = addresses.map { list in " (addresses tried: \(list.map(\.description).joined(separator: ", ")))" } ?? ""
+        let listed = addresses.map { $0.map(\.description).joined(separator: ", ") }
+        let tried = listed.map { " (addresses tried: \($0))" } ?? ""
         // A time-out may strike after connecting, or before every address was tried.
-        let routed = addresses.map { list in " (addresses: \(list.map(\.description).joined(separator: ", ")))" } ?? ""
+        let routed = listed.map { " (addresses: \($0))" } ?? ""
         let kind: HTTPClientError.Kind
         let message: String
         switch code {

@@ -82,6 +82,10 @@ extension TrustSuites {
             #expect(passed.stdoutText == "vhost=a.test\n")
             let mismatch = try await httpdns(["fetch", "--pinnedpubkey", other.path, fixture.url("a.test").absoluteString] + doh)
             #expect(mismatch.status == 90)
+            // A cert-sha256// pin is still a pin, not a file name.
+            let certificatePin = try fixture.leafCertificate("a.test").certificatePin.description
+            let byCertificate = try await httpdns(["fetch", "--pinnedpubkey", certificatePin, fixture.url("a.test").absoluteString] + doh)
+            #expect(byCertificate.status == 0, "\(byCertificate.stderrText)")
             let notKey = try await httpdns(["fetch", "--pinnedpubkey", fixture.servers.leaf("a.test").key.path, fixture.url("a.test").absoluteString] + doh)
             #expect(notKey.status == 2)
             #expect(notKey.stderrText.contains("no PEM or DER public key"), "\(notKey.stderrText)")
