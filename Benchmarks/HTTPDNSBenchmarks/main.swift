@@ -99,6 +99,12 @@ struct Benchmarks {
             let oursConcurrent = concurrent.ours
             print(String(format: "   curl --parallel-max 16:      %8.0f req/s   %5.0f µs CPU per request", concurrent.peer, concurrent.peerCPU))
             print(String(format: "   httpdns HTTPClient:          %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds), %d new connections", oursConcurrent, concurrent.oursCPU, concurrent.ratio, rounds, Ours.opened.exchange(0, ordering: .relaxed)))
+            // The ceiling for anything built on libcurl, measured beside the two.
+            let floor = try await Rounds.compare(rounds: rounds, count: requests * 2, peer: { RawCurl.concurrent(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
+                                                 ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version) })
+            _ = Ours.opened.exchange(0, ordering: .relaxed)
+            print(String(format: "   libcurl multi, 16 reused easy handles, one thread (no API): %8.0f req/s   %5.0f µs CPU per request = %.2fx curl --parallel; httpdns is %.2fx of it",
+                         floor.peer, floor.peerCPU, floor.peer / concurrent.peer, floor.ratio))
             if !arguments.contains("--no-urlsession") {
                 // URLSession picks the version itself (HTTP/2 by ALPN): the line nginx logged shows which.
                 let peer = try URLSessionPeer.measure(servers: servers, count: requests, width: 16)
@@ -142,6 +148,55 @@ enum RawCurl {
         for _ in 0..<count { _ = curl_easy_perform(easy) }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         curl_easy_cleanup(easy)
+        curl_slist_free_all(list)
+        return Double(count) / seconds
+    }
+
+    /// `width` easy handles configured once and kept busy on one multi handle by one thread
+    /// (curl_multi_perform + curl_multi_poll), each re-added as soon as its transfer is done, until
+    /// `count` have completed: the most libcurl itself allows for this workload from one thread, with
+    /// nothing spent on a handle's set-up, an API or a thread hand-off. It bounds what any library on
+    /// libcurl can reach here (the curl CLI adds its own per-URL work on top).
+    static func concurrent(servers: TestServers, count: Int, width: Int, http2: Bool) -> Double {
+        let multi = curl_multi_init()!
+        let list = resolveList(servers)
+        _ = httpdns_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 64)
+        var handles: [UnsafeMutableRawPointer] = []
+        for _ in 0..<width {
+            let easy = curl_easy_init()!
+            configure(easy, servers: servers, http2: http2)
+            _ = httpdns_easy_setopt_ptr(easy, CURLOPT_RESOLVE, list)
+            _ = httpdns_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+            handles.append(easy)
+        }
+        func run(_ total: Int) {
+            var started = 0, completed = 0
+            for easy in handles where started < total {
+                curl_multi_add_handle(multi, easy)
+                started += 1
+            }
+            var running: Int32 = 1
+            while completed < total {
+                curl_multi_perform(multi, &running)
+                var remaining: Int32 = 0
+                while let message = curl_multi_info_read(multi, &remaining) {
+                    guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+                    curl_multi_remove_handle(multi, easy)
+                    completed += 1
+                    if started < total {
+                        curl_multi_add_handle(multi, easy)
+                        started += 1
+                    }
+                }
+                if completed < total { curl_multi_poll(multi, nil, 0, 100, nil) }
+            }
+        }
+        run(width)  // warm: open the connections
+        let start = DispatchTime.now().uptimeNanoseconds
+        run(count)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        for easy in handles { curl_easy_cleanup(easy) }
+        curl_multi_cleanup(multi)
         curl_slist_free_all(list)
         return Double(count) / seconds
     }
