@@ -13,7 +13,7 @@ internal import CHTTPDNSShims
 ///
 /// Other threads talk to it through `submit` and `cancel`, which queue a command and wake the
 /// loop through an eventfd; except that a submission finding the loop blocked in epoll_wait starts
-/// the transfer itself, and with nothing else in flight waits briefly for its response (see `submit`).
+/// the transfer itself (see `submit`).
 final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `loopLock` (held by the transfer thread except while it waits in epoll_wait); the inbox and pool registry are LockedValues
     static let shared = TransferEngine()
 
@@ -34,16 +34,8 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     private let timerFD: Int32
     /// The deadline `timerFD` is armed for (uptime ns), nil when it is not armed.
     private var armedDeadline: UInt64?
-    /// Every socket libcurl watches, the eventfd and the timerfd.
     private let epollFD: Int32
-    /// What the transfer thread sleeps on: a set holding only `epollFD`, so that a caller waiting
-    /// for its own response (`drive`) can take `epollFD` out of it and be the one thread woken.
-    private let outerFD: Int32
     private let wakeFD: Int32
-    /// The events a driving caller reads (under `loopLock`).
-    private let driveEvents = UnsafeMutablePointer<httpdns_event>.allocate(capacity: 64)
-    /// Submissions left that will not drive, after a drive whose response did not come in time.
-    private var driveSkips = 0
 
     // Loop state (under `loopLock`).
     private var pools: [Int: ConnectionPool] = [:]
@@ -54,13 +46,11 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     private init() {
         curl_global_init(Int(CURL_GLOBAL_ALL))
         epollFD = httpdns_epoll_create()
-        outerFD = httpdns_epoll_create()
         wakeFD = httpdns_eventfd()
         timerFD = httpdns_timerfd()
-        precondition(epollFD >= 0 && outerFD >= 0 && wakeFD >= 0 && timerFD >= 0, "httpdns: cannot create epoll/eventfd/timerfd: errno \(errno)")
+        precondition(epollFD >= 0 && wakeFD >= 0 && timerFD >= 0, "httpdns: cannot create epoll/eventfd/timerfd: errno \(errno)")
         _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_ADD), wakeFD, Int32(HTTPDNS_EVENT_IN))
         _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_ADD), timerFD, Int32(HTTPDNS_EVENT_IN))
-        _ = httpdns_epoll_ctl(outerFD, Int32(HTTPDNS_WATCH_ADD), epollFD, Int32(HTTPDNS_EVENT_IN))
         let thread = Thread { [self] in run() }
         thread.name = "httpdns.transfer"
         thread.start()
@@ -93,70 +83,21 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     ///
     /// When the transfer thread is blocked in epoll_wait, the calling thread takes the loop lock and
     /// starts the transfer itself (on a pooled connection that sends the request at once) and
-    /// re-arms the timerfd for libcurl's next timer. With no other transfer in flight it then waits
-    /// up to `driveBudget` for the response (`drive`), so that a sequential caller goes on without a
-    /// thread switch, as a blocking easy handle's does; past that, or when another command arrives,
-    /// the transfer thread takes over. Otherwise the transfer is queued for the loop's next turn.
+    /// re-arms the timerfd for libcurl's next timer; the transfer thread sleeps on until the
+    /// response (or the timer) arrives. Waking it for every request cost a context switch on the
+    /// sequential path. Otherwise the transfer is queued for the loop's next turn.
     func submit(_ transfer: Transfer) {
         if loopLock.try() {
-            let drives = active.isEmpty && mayDrive()
             start(transfer)
             var touched: [ConnectionPool] = []
             runDueTimers(&touched)
             for pool in touched { collectCompleted(pool) }
-            if drives, active[ObjectIdentifier(transfer)] != nil { drive(until: transfer) }
             armTimer()
             loopLock.unlock()
             return
         }
         inbox.withLock { $0.append(.start(transfer)) }
         wakeIfWaiting()
-    }
-
-    /// How long a submitting caller waits for its own response before leaving it to the transfer
-    /// thread: a loopback or LAN round trip fits, an Internet one does not (and then costs one wait
-    /// in `driveSkipsAfterMiss + 1` requests).
-    static let driveBudget: UInt64 = 2_000_000  // ns
-    static let driveSkipsAfterMiss = 32
-
-    /// Whether this submission may wait for its response on the calling thread (loop lock held): not
-    /// on the main thread, and not just after a wait that ran out.
-    private func mayDrive() -> Bool {
-        if driveSkips > 0 {
-            driveSkips -= 1
-            return false
-        }
-        return !Thread.isMainThread
-    }
-
-    /// Runs the loop's turns on the calling thread (loop lock held) until `transfer` completes, a
-    /// command arrives for the transfer thread, or `driveBudget` runs out. `epollFD` is taken out of
-    /// the transfer thread's set meanwhile, so the response wakes this thread only.
-    private func drive(until transfer: Transfer) {
-        let remove = Int32(HTTPDNS_WATCH_REMOVE), add = Int32(HTTPDNS_WATCH_ADD)
-        guard httpdns_epoll_ctl(outerFD, remove, epollFD, 0) == 0 else { return }
-        defer { _ = httpdns_epoll_ctl(outerFD, add, epollFD, Int32(HTTPDNS_EVENT_IN)) }
-        let id = ObjectIdentifier(transfer)
-        let deadline = DispatchTime.now().uptimeNanoseconds + Self.driveBudget
-        while active[id] != nil {
-            let now = DispatchTime.now().uptimeNanoseconds
-            guard now < deadline else {
-                driveSkips = Self.driveSkipsAfterMiss
-                return
-            }
-            armTimer()
-            let count = httpdns_epoll_wait(epollFD, driveEvents, 64, Int32((deadline - now + 999_999) / 1_000_000))
-            if count < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            var touched: [ConnectionPool] = []
-            let commandWaiting = handle(UnsafeBufferPointer(start: driveEvents, count: Int(count)), readingWake: false, touched: &touched)
-            runDueTimers(&touched)
-            for pool in touched { collectCompleted(pool) }
-            // The eventfd stays readable: the transfer thread wakes as soon as `epollFD` is back.
-            if commandWaiting { return }
-        }
     }
 
     /// Stops `transfer` if it is running (or stops it from starting); it then fails with
@@ -207,64 +148,52 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         loopLock.lock()
         while true {
             drainInbox()
+            // A transfer just added asks libcurl's timer for "now": run it here rather than arm the
+            // timerfd for it and come back through epoll_wait.
+            var started: [ConnectionPool] = []
+            runDueTimers(&started)
+            for pool in started { collectCompleted(pool) }
             waiting.store(true, ordering: .sequentiallyConsistent)
             // A command queued between the drain above and the store would not wake us: look again.
             let timeout: Int32 = inbox.withLock { $0.isEmpty } ? -1 : 0
             armTimer()
             loopLock.unlock()
-            var ready = httpdns_event()
-            let signalled = httpdns_epoll_wait(outerFD, &ready, 1, timeout)
+            let count = events.withUnsafeMutableBufferPointer { buffer in
+                httpdns_epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), timeout)
+            }
             loopLock.lock()
             waiting.store(false, ordering: .sequentiallyConsistent)
-            if signalled < 0 {
+            if count < 0 {
                 if errno == EINTR { continue }
                 fatalError("httpdns: epoll_wait failed: errno \(errno)")
             }
-            // The outer set only says that `epollFD` has events: read them.
-            let count = signalled == 0 ? 0 : events.withUnsafeMutableBufferPointer { buffer in
-                httpdns_epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), 0)
-            }
             var touched: [ConnectionPool] = []
-            events.withUnsafeBufferPointer { buffer in
-                _ = handle(UnsafeBufferPointer(rebasing: buffer[0..<max(0, Int(count))]), readingWake: true, touched: &touched)
+            for index in 0..<Int(count) {
+                let fd = events[index].fd
+                if fd == wakeFD {
+                    var value: UInt64 = 0
+                    _ = read(fd, &value, 8)
+                    continue
+                }
+                if fd == timerFD {
+                    // One-shot: once it has expired it is disarmed. (A re-arm after the expiry
+                    // and before this read cleared the expiry; the read then finds none.)
+                    var value: UInt64 = 0
+                    if read(fd, &value, 8) == 8 { armedDeadline = nil }
+                    continue
+                }
+                guard let pool = socketOwners[fd]?.pool else { continue }
+                let flags = events[index].events
+                var action: Int32 = 0
+                if flags & Int32(HTTPDNS_EVENT_IN) != 0 { action |= CURL_CSELECT_IN }
+                if flags & Int32(HTTPDNS_EVENT_OUT) != 0 { action |= CURL_CSELECT_OUT }
+                if flags & Int32(HTTPDNS_EVENT_ERROR) != 0 { action |= CURL_CSELECT_ERR }
+                pool.socketAction(fd, action)
+                touched.append(pool)
             }
             runDueTimers(&touched)
             for pool in touched { collectCompleted(pool) }
         }
-    }
-
-    /// Passes socket events to their pools' libcurl and notes an expired timerfd (loop lock held).
-    /// - Returns: whether the eventfd was signalled (a command is queued); it is read (reset) only
-    ///   when `readingWake`.
-    private func handle(_ events: UnsafeBufferPointer<httpdns_event>, readingWake: Bool, touched: inout [ConnectionPool]) -> Bool {
-        var woken = false
-        for event in events {
-            let fd = event.fd
-            if fd == wakeFD {
-                woken = true
-                if readingWake {
-                    var value: UInt64 = 0
-                    _ = read(fd, &value, 8)
-                }
-                continue
-            }
-            if fd == timerFD {
-                // One-shot: once it has expired it is disarmed. (A re-arm after the expiry
-                // and before this read cleared the expiry; the read then finds none.)
-                var value: UInt64 = 0
-                if read(fd, &value, 8) == 8 { armedDeadline = nil }
-                continue
-            }
-            guard let pool = socketOwners[fd]?.pool else { continue }
-            let flags = event.events
-            var action: Int32 = 0
-            if flags & Int32(HTTPDNS_EVENT_IN) != 0 { action |= CURL_CSELECT_IN }
-            if flags & Int32(HTTPDNS_EVENT_OUT) != 0 { action |= CURL_CSELECT_OUT }
-            if flags & Int32(HTTPDNS_EVENT_ERROR) != 0 { action |= CURL_CSELECT_ERR }
-            pool.socketAction(fd, action)
-            touched.append(pool)
-        }
-        return woken
     }
 
     /// Runs curl_multi_socket_action(CURL_SOCKET_TIMEOUT) for every pool whose timer is due.
