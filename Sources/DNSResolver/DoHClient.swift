@@ -129,7 +129,7 @@ public struct DoHClient: Sendable {
             return .failed(type: type, reason: String(describing: error))
         }
         guard response.status == 200 else {
-            return .failed(type: type, reason: "HTTP \(response.status)")
+            return .failed(type: type, reason: "HTTP \(response.status)" + (ProviderHTTP.serverMessage(response.body).map { ": \($0)" } ?? ""))
         }
         guard let contentType = response.contentType else {
             return .failed(type: type, reason: "no Content-Type (expected \(Self.mediaType))")

@@ -9,7 +9,7 @@ public enum HostName {
     /// A name with non-ASCII characters or an `xn--` label goes through UTS #46 processing
     /// (non-transitional: mapping, NFC, validity, the CONTEXTJ and Bidi rules of IDNA2008, RFC 5891-5893)
     /// and RFC 3492 Punycode, done by libidn2 (`idn2_to_ascii_8z` with `IDN2_NONTRANSITIONAL`, as curl
-    /// does). So `Bücher.TEST.` becomes `xn--bcher-kva.test`, `中国。cn` becomes `xn--fiqs8s.cn`, and a
+    /// does). So `Bücher.TEST.` and `bücher.test。` become `xn--bcher-kva.test`, `中国。cn` becomes `xn--fiqs8s.cn`, and a
     /// soft hyphen is dropped, while `⒈a.test` (a compatibility character hiding a dot) is refused.
     ///
     /// Returns `nil` for an invalid name: empty, an empty label, a label longer than 63 bytes or a name
@@ -23,7 +23,8 @@ public enum HostName {
         var name = host
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         if IPAddress(name) != nil { return name.lowercased() }
-        if name.hasSuffix(".") { name.removeLast() }
+        let hadTrailingDot = name.hasSuffix(".")
+        if hadTrailingDot { name.removeLast() }
         guard !name.isEmpty else { return nil }
         let isASCII = name.utf8.allSatisfy { $0 < 0x80 }
         let lowered = isASCII ? asciiLowercased(Substring(name)) : name
@@ -31,7 +32,10 @@ public enum HostName {
         // (which is all UTS #46 does to them).
         if !isASCII || lowered.split(separator: ".").contains(where: { $0.hasPrefix("xn--") }) {
             // An empty label that UTS #46 keeps is refused by the label check below.
-            guard let ascii = IDNA.toASCII(lowered) else { return nil }
+            guard var ascii = IDNA.toASCII(lowered) else { return nil }
+            // UTS #46 maps the other full stops (。．｡) to ".": one of them ending the name is the
+            // root label's dot, as an ASCII one is (but not a second one after it).
+            if !hadTrailingDot, ascii.hasSuffix(".") { ascii.removeLast() }
             name = ascii
         } else {
             name = lowered

@@ -177,9 +177,11 @@ struct DoHClientTests {
 
     // MARK: Endpoint failures
 
-    @Test func http500IsAnEndpointFailureNamingTheStatus() async {
-        let failure = await failure { _ in DoHHTTPResponse(status: 500, contentType: "text/plain", body: Data("oops".utf8)) }
-        #expect(failure?.description == "https://dns.test:8443/dns-query: HTTP 500")
+    @Test func http500IsAnEndpointFailureNamingTheStatusAndWhatTheServerSaid() async {
+        let text = await failure { _ in DoHHTTPResponse(status: 500, contentType: "text/plain", body: Data("oops".utf8)) }
+        #expect(text?.description == #"https://dns.test:8443/dns-query: HTTP 500: "oops""#)
+        let page = await failure { _ in DoHHTTPResponse(status: 502, contentType: "text/html", body: Data("<html><h1>502 Bad Gateway</h1></html>".utf8)) }
+        #expect(page?.description == "https://dns.test:8443/dns-query: HTTP 502")
     }
 
     @Test func aWrongContentTypeIsAnEndpointFailure() async {

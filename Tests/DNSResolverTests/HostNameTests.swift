@@ -11,6 +11,10 @@ struct HostNameTests {
         ("MÜNCHEN.de", "xn--mnchen-3ya.de"),
         ("例え.テスト", "xn--r8jz45g.xn--zckzah"),
         ("中国。cn", "xn--fiqs8s.cn"),
+        // Any full stop UTS #46 maps to "." may end the name, as an ASCII one may.
+        ("bücher.test。", "xn--bcher-kva.test"),
+        ("bücher.test．", "xn--bcher-kva.test"),
+        ("中国｡cn｡", "xn--fiqs8s.cn"),
         ("ｗｗｗ.example.com", "www.example.com"),
         ("xn--bcher-kva.test", "xn--bcher-kva.test"),
         ("XN--BCHER-KVA.Test", "xn--bcher-kva.test"),
@@ -23,6 +27,7 @@ struct HostNameTests {
     }
 
     @Test(arguments: ["", ".", "-bad-.test", "bad-.test", "-a.test", "a.-b.test", "a..test", "a b.test", "a/b.test", "xn--zz-.test", "xn--a.test", "xn--.test",
+                      "bücher.test。.", "bücher.test。。", "bücher..test", "。", "bücher。。test",
                       String(repeating: "a", count: 64) + ".test", String(repeating: "a.", count: 127) + "aa", "💩@.test"])
     func invalidNamesAreRejected(input: String) {
         #expect(HostName.normalize(input) == nil)

@@ -131,9 +131,26 @@ struct ProviderTests {
         }
     }
 
-    @Test func aliForbiddenIsAnEndpointFailure() async throws {
+    @Test func aliForbiddenIsAnEndpointFailureThatNamesTheServersCode() async throws {
         let transport = FakeDoHTransport { _ in Self.json(#"{"code":"InvalidAccount"}"#, status: 403) }
-        await #expect(throws: DoHClient.Failure.endpointFailed(Self.ali.url, reason: "HTTP 403")) {
+        await #expect(throws: DoHClient.Failure.endpointFailed(Self.ali.url, reason: "HTTP 403: code InvalidAccount")) {
+            try await Self.ali.lookup("a.test", families: .both, transport: transport, timeout: 5)
+        }
+    }
+
+    @Test("an error body is quoted only when short, and never with its control characters", arguments: [
+        (#"{"code":"SignatureExpired","message":"the t parameter is past"}"#, "HTTP 429 (rate limited): code SignatureExpired, message the t parameter is past"),
+        (#"{"code":"Bad\u001b[31m\nAccount"}"#, "HTTP 429 (rate limited): code Bad?[31m?Account"),
+        ("slow down\n", #"HTTP 429 (rate limited): "slow down""#),
+        ("<html><body>Too Many Requests</body></html>", "HTTP 429 (rate limited)"),
+        (String(repeating: "x", count: 300), "HTTP 429 (rate limited)"),
+        ("two\nlines", "HTTP 429 (rate limited)"),
+        (#"{"other":"field"}"#, "HTTP 429 (rate limited)"),
+        ("", "HTTP 429 (rate limited)"),
+    ])
+    func errorBodies(body: String, reason: String) async throws {
+        let transport = FakeDoHTransport { _ in Self.json(body, status: 429) }
+        await #expect(throws: DoHClient.Failure.endpointFailed(Self.ali.url, reason: reason)) {
             try await Self.ali.lookup("a.test", families: .both, transport: transport, timeout: 5)
         }
     }

@@ -73,7 +73,7 @@ extension ResolverIntegrationSuites {
             signed.secret = "wrong"
             let error = try await #require(throws: ResolutionError.self) { try await resolver([signed]).resolve(host: "a.test", port: 443) }
             guard case .resolverUnavailable(_, let reasons) = error else { Issue.record("\(error)"); return }
-            #expect(reasons.first?.contains("HTTP 403") == true)
+            #expect(reasons.first?.contains("HTTP 403: code InvalidSignature") == true, "\(reasons)")
         }
 
         @Test("DNSPod-style plain text and AES-encrypted answers")

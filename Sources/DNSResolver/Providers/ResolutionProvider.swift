@@ -84,12 +84,32 @@ enum ProviderHTTP {
         }
         guard response.status == 200 else {
             let detail = response.status == 429 ? " (rate limited)" : (500...599).contains(response.status) ? " (server error)" : ""
-            throw .endpointFailed(endpoint, reason: "HTTP \(response.status)\(detail)")
+            let said = serverMessage(response.body).map { ": \($0)" } ?? ""
+            throw .endpointFailed(endpoint, reason: "HTTP \(response.status)\(detail)\(said)")
         }
         guard response.body.count <= maxResponseBytes else {
             throw .endpointFailed(endpoint, reason: "response of \(response.body.count) bytes exceeds the \(maxResponseBytes)-byte limit")
         }
         return response
+    }
+
+    /// What an error response says, when it says it briefly: the `code`, `message`, `msg` or `error`
+    /// strings of a JSON object (the HTTPDNS APIs answer `{"code":"InvalidAccount"}` and the like), or
+    /// a short single line of text; nil for anything else (an HTML error page, binary data).
+    static func serverMessage(_ body: Data) -> String? {
+        guard !body.isEmpty, body.count <= 1024 else { return nil }
+        if let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] {
+            let parts = ["code", "message", "msg", "error"].compactMap { key -> String? in
+                guard let value = object[key] as? String, !value.isEmpty else { return nil }
+                return "\(key) \(printable(value.prefix(200)))"
+            }
+            return parts.isEmpty ? nil : parts.joined(separator: ", ")
+        }
+        guard let text = String(data: body, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
+              !text.isEmpty, text.count <= 200, !text.contains("\n"), !text.hasPrefix("<"),
+              text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+        else { return nil }
+        return "\"\(text)\""
     }
 
     /// `base` with `path` appended and `items` as its query, percent-encoded.
@@ -130,6 +150,11 @@ enum ProviderHTTP {
     static func seconds(_ value: Any?) -> TimeInterval? {
         guard let number = value as? NSNumber, number.doubleValue >= 0, number.doubleValue.isFinite else { return nil }
         return number.doubleValue.rounded(.down)
+    }
+
+    /// `text` with control characters (line breaks, terminal escapes) shown as "?".
+    static func printable(_ text: some StringProtocol) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
     }
 
     static func oneLine(_ text: String) -> String {
