@@ -292,6 +292,9 @@ $extra
             echo_read_request_body;
             echo_request_body;
         }
+        location = /status/400 { return 400 "status=400\n"; }
+        # A 400 page longer than the 1 KiB a client holds back to recognise a client-certificate rejection.
+        location = /status/400/long { return 400 "$(printf 'status=400 %.0s' $(seq 1 200))\n"; }
         location = /status/404 { return 404 "status=404\n"; }
         location = /status/500 { return 500 "status=500\n"; }
         location = /large { alias $WWW_DIR/large.bin; }

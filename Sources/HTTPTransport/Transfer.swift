@@ -45,6 +45,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private var transferTrust: TransferTrust?
     /// The first bytes of an HTTP 400 body over TLS, to recognise a rejected client certificate.
     private var rejectionProbe = Data()
+    /// True while `rejectionProbe` holds the whole body so far, kept from the destination until the
+    /// transfer ends: a page rejecting the client certificate (a few hundred bytes) never reaches it.
+    private var holdsBody = false
+    private static let rejectionProbeSize = 1024
     /// The method, for messages.
     private let method: String
     /// How many times libcurl was about to send the request (CURLOPT_PREREQFUNCTION); counted only
@@ -277,10 +281,26 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     // MARK: Callbacks (transfer thread)
 
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if isHTTPS, status == 400, rejectionProbe.count < 1024 {
-            rejectionProbe.append(contentsOf: bytes.prefix(1024 - rejectionProbe.count))
+        if isHTTPS, status == 400 {
+            if rejectionProbe.isEmpty || holdsBody, rejectionProbe.count + bytes.count <= Self.rejectionProbeSize {
+                rejectionProbe.append(contentsOf: bytes)
+                holdsBody = true
+                return bytes.count
+            }
+            // Longer than any rejection page: what was held goes out, and the rest streams.
+            guard releaseHeldBody() else { return 0 }
+            if rejectionProbe.count < Self.rejectionProbeSize {
+                rejectionProbe.append(contentsOf: bytes.prefix(Self.rejectionProbeSize - rejectionProbe.count))
+            }
         }
         return sink.write(bytes, url: url) ? bytes.count : 0
+    }
+
+    /// Passes a held 400 body to the destination. - Returns: false when the destination refused it.
+    private func releaseHeldBody() -> Bool {
+        guard holdsBody else { return true }
+        holdsBody = false
+        return rejectionProbe.withUnsafeBytes { sink.write($0, url: url) }
     }
 
     fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
@@ -372,6 +392,9 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         if let failure = sink.failure { return .failure(failure) }
         guard code == CURLE_OK else { return .failure(error(for: code)) }
         if let rejection = clientCertificateRejection() { return .failure(rejection) }
+        guard releaseHeldBody() else {
+            return .failure(sink.failure ?? HTTPClientError(kind: .outputFailed, message: "writing the response body failed", url: url))
+        }
         var version: Int = 0
         _ = httpdns_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
         var responseCode: Int = 0

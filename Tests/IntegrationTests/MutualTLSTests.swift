@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import HTTPDNS
 import TestSupport
+import HTTPDNSCore
 
 extension TrustSuites {
     /// Client certificates against nginx's mtls.test (`ssl_verify_client on` with a separate client CA).
@@ -99,6 +100,18 @@ extension TrustSuites {
             let error = try await #require(throws: HTTPClientError.self) { try await fetch(nil) }
             #expect(error.kind == .clientCertificateRejected)
             #expect(error.message.contains("No required SSL certificate was sent"))
+        }
+
+        @Test("a streaming destination never receives the page that rejects the client certificate")
+        func rejectionPageIsNotStreamed() async throws {
+            let received = LockedValue(Data())
+            let client = HTTPClient(configuration: .init(trust: TrustPolicy(anchors: fixture.freshAnchors()), timeouts: Timeouts(connect: 5, total: 30)),
+                                    resolver: fixture.sharedResolver())
+            let error = try await #require(throws: HTTPClientError.self) {
+                try await client.execute(HTTPRequest(url: fixture.url("mtls.test")), to: .handler { chunk in received.withLock { $0.append(chunk) } })
+            }
+            #expect(error.kind == .clientCertificateRejected)
+            #expect(received.withLock { $0.isEmpty })
         }
     }
 }

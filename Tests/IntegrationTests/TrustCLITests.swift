@@ -138,6 +138,19 @@ extension TrustSuites {
             let none = try await httpdns(["fetch", url] + doh)
             #expect(none.status == 58)
             #expect(none.stderrText.contains("No required SSL certificate was sent"))
+            // The server's 400 page is the error's, not output (it used to reach stdout).
+            #expect(untrusted.stdout.isEmpty, "\(String(decoding: untrusted.stdout, as: UTF8.self))")
+            #expect(none.stdout.isEmpty, "\(String(decoding: none.stdout, as: UTF8.self))")
+        }
+
+        @Test("any other HTTP 400 page over TLS is output as it is, short or long")
+        func otherBadRequestPagesAreOutput() async throws {
+            let short = try await httpdns(["fetch", fixture.url("a.test", "/status/400").absoluteString] + doh)
+            #expect(short.status == 0, "\(short.stderrText)")
+            #expect(String(decoding: short.stdout, as: UTF8.self) == "status=400\n")
+            let long = try await httpdns(["fetch", fixture.url("a.test", "/status/400/long").absoluteString] + doh)
+            #expect(long.status == 0, "\(long.stderrText)")
+            #expect(String(decoding: long.stdout, as: UTF8.self) == String(repeating: "status=400 ", count: 200) + "\n")
         }
 
         @Test("--doh-pinnedpubkey applies to the DoH endpoint only")
