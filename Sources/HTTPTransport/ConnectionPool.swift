@@ -8,10 +8,13 @@ internal import CHTTPDNSShims
 final class PoolDescriptor: Sendable {
     let id: Int
     let trust: CompiledTrust
+    /// CURLMOPT_MAX_HOST_CONNECTIONS; nil: no limit.
+    let connectionsPerHost: Int?
 
-    init(id: Int, trust: CompiledTrust) {
+    init(id: Int, trust: CompiledTrust, connectionsPerHost: Int?) {
         self.id = id
         self.trust = trust
+        self.connectionsPerHost = connectionsPerHost
     }
 }
 
@@ -48,6 +51,12 @@ final class ConnectionPool {
         // fell as low as 4 and idle keep-alive connections were closed, only to be opened again
         // (47 TLS handshakes instead of 16 for 4,000 requests 16 at a time over HTTP/1.1).
         _ = httpdns_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.maximumIdleConnections)
+        // Without a limit, every HTTP/2 request that finds the open connections' streams all taken
+        // opens a connection of its own, even while other new ones are still handshaking (a burst of
+        // 1,000 opened hundreds); with one, it waits for a stream or a slot (libcurl's pending queue).
+        if let limit = descriptor.connectionsPerHost {
+            _ = httpdns_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limit)
+        }
         _ = httpdns_multi_set_callbacks(multi, socketCallback, timerCallback,
                                         Unmanaged.passUnretained(self).toOpaque())
     }

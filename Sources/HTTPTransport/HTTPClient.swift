@@ -6,8 +6,9 @@ import TLSTrust
 /// while SNI, `Host` and certificate verification use the URL's host name.
 ///
 /// All clients in a process share one transfer thread (libcurl multi interface). Connections and
-/// TLS sessions are pooled per trust policy and HTTP version preference, and reused only for the same host, port and address
-/// set. A client is cheap; create one per configuration.
+/// TLS sessions are pooled per trust policy, HTTP version preference and per-host connection limit,
+/// and reused only for the same host, port and address set. A client is cheap; create one per
+/// configuration.
 ///
 /// ```swift
 /// let client = HTTPClient(resolver: resolver)
@@ -50,6 +51,12 @@ public final class HTTPClient: Sendable {
         /// verification, in the task that ran the request. nil: insecure connections are
         /// warned about on stderr, pin mismatches are only in errors and responses.
         public var trustEventHandler: (@Sendable (TrustEvent) -> Void)?
+        /// The most connections open at once to one host and port (CURLMOPT_MAX_HOST_CONNECTIONS);
+        /// requests beyond it wait for a free connection, or over HTTP/2 for a free stream on one
+        /// (each carries up to 100 at once, CURLMOPT_MAX_CONCURRENT_STREAMS). nil: no limit, a new
+        /// connection for every request that finds none free. Default: 16 (browsers use 6).
+        /// Values below 1 are taken as 1.
+        public var maximumConnectionsPerHost: Int? = 16
         /// The shortest time, in seconds, between two uploads of the same pin report (same host,
         /// presented chain and report URL) to `PinSet.reportURL`. Default: one day (TrustKit's).
         public var pinReportInterval: Double = 86_400
@@ -83,7 +90,8 @@ public final class HTTPClient: Sendable {
         self.configuration = configuration
         self.resolver = resolver
         self.engine = .shared
-        self.pool = engine.pool(for: configuration.trust, version: configuration.httpVersion)
+        self.pool = engine.pool(for: configuration.trust, version: configuration.httpVersion,
+                                connectionsPerHost: configuration.maximumConnectionsPerHost.map { max(1, $0) })
     }
 
     /// Sends `request` and returns the final response.
@@ -111,11 +119,12 @@ public final class HTTPClient: Sendable {
     /// Closes the idle keep-alive connections of this client's pool and forgets its TLS sessions,
     /// returning their file descriptors; the next request connects (and handshakes) afresh.
     ///
-    /// The pool is the one for `configuration.trust` and `configuration.httpVersion`, shared with
-    /// every client of the same two settings (requests that override them use other pools, which are
-    /// left alone). libcurl keeps idle connections for reuse until they are 118 s old
-    /// (CURLMOPT_MAXCONNECTS bounds their number, 4 × the transfers in flight at once), so after a
-    /// burst of requests a process may hold hundreds of idle sockets; call this to release them.
+    /// The pool is the one for `configuration.trust`, `configuration.httpVersion` and
+    /// `configuration.maximumConnectionsPerHost`, shared with every client of the same three settings
+    /// (requests that override the first two use other pools, which are left alone). libcurl keeps
+    /// idle connections for reuse until they are 118 s old, up to 64 per pool (CURLMOPT_MAXCONNECTS),
+    /// so after a burst of requests to many hosts a process may hold dozens of idle sockets; call
+    /// this to release them.
     /// - Returns: false, closing nothing, when a transfer of the pool is in flight (a connection in
     ///   use cannot be told from an idle one from outside libcurl).
     @discardableResult
@@ -148,7 +157,7 @@ public final class HTTPClient: Sendable {
         let version = request.httpVersion ?? configuration.httpVersion
         let pool = policy == configuration.trust && version == configuration.httpVersion
             ? self.pool
-            : engine.pool(for: policy, version: version)
+            : engine.pool(for: policy, version: version, connectionsPerHost: self.pool.connectionsPerHost)
         var raceTime: TimeInterval?
         if configuration.racesAddresses, let list = addresses, list.count > 1, !target.isIPLiteral {
             do {

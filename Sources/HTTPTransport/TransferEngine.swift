@@ -63,17 +63,21 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     /// by `.http1_1`), where responses then reach the wrong transfers (curl issue #4885; seen in
     /// this suite as swapped bodies and stalls). Keeping `.http1_1` transfers in pools of their own
     /// means an HTTP/1.1 connection over TLS only ever has HTTP/1.1 users.
+    /// The per-host connection limit (CURLMOPT_MAX_HOST_CONNECTIONS) is a multi handle's setting, so
+    /// it separates pools too.
     struct PoolKey: Hashable {
         let trust: TrustPolicy
         let version: HTTPVersionPreference
+        let connectionsPerHost: Int?
     }
 
-    /// The pool for `policy` and `version`, created on first use. Equal keys share one pool.
-    func pool(for policy: TrustPolicy, version: HTTPVersionPreference) -> PoolDescriptor {
-        let key = PoolKey(trust: policy, version: version)
+    /// The pool for `policy`, `version` and `connectionsPerHost`, created on first use. Equal keys
+    /// share one pool.
+    func pool(for policy: TrustPolicy, version: HTTPVersionPreference, connectionsPerHost: Int?) -> PoolDescriptor {
+        let key = PoolKey(trust: policy, version: version, connectionsPerHost: connectionsPerHost)
         return registry.withLock { pools in
             if let existing = pools[key] { return existing }
-            let descriptor = PoolDescriptor(id: pools.count + 1, trust: CompiledTrust(policy))
+            let descriptor = PoolDescriptor(id: pools.count + 1, trust: CompiledTrust(policy), connectionsPerHost: connectionsPerHost)
             pools[key] = descriptor
             return descriptor
         }

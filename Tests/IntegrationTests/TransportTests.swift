@@ -257,4 +257,30 @@ struct TransportTests {
         }
         #expect(error.kind == .invalidRequest)
     }
+
+    @Test("maximumConnectionsPerHost caps the connections of a burst; nil leaves them uncapped", arguments: [HTTPVersionPreference.http1_1, .http2])
+    func connectionsPerHostAreCapped(version: HTTPVersionPreference) async throws {
+        let fixture = try Fixture()
+        func connections(limit: Int?) async throws -> Set<String> {
+            var configuration = HTTPClient.Configuration(trust: fixture.freshTrust(), timeouts: Timeouts(connect: 5, total: 30), httpVersion: version)
+            configuration.maximumConnectionsPerHost = limit
+            let client = HTTPClient(configuration: configuration, resolver: fixture.resolver())
+            let request = HTTPRequest(url: fixture.url("a.test"))
+            let numbers = try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<24 { group.addTask { try await client.execute(request).connectionNumber } }
+                var numbers: Set<String> = []
+                for try await number in group { if let number { numbers.insert(number) } }
+                return numbers
+            }
+            await client.closeIdleConnections()
+            return numbers
+        }
+        let capped = try await connections(limit: 2)
+        #expect((1...2).contains(capped.count), "\(capped.count) connections with a limit of 2")
+        if version == .http1_1 {
+            // Each HTTP/1.1 request that finds no idle connection opens one.
+            let uncapped = try await connections(limit: nil)
+            #expect(uncapped.count > 2, "\(uncapped.count) connections without a limit")
+        }
+    }
 }
