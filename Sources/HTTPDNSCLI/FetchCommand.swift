@@ -269,20 +269,41 @@ enum FetchCommand {
             let client = HTTPClient(configuration: configuration, resolver: resolver)
             // The body streams to stdout as it arrives, never held whole in memory, unless -i must
             // print the response head first.
+            // -v describes each response as its head arrives, before a body streamed to stdout (as
+            // curl does); followed redirects are described as they are followed.
+            let hop = HopURL(plan.request.url)
             let destination: ResponseBodyDestination
+            var describedAtHead = false
             if let output = plan.output {
                 destination = .file(output)
             } else if plan.include {
                 destination = .memory(limit: nil)
+            } else if plan.verbose {
+                let write = console.output
+                destination = .streaming(head: { head in
+                    if let connection = head.connection {
+                        describe(connection, version: head.version, status: head.status, url: hop.url, console: console)
+                    }
+                }, chunk: { chunk in write(chunk) })
+                describedAtHead = true
             } else {
                 let write = console.output
                 destination = .handler { chunk in write(chunk) }
             }
             let request = plan.request
             let redirects = plan.redirects
+            let verbose = plan.verbose
             let transfer = Task {
                 if let redirects {
-                    try await client.execute(request, to: destination, redirects: redirects)
+                    try await client.execute(request, to: destination, redirects: redirects, redirected: { response in
+                        let from = response.url ?? hop.url
+                        let next = HTTPRedirect(status: response.status, headers: response.headers, url: from, method: "GET")?.location
+                        if verbose {
+                            describe(response.connection, version: response.version, status: response.status, url: from, console: console)
+                            if let next { console.note("* following the \(response.status) redirect to \(next.absoluteString)") }
+                        }
+                        if let next { hop.url = next }
+                    })
                 } else {
                     try await client.execute(request, to: destination)
                 }
@@ -293,7 +314,9 @@ enum FetchCommand {
             defer { interruption.stop() }
             do {
                 let response = try await transfer.value
-                if plan.verbose { describe(response, request: plan.request, console: console) }
+                if plan.verbose, !describedAtHead {
+                    describe(response.connection, version: response.version, status: response.status, url: response.url ?? plan.request.url, console: console)
+                }
                 if plan.include {
                     var head = "\(response.version) \(response.status)\r\n"
                     for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
@@ -333,15 +356,14 @@ enum FetchCommand {
         console.note("* resolved \(resolution.host) via \(from): \(resolution.addresses.map(\.description).joined(separator: ", "))\(ttl)")
     }
 
-    /// The -v report: where the addresses came from, where we connected, what TLS carried.
-    static func describe(_ response: HTTPResponse, request: HTTPRequest, console: Console) {
-        let connection = response.connection
-        if let url = response.url, url != request.url { console.note("* redirected to \(url.absoluteString)") }
+    /// The -v report on one response: where the addresses came from, where we connected, what TLS
+    /// carried, the status line. `url` is the request's (the hop's, after a redirect).
+    static func describe(_ connection: ConnectionReport, version: HTTPVersion, status: Int, url: URL, console: Console) {
         if let resolution = connection.resolution {
             describe(resolution, console: console)
         } else if let proxy = connection.proxy {
             console.note("* sent by name via proxy \(proxy.absoluteString) (no IP replacement; the proxy resolves the host)")
-        } else if let host = (response.url ?? request.url).host(percentEncoded: false) {
+        } else if let host = url.host(percentEncoded: false) {
             console.note("* \(host) is an IP literal: no resolution, no SNI sent, certificate checked against the IP")
         }
         let address = connection.remoteAddress ?? "?"
@@ -353,8 +375,22 @@ enum FetchCommand {
         }
         if let tls = connection.tls {
             console.note("* TLS: \(tls.protocolVersion ?? "?"), SNI \(tls.serverName ?? "(none sent)"), ALPN \(tls.alpn ?? "(none)")")
-            console.note("* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(tls.verified ? "verified" : "NOT verified") for \((response.url ?? request.url).host(percentEncoded: false) ?? "?")")
+            console.note("* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(tls.verified ? "verified" : "NOT verified") for \(url.host(percentEncoded: false) ?? "?")")
         }
-        console.note("< \(response.version) \(response.status)")
+        console.note("< \(version) \(status)")
+    }
+}
+
+/// The URL of the hop under way, for -v: moved on by the redirect callback, read by the head
+/// callback on the transfer thread.
+final class HopURL: @unchecked Sendable {  // `current` is guarded by `lock`
+    private let lock = NSLock()
+    private var current: URL
+
+    init(_ url: URL) { current = url }
+
+    var url: URL {
+        get { lock.withLock { current } }
+        set { lock.withLock { current = newValue } }
     }
 }

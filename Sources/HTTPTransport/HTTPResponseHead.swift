@@ -6,10 +6,15 @@ public struct HTTPResponseHead: Sendable {
     public var headers: HTTPHeaders
     /// Version from the status line (`HTTP/1.1`, `HTTP/2`).
     public var version: HTTPVersion
+    /// Where the response came from (address, port, resolution, reuse, TLS when
+    /// `HTTPRequest.reportsTLSDetails`), as known when the head arrived: `timing.total` is the time
+    /// so far. Set on heads the client delivers (`ResponseBodyDestination.streaming`); nil otherwise.
+    public var connection: ConnectionReport?
 
-    public init(status: Int, headers: HTTPHeaders, version: HTTPVersion) {
+    public init(status: Int, headers: HTTPHeaders, version: HTTPVersion, connection: ConnectionReport? = nil) {
         self.status = status
         self.headers = headers
         self.version = version
+        self.connection = connection
     }
 }

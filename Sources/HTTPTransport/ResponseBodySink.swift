@@ -78,6 +78,11 @@ final class ResponseBodySink {
         storage = .discarding
     }
 
+    /// Whether `receiveHead` passes the head on (only `.streaming` does).
+    var wantsHead: Bool {
+        if case .streaming = storage { true } else { false }
+    }
+
     /// The response head, once complete; only `.streaming` passes it on.
     func receiveHead(_ head: HTTPResponseHead) {
         if case .streaming(let handler, _) = storage { handler(head) }

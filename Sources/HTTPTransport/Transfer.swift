@@ -340,10 +340,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     private func deliverHead() {
         headDelivered = true
-        let head = HTTPResponseHead(status: status, headers: headers, version: statusLineVersion)
+        var head = HTTPResponseHead(status: status, headers: headers, version: statusLineVersion)
         if let discardsBody, discardsBody(head) {
             sink.switchToDiscarding()
-        } else {
+        } else if sink.wantsHead {
+            head.connection = completeConnectionReport()
             sink.receiveHead(head)
         }
     }
@@ -399,12 +400,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         _ = httpdns_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
         var responseCode: Int = 0
         _ = httpdns_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &responseCode)
-        var connects: Int = 0
-        _ = httpdns_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
-        var report = connectionReport()
-        report.reusedConnection = connects == 0
-        report.verificationSkipped = connects > 0 && pool.trust.policy.verification == .insecureSkippingAllVerification
-        if transferTrust?.pinOutcome == .mismatchReported { report.pinReport = pinReport(enforced: false) }
+        let report = completeConnectionReport()
         do {
             try sink.commit(url: url)
         } catch {
@@ -416,6 +412,17 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             version: Self.version(version),
             body: sink.takeBody(),
             connection: report))
+    }
+
+    /// The connection report with reuse, skipped verification and a report-only pin mismatch.
+    private func completeConnectionReport() -> ConnectionReport {
+        var connects: Int = 0
+        _ = httpdns_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
+        var report = connectionReport()
+        report.reusedConnection = connects == 0
+        report.verificationSkipped = connects > 0 && pool.trust.policy.verification == .insecureSkippingAllVerification
+        if transferTrust?.pinOutcome == .mismatchReported { report.pinReport = pinReport(enforced: false) }
+        return report
     }
 
     private func connectionReport() -> ConnectionReport {

@@ -25,9 +25,30 @@ struct CLIRedirectTests {
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(result.stdoutText.lowercased().contains("x-sni: b.test\r\n"))
         #expect(result.stdoutText.hasSuffix("\r\n\r\n" + RedirectTests.inspect(method: "GET", host: "b.test:\(fixture.servers.httpsPort)")))
-        #expect(result.stderrText.contains("* redirected to \(fixture.url("b.test", "/inspect").absoluteString)"))
-        #expect(result.stderrText.contains("SNI b.test"))
-        #expect(result.stderrText.contains("verified for b.test"))
+        // Each hop is described: a.test's 302 (its own SNI and certificate), then b.test's 200.
+        let report = result.stderrText
+        #expect(report.contains("SNI a.test"))
+        #expect(report.contains("verified for a.test"))
+        #expect(report.contains("< HTTP/2 302\n* following the 302 redirect to \(fixture.url("b.test", "/inspect").absoluteString)\n"))
+        #expect(report.contains("SNI b.test"))
+        #expect(report.contains("verified for b.test"))
+        let hops = ["SNI a.test", "< HTTP/2 302", "* following the 302", "SNI b.test", "< HTTP/2 200"].map { report.range(of: $0)?.lowerBound }
+        #expect(!hops.contains(nil) && hops.map { $0! } == hops.map { $0! }.sorted(), "\(report)")
+    }
+
+    @Test("-v describes the response before its body reaches stdout, as curl does")
+    func verboseLinesComeBeforeTheBody() throws {
+        // One stream for both, so their order is the order they were written in.
+        let arguments = ["fetch", "-v", "-L", fixture.url("a.test", "/redirect/302/b").absoluteString,
+                         "--doh-url", fixture.servers.dohURL.absoluteString, "--resolve", "dns.test:\(fixture.servers.dohPort):127.0.0.1",
+                         "--cacert", fixture.servers.caCertificate.path]
+        let result = try Command.run(URL(fileURLWithPath: "/bin/sh"), ["-c", #"exec "$0" "$@" 2>&1"#, binary.path] + arguments, timeout: 60)
+        #expect(result.status == 0, "\(result.stdoutText)")
+        let merged = result.stdoutText
+        let status = try #require(merged.range(of: "< HTTP/2 200\n"), "\(merged)")
+        let body = try #require(merged.range(of: "method=GET\n"), "\(merged)")
+        #expect(status.upperBound <= body.lowerBound, "\(merged)")
+        #expect(merged.hasSuffix(RedirectTests.inspect(method: "GET", host: "b.test:\(fixture.servers.httpsPort)")))
     }
 
     @Test("-L keeps method and body across a 307")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import HTTPDNS
 import TestSupport
+import HTTPDNSCore
 
 /// Bodies, connection pooling, timeouts and cancellation of the libcurl transport, against nginx.
 @Suite("HTTP transport")
@@ -282,5 +283,27 @@ struct TransportTests {
             let uncapped = try await connections(limit: nil)
             #expect(uncapped.count > 2, "\(uncapped.count) connections without a limit")
         }
+    }
+
+    @Test("a streaming destination's head says where the response comes from, before the body")
+    func streamingHeadCarriesTheConnection() async throws {
+        let fixture = try Fixture()
+        let heads = LockedValue<[HTTPResponseHead]>([])
+        let bodyBeforeHead = LockedValue(false)
+        var request = HTTPRequest(url: fixture.url("a.test"))
+        request.reportsTLSDetails = true
+        let client = fixture.client()
+        let response = try await client.execute(request, to: .streaming(head: { head in heads.withLock { $0.append(head) } },
+                                                                        chunk: { _ in if heads.withLock({ $0.isEmpty }) { bodyBeforeHead.withLock { $0 = true } } }))
+        let head = try #require(heads.withLock { $0.first })
+        #expect(heads.withLock { $0.count } == 1)
+        #expect(!bodyBeforeHead.withLock { $0 })
+        #expect(head.status == 200)
+        let connection = try #require(head.connection)
+        #expect(connection.remoteAddress == response.connection.remoteAddress)
+        #expect(connection.remotePort == fixture.servers.httpsPort)
+        #expect(connection.resolution?.host == "a.test")
+        #expect(connection.tls?.serverName == "a.test")
+        #expect(connection.tls?.verified == true)
     }
 }
