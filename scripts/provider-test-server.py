@@ -18,7 +18,8 @@ Written from the vendors' public API documentation, not from their code:
 Faults, by path prefix, for GET, POST, PUT, PATCH and DELETE: /fault/429/..., /fault/500/... answer that status;
 /fault/garbage/... answers 200 with a body no API would send; /fault/oversized/... a 70,000-byte
 application/dns-message (over the largest DNS message); /fault/hang/... never answers (the connection
-stays open up to 60 s); /fault/truncate/... promises 1 MiB and closes after 64 KiB. /fault/drop
+stays open up to 60 s); /fault/truncate/... promises 1 MiB and closes after 64 KiB; /fault/400pieces
+answers 400 with 1,200 bytes in two writes 50 ms apart. /fault/drop
 reads the whole request, then closes the connection without answering. Every request is appended to --log
 as one line "METHOD PATH?QUERY".
 
@@ -103,6 +104,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(b"x" * 65536)
             self.wfile.flush()
             self.close_connection = True
+            return
+        if name == "400pieces":
+            # An HTTP 400 page of 1,200 bytes written in two pieces 50 ms apart (over TLS: two records),
+            # so a client that holds back a short 400 body sees it grow past what it holds.
+            self.send_response(400)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", "1200")
+            self.end_headers()
+            for piece in (b"a" * 600, b"b" * 600):
+                self.wfile.write(piece)
+                self.wfile.flush()
+                time.sleep(0.05)
             return
         if name == "drop":
             self.close_connection = True

@@ -100,11 +100,11 @@ struct Benchmarks {
             print(String(format: "   curl --parallel-max 16:      %8.0f req/s   %5.0f µs CPU per request", concurrent.peer, concurrent.peerCPU))
             print(String(format: "   httpdns HTTPClient:          %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds), %d new connections", oursConcurrent, concurrent.oursCPU, concurrent.ratio, rounds, Ours.opened.exchange(0, ordering: .relaxed)))
             // The ceiling for anything built on libcurl, measured beside the two.
-            let floor = try await Rounds.compare(rounds: rounds, count: requests * 2, peer: { RawCurl.concurrent(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
+            let ceiling = try await Rounds.compare(rounds: rounds, count: requests * 2, peer: { try RawCurl.concurrent(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
                                                  ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version) })
             _ = Ours.opened.exchange(0, ordering: .relaxed)
             print(String(format: "   libcurl multi, 16 reused easy handles, one thread (no API): %8.0f req/s   %5.0f µs CPU per request = %.2fx curl --parallel; httpdns is %.2fx of it",
-                         floor.peer, floor.peerCPU, floor.peer / concurrent.peer, floor.ratio))
+                         ceiling.peer, ceiling.peerCPU, ceiling.peer / concurrent.peer, ceiling.ratio))
             if !arguments.contains("--no-urlsession") {
                 // URLSession picks the version itself (HTTP/2 by ALPN): the line nginx logged shows which.
                 let peer = try URLSessionPeer.measure(servers: servers, count: requests, width: 16)
@@ -157,7 +157,10 @@ enum RawCurl {
     /// `count` have completed: the most libcurl itself allows for this workload from one thread, with
     /// nothing spent on a handle's set-up, an API or a thread hand-off. It bounds what any library on
     /// libcurl can reach here (the curl CLI adds its own per-URL work on top).
-    static func concurrent(servers: TestServers, count: Int, width: Int, http2: Bool) -> Double {
+    /// - Throws: `BenchmarkFailure` when a transfer fails or answers other than 200 (a failure must
+    ///   not count as a fast request). Its CPU figure, like the curl tool's (which includes start-up),
+    ///   includes setting up the handles and the warm-up that opens the connections.
+    static func concurrent(servers: TestServers, count: Int, width: Int, http2: Bool) throws -> Double {
         let multi = curl_multi_init()!
         let list = resolveList(servers)
         _ = httpdns_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 64)
@@ -169,6 +172,7 @@ enum RawCurl {
             _ = httpdns_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
             handles.append(easy)
         }
+        var failures: [String] = []
         func run(_ total: Int) {
             var started = 0, completed = 0
             for easy in handles where started < total {
@@ -181,6 +185,12 @@ enum RawCurl {
                 var remaining: Int32 = 0
                 while let message = curl_multi_info_read(multi, &remaining) {
                     guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+                    var status = 0
+                    _ = httpdns_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+                    let result = message.pointee.data.result
+                    if result != CURLE_OK || status != 200, failures.count < 3 {
+                        failures.append("\(String(cString: curl_easy_strerror(result))), HTTP \(status)")
+                    }
                     curl_multi_remove_handle(multi, easy)
                     completed += 1
                     if started < total {
@@ -198,6 +208,7 @@ enum RawCurl {
         for easy in handles { curl_easy_cleanup(easy) }
         curl_multi_cleanup(multi)
         curl_slist_free_all(list)
+        guard failures.isEmpty else { throw BenchmarkFailure("raw libcurl transfers failed: \(failures.joined(separator: "; "))") }
         return Double(count) / seconds
     }
 

@@ -197,3 +197,10 @@ int httpdns_timerfd_arm(int fd, long long nanoseconds) {
     }
     return timerfd_settime(fd, 0, &spec, NULL);
 }
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+CURLMcode httpdns_multi_socket_all(CURLM *multi, int *running) {
+    return curl_multi_socket_all(multi, running);
+}
+#pragma GCC diagnostic pop

@@ -37,10 +37,11 @@ struct ProviderOptions {
                                 repeatable. localhost always is.
           --race                Ask the first two endpoints at once and take the first answer.
           --no-happy-eyeballs   Do not race connections to the host's addresses; libcurl tries them
-                                one after another and may not get past a black-holed one before
-                                --connect-timeout. By default they race (Happy Eyeballs v2, RFC
-                                8305: families interleaved, 250 ms apart), so a dead first address
-                                costs 250 ms. --happy-eyeballs (the default) is accepted.
+                                one after another, giving a black-holed one its share of
+                                --connect-timeout (half of it for the first of two). By default they
+                                race (Happy Eyeballs v2, RFC 8305: families interleaved, 250 ms
+                                apart), so a dead first address costs 250 ms. --happy-eyeballs (the
+                                default) is accepted.
     """
 
     var kind = "doh"

@@ -31,6 +31,8 @@ final class ConnectionPool {
     /// When libcurl wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` next, in
     /// `DispatchTime.uptimeNanoseconds`; nil when it wants no timer.
     var deadline: UInt64?
+    /// Set when libcurl stopped watching a socket during a timer action (`TransferEngine.runDueTimers`).
+    var stoppedWatchingOnTimer = false
 
     init?(descriptor: PoolDescriptor, engine: TransferEngine) {
         guard let multi = curl_multi_init() else { return nil }
@@ -74,6 +76,12 @@ final class ConnectionPool {
     func socketAction(_ socket: Int32, _ flags: Int32) {
         var running: Int32 = 0
         _ = curl_multi_socket_action(multi, curl_socket_t(socket), flags, &running)
+    }
+
+    /// Runs every transfer of the pool once (curl_multi_socket_all).
+    func runAll() {
+        var running: Int32 = 0
+        _ = httpdns_multi_socket_all(multi, &running)
     }
 }
 

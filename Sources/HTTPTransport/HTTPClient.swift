@@ -31,15 +31,13 @@ public final class HTTPClient: Sendable {
         /// Race connections to a name's addresses with Happy Eyeballs v2 (RFC 8305: families interleaved,
         /// a new attempt every 250 ms or as soon as one fails) instead of libcurl's sequential attempts,
         /// so a dead first address (refused, black-holed, an IPv6 route that goes nowhere) costs at
-        /// most 250 ms. The race runs once per new route (a route connected in the last 100 s reuses
-        /// its pooled connection and starts with the address that won); libcurl then connects to the
-        /// winner first, so a new route costs one extra TCP handshake. Requests with one address, with
+        /// most 250 ms. The race runs once per new route, a host on a set of addresses (a route
+        /// connected in the last 100 s reuses its pooled connection and starts with the address that
+        /// won); libcurl then connects to the winner first, so a new route costs one extra TCP handshake. Requests with one address, with
         /// `connectTo` of one address, to an IP literal or through a proxy are not raced.
-        /// Default: true. false: libcurl's own attempts in order. Refused addresses are skipped at
-        /// once, but past a black-holed first address libcurl 7.88 in this event loop does not get:
-        /// it opens the next address's socket from a timer without asking to watch it
-        /// (CURLMOPT_SOCKETFUNCTION), so the transfer times out (the curl tool, which rebuilds its
-        /// poll set every loop, moves on after half the connect timeout).
+        /// Default: true. false: libcurl's own attempts in order: a refused address is skipped at
+        /// once, a black-holed one after its share of the connect timeout (half of it for the first of
+        /// two addresses; CURLOPT_CONNECTTIMEOUT_MS), as in the curl tool.
         public var racesAddresses: Bool = true
         /// When to go through an HTTP proxy (by host name, no IP replacement). Default: curl's
         /// environment variables (`https_proxy`, `http_proxy`, `all_proxy`, `no_proxy`).
@@ -51,11 +49,14 @@ public final class HTTPClient: Sendable {
         /// verification, in the task that ran the request. nil: insecure connections are
         /// warned about on stderr, pin mismatches are only in errors and responses.
         public var trustEventHandler: (@Sendable (TrustEvent) -> Void)?
-        /// The most connections open at once to one host and port (CURLMOPT_MAX_HOST_CONNECTIONS);
-        /// requests beyond it wait for a free connection, or over HTTP/2 for a free stream on one
-        /// (each carries up to 100 at once, CURLMOPT_MAX_CONCURRENT_STREAMS). nil: no limit, a new
-        /// connection for every request that finds none free. Default: 16 (browsers use 6).
-        /// Values below 1 are taken as 1.
+        /// The most connections open at once to one host, port and address set
+        /// (CURLMOPT_MAX_HOST_CONNECTIONS); requests beyond it wait for a free connection, or over
+        /// HTTP/2 for a free stream on one (each carries up to 100 at once,
+        /// CURLMOPT_MAX_CONCURRENT_STREAMS). A waiting request counts its connect time limit
+        /// (`Timeouts.connect`) from when it was sent: past it, it fails with `.timedOut` (curl 28),
+        /// as does one past its `total` limit. nil: no limit, a new connection for every request
+        /// that finds none free (an HTTP/2 burst then opens one per request beyond the streams of
+        /// those already open). Default: 16 (browsers use 6). Values below 1 are taken as 1.
         public var maximumConnectionsPerHost: Int? = 16
         /// The shortest time, in seconds, between two uploads of the same pin report (same host,
         /// presented chain and report URL) to `PinSet.reportURL`. Default: one day (TrustKit's).
@@ -202,7 +203,7 @@ public final class HTTPClient: Sendable {
     private func raceAddresses(_ addresses: [IPAddress], target: RequestTarget, pool: PoolDescriptor,
                                request: HTTPRequest) async throws -> (addresses: [IPAddress], raceTime: TimeInterval?) {
         let ordered = HappyEyeballs.interleave(addresses)
-        let key = "\(pool.id)|\(ConnectRoute.cached(addresses: addresses, port: target.port).name)"
+        let key = "\(pool.id)|\(ConnectRoute.cached(host: target.host, addresses: addresses, port: target.port).name)"
         let timeouts = request.timeouts ?? configuration.timeouts
         let timeout = min(timeouts.connect ?? 300, timeouts.total ?? .infinity)  // libcurl's connect default: 300 s
         let port = target.port

@@ -78,10 +78,13 @@ extension RequestTarget {
     }
 }
 
-/// A synthetic host name standing for one set of addresses, for CURLOPT_CONNECT_TO and
+/// A synthetic host name standing for one host's set of addresses, for CURLOPT_CONNECT_TO and
 /// CURLOPT_RESOLVE. The name spells the addresses out (hex, sorted), so different sets never share a
 /// name, while the same set in another order (Happy Eyeballs puts the address that connected first)
-/// keeps its name and so its pooled connections; the RESOLVE entry keeps the given order.
+/// keeps its name and so its pooled connections; the RESOLVE entry keeps the given order. It also
+/// carries a hash of the host: libcurl groups connections by this name for
+/// CURLMOPT_MAX_HOST_CONNECTIONS, which must count one host's connections, not those of every name
+/// on the same addresses (a CDN's).
 struct ConnectRoute {
     let name: String
     let resolveEntry: String
@@ -91,16 +94,21 @@ struct ConnectRoute {
     /// libcurl reads at most 255 bytes of a CURLOPT_RESOLVE host name.
     private static let maximumNameLength = 240
 
-    init(addresses: [IPAddress], port: Int) {
+    init(host: String, addresses: [IPAddress], port: Int) {
+        // FNV-1a, 64 bits: a name, not a secret (libcurl still checks the host of a reused connection).
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in host.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        var hostLabel: [UInt8] = Array("httpdns-h".utf8)
+        for shift in stride(from: 60, through: 0, by: -4) { hostLabel.append(Self.hexDigits[Int((hash >> UInt64(shift)) & 0xF)]) }
         var used: [IPAddress] = []
-        var length = "httpdns".utf8.count + ".invalid".utf8.count
+        var length = hostLabel.count + ".invalid".utf8.count
         for address in addresses {
             let labelLength = address.bytes.count * 2 + 1
             if length + labelLength > Self.maximumNameLength { break }
             length += labelLength
             used.append(address)
         }
-        var name = "httpdns"
+        var name = String(decoding: hostLabel, as: UTF8.self)
         for address in used.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
             var digits: [UInt8] = [UInt8(ascii: "-")]
             digits.reserveCapacity(address.bytes.count * 2 + 1)
@@ -118,6 +126,7 @@ struct ConnectRoute {
 
 extension ConnectRoute {
     private struct Key: Hashable {
+        let host: String
         let addresses: [IPAddress]
         let port: Int
     }
@@ -127,11 +136,11 @@ extension ConnectRoute {
     private static let recent = LockedValue<[Key: ConnectRoute]>([:])
     private static let recentCapacity = 256
 
-    /// The route for `addresses` and `port`, built once while it stays among the recent ones.
-    static func cached(addresses: [IPAddress], port: Int) -> ConnectRoute {
-        let key = Key(addresses: addresses, port: port)
+    /// The route for `host`, `addresses` and `port`, built once while it stays among the recent ones.
+    static func cached(host: String, addresses: [IPAddress], port: Int) -> ConnectRoute {
+        let key = Key(host: host, addresses: addresses, port: port)
         if let hit = recent.withLock({ $0[key] }) { return hit }
-        let route = ConnectRoute(addresses: addresses, port: port)
+        let route = ConnectRoute(host: host, addresses: addresses, port: port)
         recent.withLock { routes in
             if routes.count >= recentCapacity { routes.removeAll(keepingCapacity: true) }
             routes[key] = route

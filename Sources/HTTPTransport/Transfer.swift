@@ -51,6 +51,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private static let rejectionProbeSize = 1024
     /// The method, for messages.
     private let method: String
+    /// The request's connect and total time limits, in seconds, for `TransferEngine`'s watch over
+    /// transfers that wait for a connection (libcurl 7.88 does not time those out).
+    private(set) var connectLimit: TimeInterval?
+    private(set) var totalLimit: TimeInterval?
     /// How many times libcurl was about to send the request (CURLOPT_PREREQFUNCTION); counted only
     /// for non-idempotent requests, which must not go out twice.
     private var sendAttempts = 0
@@ -188,6 +192,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         }
 
         let timeouts = request.timeouts ?? configuration.timeouts
+        connectLimit = timeouts.connect
+        totalLimit = timeouts.total
         if let connect = timeouts.connect { try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connect)) }
         if let total = timeouts.total { try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
         if let idle = timeouts.idle {
@@ -203,7 +209,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         // (Happy Eyeballs), and its connection-reuse key includes the address set: a pooled
         // connection to other addresses is not reused.
         if let addresses, !addresses.isEmpty, !target.isIPLiteral {
-            let route = ConnectRoute.cached(addresses: addresses, port: target.port)
+            let route = ConnectRoute.cached(host: target.host, addresses: addresses, port: target.port)
             routeName = route.name
             try set(CURLOPT_CONNECT_TO, list: ["\(target.curlHost):\(target.port):\(route.name):\(target.port)"])
             try set(CURLOPT_RESOLVE, list: [route.resolveEntry])
@@ -391,11 +397,14 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// The response, or the error, for libcurl's result code.
     func outcome(for code: CURLcode) -> Result<HTTPResponse, any Error> {
         if let failure = sink.failure { return .failure(failure) }
-        guard code == CURLE_OK else { return .failure(error(for: code)) }
+        // Before the result code: a rejection page followed by a dropped connection is the rejection.
         if let rejection = clientCertificateRejection() { return .failure(rejection) }
+        // Any other held 400 body goes out, whole or (on a failure) as far as it came, as other
+        // bodies do.
         guard releaseHeldBody() else {
             return .failure(sink.failure ?? HTTPClientError(kind: .outputFailed, message: "writing the response body failed", url: url))
         }
+        guard code == CURLE_OK else { return .failure(error(for: code)) }
         var version: Int = 0
         _ = httpdns_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
         var responseCode: Int = 0
@@ -412,6 +421,25 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             version: Self.version(version),
             body: sink.takeBody(),
             connection: report))
+    }
+
+    /// True once libcurl has a connection for the transfer and is about to send the request
+    /// (CURLINFO_PRETRANSFER_TIME_T set).
+    var hasConnection: Bool {
+        var value: curl_off_t = 0
+        _ = httpdns_easy_getinfo_off(easy, CURLINFO_PRETRANSFER_TIME_T, &value)
+        return value > 0
+    }
+
+    /// The error for a transfer the engine stopped after `limit` seconds.
+    func timeoutError(after limit: TimeInterval, waitingForConnection: Bool) -> HTTPClientError {
+        let seconds = limit.formatted(.number.precision(.fractionLength(0...3)))
+        let message = waitingForConnection
+            ? "request to \(displayHost):\(port) timed out after \(seconds) s waiting for a free connection (all of maximumConnectionsPerHost \(pool.connectionsPerHost ?? 0) busy)"
+            : "request to \(displayHost):\(port) timed out after \(seconds) s"
+        var error = HTTPClientError(kind: .timedOut, message: message, url: url, curlCode: Int(CURLE_OPERATION_TIMEDOUT.rawValue))
+        error.resolution = resolution
+        return error
     }
 
     /// The connection report with reuse, skipped verification and a report-only pin mismatch.
@@ -629,7 +657,9 @@ extension Transfer {
     /// nginx (with `ssl_verify_client on`) completes the handshake without a usable client
     /// certificate and answers HTTP 400 with one of these titles.
     fileprivate func clientCertificateRejection() -> HTTPClientError? {
-        guard isHTTPS, status == 400, !rejectionProbe.isEmpty else { return nil }
+        // Only a page held back whole (a few hundred bytes): a longer 400 page has gone out already,
+        // and is the server's answer even if it mentions a certificate.
+        guard isHTTPS, status == 400, holdsBody, !rejectionProbe.isEmpty else { return nil }
         let text = String(decoding: rejectionProbe, as: UTF8.self)
         let marker = ["No required SSL certificate was sent", "The SSL certificate error", "SSL certificate error"].first { text.contains($0) }
         guard let marker else { return nil }

@@ -42,6 +42,12 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     /// The pool that owns each watched socket and the events it is watched for.
     private var socketOwners: [Int32: (pool: ConnectionPool, mask: Int32)] = [:]
     private var active: [ObjectIdentifier: Transfer] = [:]
+    /// Time limits libcurl 7.88 does not enforce: a transfer waiting for a connection under
+    /// CURLMOPT_MAX_HOST_CONNECTIONS is not timed out while it waits. Sorted by deadline (uptime ns);
+    /// see `enforceTimeLimits`.
+    private var timeLimits: [(deadline: UInt64, transfer: Transfer, limit: TimeInterval, isConnect: Bool)] = []
+    /// How long after a limit libcurl gets to enforce it itself before the engine does.
+    private static let timeLimitGrace: UInt64 = 100_000_000  // ns
 
     private init() {
         curl_global_init(Int(CURL_GLOBAL_ALL))
@@ -200,20 +206,37 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         }
     }
 
+    /// The pool whose timer action is running, if any (see `runDueTimers`).
+    private var poolOnTimer: ConnectionPool?
+
     /// Runs curl_multi_socket_action(CURL_SOCKET_TIMEOUT) for every pool whose timer is due.
+    ///
+    /// When a connect attempt times out, libcurl 7.88 stops watching its socket and moves on to the
+    /// next address, but starts that attempt only when its next timer fires, which it sets to the
+    /// rest of the connect timeout; the attempt then times out at once (the curl tool, which calls
+    /// curl_multi_perform at least every second, is not caught). So a pool that stopped watching a
+    /// socket on a timer is run once more at once (curl_multi_socket_all), which starts the next
+    /// attempt: a black-holed first address costs its share of the connect timeout, as in curl.
     private func runDueTimers(_ touched: inout [ConnectionPool]) {
         let now = DispatchTime.now().uptimeNanoseconds
+        if let first = timeLimits.first, first.deadline <= now { enforceTimeLimits(now) }
         for pool in pools.values {
             if let deadline = pool.deadline, deadline <= now {
                 pool.deadline = nil
+                poolOnTimer = pool
                 pool.socketAction(CURL_SOCKET_TIMEOUT, 0)
+                poolOnTimer = nil
+                if pool.stoppedWatchingOnTimer {
+                    pool.stoppedWatchingOnTimer = false
+                    pool.runAll()
+                }
                 touched.append(pool)
             }
         }
     }
 
     private func earliestDeadline() -> UInt64? {
-        var earliest: UInt64?
+        var earliest: UInt64? = timeLimits.first?.deadline
         for pool in pools.values {
             if let deadline = pool.deadline { earliest = min(earliest ?? deadline, deadline) }
         }
@@ -271,6 +294,33 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             return
         }
         active[ObjectIdentifier(transfer)] = transfer
+        if transfer.pool.connectionsPerHost != nil {
+            let now = DispatchTime.now().uptimeNanoseconds
+            if let limit = transfer.connectLimit { watch(transfer, limit: limit, isConnect: true, from: now) }
+            if let limit = transfer.totalLimit { watch(transfer, limit: limit, isConnect: false, from: now) }
+        }
+    }
+
+    private func watch(_ transfer: Transfer, limit: TimeInterval, isConnect: Bool, from start: UInt64) {
+        let deadline = start &+ UInt64(min(max(limit, 0), 1e9) * 1e9) &+ Self.timeLimitGrace
+        let index = timeLimits.firstIndex { $0.deadline > deadline } ?? timeLimits.endIndex
+        timeLimits.insert((deadline, transfer, limit, isConnect), at: index)
+    }
+
+    /// Fails the transfers past a time limit that libcurl left running: past the connect limit
+    /// without a connection (waiting for one), or past the total limit.
+    private func enforceTimeLimits(_ now: UInt64) {
+        while let first = timeLimits.first, first.deadline <= now {
+            timeLimits.removeFirst()
+            let transfer = first.transfer
+            guard active[ObjectIdentifier(transfer)] != nil, let pool = pools[transfer.pool.id] else { continue }
+            let waiting = !transfer.hasConnection
+            if first.isConnect && !waiting { continue }
+            active.removeValue(forKey: ObjectIdentifier(transfer))
+            curl_multi_remove_handle(pool.multi, transfer.easy)
+            transfer.detachShare()
+            transfer.finish(.failure(transfer.timeoutError(after: first.limit, waitingForConnection: waiting)))
+        }
     }
 
     private func stop(_ transfer: Transfer) {
@@ -317,6 +367,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         if events == CURL_POLL_REMOVE {
             // A pool may report a socket gone after its number was reused by another pool's new
             // connection; only the owner may stop the watch.
+            if poolOnTimer === pool { pool.stoppedWatchingOnTimer = true }
             guard socketOwners[socket]?.pool === pool else { return }
             _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), socket, 0)
             socketOwners[socket] = nil

@@ -25,8 +25,14 @@ extension Certificate {
         return Date(timeIntervalSince1970: TimeInterval(notBefore))...Date(timeIntervalSince1970: TimeInterval(notAfter))
     }
 
-    /// `notAfter`: the last moment the certificate is valid.
-    public var expiresAt: Date { validity.upperBound }
+    /// `notAfter`: the last moment the certificate is valid (also when it is before `notBefore`, in
+    /// which case `validity` is empty); `Date.distantPast` when it cannot be read.
+    public var expiresAt: Date {
+        var notBefore: Int64 = 0
+        var notAfter: Int64 = 0
+        let ok = withX509 { x509 in httpdns_x509_validity(x509, &notBefore, &notAfter) } ?? 0
+        return ok == 1 ? Date(timeIntervalSince1970: TimeInterval(notAfter)) : Date.distantPast
+    }
 
     private static func digest(_ x509: OpaquePointer, _ function: (OpaquePointer?, UnsafeMutablePointer<UInt8>?) -> Int32) -> Data {
         var out = [UInt8](repeating: 0, count: 32)

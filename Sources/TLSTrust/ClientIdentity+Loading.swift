@@ -107,7 +107,7 @@ extension ClientIdentity {
         let leaf = Certificate(trustedDER: Certificate.derBytes(of: certificate))
         let validity = leaf.validity
         guard validity.contains(date) else {
-            throw TrustError.identityExpired(source: source, subject: leaf.subject, notAfter: validity.upperBound.formatted(.iso8601))
+            throw TrustError.identityExpired(source: source, subject: leaf.subject, notAfter: leaf.expiresAt.formatted(.iso8601))
         }
         return ClientIdentity(certificate: leaf, chain: chain, privateKeyDER: keyDER, source: source)
     }

@@ -141,6 +141,10 @@ struct ProviderTests {
     @Test("an error body is quoted only when short, and never with its control characters", arguments: [
         (#"{"code":"SignatureExpired","message":"the t parameter is past"}"#, "HTTP 429 (rate limited): code SignatureExpired, message the t parameter is past"),
         (#"{"code":"Bad\u001b[31m\nAccount"}"#, "HTTP 429 (rate limited): code Bad?[31m?Account"),
+        // C1 controls (an 8-bit CSI) and bidirectional overrides are escapes too.
+        (#"{"code":"Bad\u009b31mRED"}"#, "HTTP 429 (rate limited): code Bad?31mRED"),
+        (#"{"message":"ok \u202egnp.exe"}"#, "HTTP 429 (rate limited): message ok ?gnp.exe"),
+        ("denied \u{9B}2J now", #"HTTP 429 (rate limited): "denied ?2J now""#),
         ("slow down\n", #"HTTP 429 (rate limited): "slow down""#),
         ("<html><body>Too Many Requests</body></html>", "HTTP 429 (rate limited)"),
         (String(repeating: "x", count: 300), "HTTP 429 (rate limited)"),

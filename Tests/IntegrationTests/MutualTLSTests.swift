@@ -77,13 +77,18 @@ extension TrustSuites {
             }
         }
 
-        @Test("an expired client certificate is refused when loaded")
+        @Test("an expired client certificate is refused when loaded, naming its real notAfter")
         func expiredIdentity() throws {
-            #expect {
+            let error = try #require(throws: TrustError.self) {
                 try ClientIdentity.pem(certificate: fixture.file("CLIENT_EXPIRED_CERT"), key: fixture.file("CLIENT_EXPIRED_KEY"))
-            } throws: { error in
-                if case .identityExpired = error as? TrustError { true } else { false }
             }
+            guard case .identityExpired(_, _, let notAfter) = error else { Issue.record("\(error)"); return }
+            // The test PKI's expired certificate ends a day before it begins; its notAfter is still
+            // the date to show (it was shown as 0001-01-01).
+            let expected = try #require(try Certificate.certificates(contentsOf: fixture.file("CLIENT_EXPIRED_CERT")).first)
+            #expect(notAfter == expected.expiresAt.formatted(.iso8601))
+            #expect(!notAfter.hasPrefix("0001"), "\(notAfter)")
+            #expect(expected.expiresAt > Date(timeIntervalSinceNow: -7 * 86_400))
         }
 
         @Test("a client certificate from a CA the server does not accept is rejected (58)")

@@ -37,6 +37,9 @@ CURLSHcode httpdns_share_setopt_long(CURLSH *share, CURLSHoption option, long va
 enum { HTTPDNS_EVENT_IN = 1, HTTPDNS_EVENT_OUT = 2, HTTPDNS_EVENT_ERROR = 4 };
 enum { HTTPDNS_WATCH_ADD = 0, HTTPDNS_WATCH_MODIFY = 1, HTTPDNS_WATCH_REMOVE = 2 };
 struct httpdns_event { int fd; int events; };
+/// curl_multi_socket_all (deprecated in libcurl for event loops, used here only to restart a transfer
+/// whose next connection attempt libcurl 7.88 left on a long timer; see TransferEngine.runDueTimers).
+CURLMcode httpdns_multi_socket_all(CURLM *multi, int *running);
 /// epoll_create1(EPOLL_CLOEXEC).
 int httpdns_epoll_create(void);
 /// A non-blocking, close-on-exec eventfd.

@@ -95,7 +95,8 @@ enum ProviderHTTP {
 
     /// What an error response says, when it says it briefly: the `code`, `message`, `msg` or `error`
     /// strings of a JSON object (the HTTPDNS APIs answer `{"code":"InvalidAccount"}` and the like), or
-    /// a short single line of text; nil for anything else (an HTML error page, binary data).
+    /// a short single line of text; nil for anything else (an HTML error page, binary data). Control
+    /// and format characters are shown as "?" (`printable`): the text reaches terminals.
     static func serverMessage(_ body: Data) -> String? {
         guard !body.isEmpty, body.count <= 1024 else { return nil }
         if let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] {
@@ -106,10 +107,9 @@ enum ProviderHTTP {
             return parts.isEmpty ? nil : parts.joined(separator: ", ")
         }
         guard let text = String(data: body, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
-              !text.isEmpty, text.count <= 200, !text.contains("\n"), !text.hasPrefix("<"),
-              text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+              !text.isEmpty, text.count <= 200, !text.contains(where: \.isNewline), !text.hasPrefix("<")
         else { return nil }
-        return "\"\(text)\""
+        return "\"\(printable(text))\""
     }
 
     /// `base` with `path` appended and `items` as its query, percent-encoded.
@@ -152,9 +152,15 @@ enum ProviderHTTP {
         return number.doubleValue.rounded(.down)
     }
 
-    /// `text` with control characters (line breaks, terminal escapes) shown as "?".
+    /// `text` with control and format characters (Unicode Cc and Cf: line breaks, C0 and C1 terminal
+    /// escapes, bidirectional overrides) shown as "?".
     static func printable(_ text: some StringProtocol) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
+        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format: "?"
+            default: scalar
+            }
+        }))
     }
 
     static func oneLine(_ text: String) -> String {
