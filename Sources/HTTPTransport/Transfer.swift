@@ -55,6 +55,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// transfers that wait for a connection (libcurl 7.88 does not time those out).
     private(set) var connectLimit: TimeInterval?
     private(set) var totalLimit: TimeInterval?
+    /// When the engine added the transfer (uptime ns). Transfer thread.
+    var startedAt: UInt64 = 0
     /// How many times libcurl was about to send the request (CURLOPT_PREREQFUNCTION); counted only
     /// for non-idempotent requests, which must not go out twice.
     private var sendAttempts = 0

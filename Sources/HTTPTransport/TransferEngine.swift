@@ -42,12 +42,11 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     /// The pool that owns each watched socket and the events it is watched for.
     private var socketOwners: [Int32: (pool: ConnectionPool, mask: Int32)] = [:]
     private var active: [ObjectIdentifier: Transfer] = [:]
-    /// Time limits libcurl 7.88 does not enforce: a transfer waiting for a connection under
-    /// CURLMOPT_MAX_HOST_CONNECTIONS is not timed out while it waits. Sorted by deadline (uptime ns);
-    /// see `enforceTimeLimits`.
-    private var timeLimits: [(deadline: UInt64, transfer: Transfer, limit: TimeInterval, isConnect: Bool)] = []
-    /// How long after a limit libcurl gets to enforce it itself before the engine does.
-    private static let timeLimitGrace: UInt64 = 100_000_000  // ns
+    /// When the transfers of pools with a connection limit are next checked against their time
+    /// limits (uptime ns; nil: none in flight); see `enforceTimeLimits`.
+    private var nextLimitCheck: UInt64?
+    /// How often those checks run, and so how late past its limit a waiting transfer may fail.
+    private static let limitCheckInterval: UInt64 = 100_000_000  // ns
 
     private init() {
         curl_global_init(Int(CURL_GLOBAL_ALL))
@@ -219,7 +218,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     /// attempt: a black-holed first address costs its share of the connect timeout, as in curl.
     private func runDueTimers(_ touched: inout [ConnectionPool]) {
         let now = DispatchTime.now().uptimeNanoseconds
-        if let first = timeLimits.first, first.deadline <= now { enforceTimeLimits(now) }
+        if let check = nextLimitCheck, check <= now { enforceTimeLimits(now) }
         for pool in pools.values {
             if let deadline = pool.deadline, deadline <= now {
                 pool.deadline = nil
@@ -236,7 +235,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     }
 
     private func earliestDeadline() -> UInt64? {
-        var earliest: UInt64? = timeLimits.first?.deadline
+        var earliest: UInt64? = nextLimitCheck
         for pool in pools.values {
             if let deadline = pool.deadline { earliest = min(earliest ?? deadline, deadline) }
         }
@@ -294,33 +293,39 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             return
         }
         active[ObjectIdentifier(transfer)] = transfer
-        if transfer.pool.connectionsPerHost != nil {
-            let now = DispatchTime.now().uptimeNanoseconds
-            if let limit = transfer.connectLimit { watch(transfer, limit: limit, isConnect: true, from: now) }
-            if let limit = transfer.totalLimit { watch(transfer, limit: limit, isConnect: false, from: now) }
+        transfer.startedAt = DispatchTime.now().uptimeNanoseconds
+        if transfer.pool.connectionsPerHost != nil, transfer.connectLimit != nil || transfer.totalLimit != nil, nextLimitCheck == nil {
+            nextLimitCheck = transfer.startedAt + Self.limitCheckInterval
         }
     }
 
-    private func watch(_ transfer: Transfer, limit: TimeInterval, isConnect: Bool, from start: UInt64) {
-        let deadline = start &+ UInt64(min(max(limit, 0), 1e9) * 1e9) &+ Self.timeLimitGrace
-        let index = timeLimits.firstIndex { $0.deadline > deadline } ?? timeLimits.endIndex
-        timeLimits.insert((deadline, transfer, limit, isConnect), at: index)
-    }
-
-    /// Fails the transfers past a time limit that libcurl left running: past the connect limit
-    /// without a connection (waiting for one), or past the total limit.
+    /// Time limits libcurl 7.88 does not enforce: a transfer waiting for a connection under
+    /// CURLMOPT_MAX_HOST_CONNECTIONS is not timed out while it waits. Every `limitCheckInterval`
+    /// while such transfers are in flight, the ones past their connect limit without a connection,
+    /// or past their total limit, are failed with curl's 28 (libcurl fails the others itself at
+    /// their limits, before this check comes).
     private func enforceTimeLimits(_ now: UInt64) {
-        while let first = timeLimits.first, first.deadline <= now {
-            timeLimits.removeFirst()
-            let transfer = first.transfer
-            guard active[ObjectIdentifier(transfer)] != nil, let pool = pools[transfer.pool.id] else { continue }
-            let waiting = !transfer.hasConnection
-            if first.isConnect && !waiting { continue }
+        var watched = false
+        for transfer in active.values where transfer.pool.connectionsPerHost != nil {
+            guard transfer.connectLimit != nil || transfer.totalLimit != nil else { continue }
+            // Less a grace of one interval, so that libcurl's own time-outs come first.
+            let elapsed = (TimeInterval(now) - TimeInterval(transfer.startedAt) - TimeInterval(Self.limitCheckInterval)) / 1e9
+            var failure: HTTPClientError?
+            if let total = transfer.totalLimit, elapsed > total {
+                failure = transfer.timeoutError(after: total, waitingForConnection: !transfer.hasConnection)
+            } else if let connect = transfer.connectLimit, elapsed > connect, !transfer.hasConnection {
+                failure = transfer.timeoutError(after: connect, waitingForConnection: true)
+            }
+            guard let failure, let pool = pools[transfer.pool.id] else {
+                watched = true
+                continue
+            }
             active.removeValue(forKey: ObjectIdentifier(transfer))
             curl_multi_remove_handle(pool.multi, transfer.easy)
             transfer.detachShare()
-            transfer.finish(.failure(transfer.timeoutError(after: first.limit, waitingForConnection: waiting)))
+            transfer.finish(.failure(failure))
         }
+        nextLimitCheck = watched ? now + Self.limitCheckInterval : nil
     }
 
     private func stop(_ transfer: Transfer) {

@@ -333,11 +333,21 @@ struct TransportTests {
     func waitingForAConnectionTimesOut() async throws {
         let fixture = try Fixture()
         let client = limitedClient(fixture, limit: 1)
-        let slow = Task { try await client.execute(HTTPRequest(url: fixture.url("a.test", "/slow"))) }
+        // 127.0.0.50 (nginx listens there for the load tests, which run in a process of their own):
+        // this process's sockets to it are this test's.
+        let address = "127.0.0.50", port = fixture.servers.httpsPort
+        var slowRequest = HTTPRequest(url: fixture.url("a.test", "/slow"))
+        slowRequest.connectTo = [IPAddress(address)!]
+        let slow = Task { [slowRequest] in try await client.execute(slowRequest) }
         defer { slow.cancel() }
-        // Let the slow request take the one connection.
-        try await Task.sleep(for: .milliseconds(500))
+        // Wait until the slow request holds the one connection.
+        let connected = ContinuousClock.now
+        while try ProcessProbe.sockets(to: address, port: port) == 0 {
+            guard ContinuousClock.now - connected < .seconds(20) else { Issue.record("the slow request never connected"); return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
         var waiting = HTTPRequest(url: fixture.url("a.test"))
+        waiting.connectTo = [IPAddress(address)!]
         waiting.timeouts = Timeouts(connect: 1, total: 20)
         let start = ContinuousClock.now
         let error = try await #require(throws: HTTPClientError.self) { try await client.execute(waiting) }
