@@ -280,7 +280,11 @@ enum Ours {
         // A policy of its own, so the pool (and its TLS session cache) starts empty.
         let trust = TrustPolicy.anchors(ca + Array(repeating: ca[0], count: 3))
         let resolver = StaticHostResolver(entries: [.init(host: "a.test", port: servers.httpsPort, addresses: [IPAddress("127.0.0.1")!])], fallback: nil)
-        let client = HTTPClient(configuration: .init(trust: trust, httpVersion: .http1_1), resolver: resolver)
+        // No per-host limit: each request opens a connection, as each of curl's does (with the default
+        // of 16 the 50 requests would share 16 connections and measure something else).
+        var configuration = HTTPClient.Configuration(trust: trust, httpVersion: .http1_1)
+        configuration.maximumConnectionsPerHost = nil
+        let client = HTTPClient(configuration: configuration, resolver: resolver)
         let request = HTTPRequest(url: servers.httpsURL("a.test"))
         let start = DispatchTime.now().uptimeNanoseconds
         try await withThrowingTaskGroup(of: Void.self) { group in
