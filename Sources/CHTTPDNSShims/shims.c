@@ -36,6 +36,9 @@ CURLcode httpdns_easy_setopt_seek_function(CURL *easy, curl_seek_callback callba
 CURLcode httpdns_easy_setopt_prereq_function(CURL *easy, curl_prereq_callback callback) {
     return curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, callback);
 }
+CURLcode httpdns_easy_setopt_sockopt_function(CURL *easy, curl_sockopt_callback callback) {
+    return curl_easy_setopt(easy, CURLOPT_SOCKOPTFUNCTION, callback);
+}
 CURLcode httpdns_easy_getinfo_long(CURL *easy, CURLINFO info, long *value) {
     return curl_easy_getinfo(easy, info, value);
 }

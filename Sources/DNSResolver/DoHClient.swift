@@ -135,7 +135,7 @@ public struct DoHClient: Sendable {
             return .failed(type: type, reason: "no Content-Type (expected \(Self.mediaType))")
         }
         guard Self.isDNSMessage(contentType) else {
-            return .failed(type: type, reason: "unexpected Content-Type '\(Self.oneLine(contentType))' (expected \(Self.mediaType))")
+            return .failed(type: type, reason: "unexpected Content-Type '\(ProviderHTTP.printable(contentType.prefix(100)))' (expected \(Self.mediaType))")
         }
         guard response.body.count <= maxResponseBytes else {
             return .failed(type: type, reason: "response of \(response.body.count) bytes exceeds the \(maxResponseBytes)-byte limit")

@@ -295,12 +295,12 @@ enum FetchCommand {
             let verbose = plan.verbose
             let transfer = Task {
                 if let redirects {
-                    try await client.execute(request, to: destination, redirects: redirects, redirected: { response in
+                    try await client.execute(request, to: destination, redirects: redirects, redirected: { response, followed in
                         let from = response.url ?? hop.url
                         let next = HTTPRedirect(status: response.status, headers: response.headers, url: from, method: "GET")?.location
                         if verbose {
                             describe(response.connection, version: response.version, status: response.status, url: from, console: console)
-                            if let next { console.note("* following the \(response.status) redirect to \(next.absoluteString)") }
+                            if followed, let next { console.note("* following the \(response.status) redirect to \(next.absoluteString)") }
                         }
                         if let next { hop.url = next }
                     })

@@ -57,6 +57,9 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private(set) var totalLimit: TimeInterval?
     /// When the engine added the transfer (uptime ns). Transfer thread.
     var startedAt: UInt64 = 0
+    /// Set when libcurl opens a socket for the transfer (CURLOPT_SOCKOPTFUNCTION): it is no longer
+    /// waiting for a connection, and libcurl's own connect time-out (restarted then) applies.
+    private(set) var openedSocket = false
     /// How many times libcurl was about to send the request (CURLOPT_PREREQFUNCTION); counted only
     /// for non-idempotent requests, which must not go out twice.
     private var sendAttempts = 0
@@ -198,6 +201,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         totalLimit = timeouts.total
         if let connect = timeouts.connect { try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connect)) }
         if let total = timeouts.total { try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
+        if pool.connectionsPerHost != nil {
+            try check(httpdns_easy_setopt_sockopt_function(easy, sockoptCallback), CURLOPT_SOCKOPTFUNCTION)
+            try check(httpdns_easy_setopt_ptr(easy, CURLOPT_SOCKOPTDATA, me), CURLOPT_SOCKOPTDATA)
+        }
         if let idle = timeouts.idle {
             try set(CURLOPT_LOW_SPEED_LIMIT, 1)
             try set(CURLOPT_LOW_SPEED_TIME, max(1, Int(min(idle, Double(Int32.max)).rounded(.up))))
@@ -425,20 +432,24 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             connection: report))
     }
 
-    /// True once libcurl has a connection for the transfer and is about to send the request
-    /// (CURLINFO_PRETRANSFER_TIME_T set).
-    var hasConnection: Bool {
+    /// True while the transfer waits for a connection under CURLMOPT_MAX_HOST_CONNECTIONS: it has
+    /// opened no socket and has no connection to send on (CURLINFO_PRETRANSFER_TIME_T unset).
+    var isWaitingForConnection: Bool {
+        guard !openedSocket else { return false }
         var value: curl_off_t = 0
         _ = httpdns_easy_getinfo_off(easy, CURLINFO_PRETRANSFER_TIME_T, &value)
-        return value > 0
+        return value == 0
     }
+
+    fileprivate func markSocketOpened() { openedSocket = true }
 
     /// The error for a transfer the engine stopped after `limit` seconds.
     func timeoutError(after limit: TimeInterval, waitingForConnection: Bool) -> HTTPClientError {
         let seconds = limit.formatted(.number.precision(.fractionLength(0...3)))
+        let routed = addresses.map { " (addresses: \($0.map(\.description).joined(separator: ", ")))" } ?? ""
         let message = waitingForConnection
-            ? "request to \(displayHost):\(port) timed out after \(seconds) s waiting for a free connection (all of maximumConnectionsPerHost \(pool.connectionsPerHost ?? 0) busy)"
-            : "request to \(displayHost):\(port) timed out after \(seconds) s"
+            ? "request to \(displayHost):\(port)\(routed) timed out after \(seconds) s waiting for a free connection (all \(pool.connectionsPerHost ?? 0) allowed by maximumConnectionsPerHost were busy)"
+            : "request to \(displayHost):\(port)\(routed) timed out after \(seconds) s"
         var error = HTTPClientError(kind: .timedOut, message: message, url: url, curlCode: Int(CURLE_OPERATION_TIMEDOUT.rawValue))
         error.resolution = resolution
         return error
@@ -599,6 +610,11 @@ private let prereqCallback: curl_prereq_callback = { userdata, _, _, _, _ in
     guard let userdata else { return Int32(CURL_PREREQFUNC_ABORT) }
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     return transfer.mayStartRequest() ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
+}
+
+private let sockoptCallback: curl_sockopt_callback = { clientp, _, _ in
+    if let clientp { Unmanaged<Transfer>.fromOpaque(clientp).takeUnretainedValue().markSocketOpened() }
+    return Int32(CURL_SOCKOPT_OK)
 }
 
 private let seekCallback: curl_seek_callback = { userdata, offset, origin in

@@ -218,7 +218,6 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     /// attempt: a black-holed first address costs its share of the connect timeout, as in curl.
     private func runDueTimers(_ touched: inout [ConnectionPool]) {
         let now = DispatchTime.now().uptimeNanoseconds
-        if let check = nextLimitCheck, check <= now { enforceTimeLimits(now) }
         for pool in pools.values {
             if let deadline = pool.deadline, deadline <= now {
                 pool.deadline = nil
@@ -231,6 +230,11 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
                 }
                 touched.append(pool)
             }
+        }
+        // After the pools' own timers, so that libcurl's time-outs come first.
+        if let check = nextLimitCheck, check <= now {
+            for pool in touched { collectCompleted(pool) }
+            enforceTimeLimits(now)
         }
     }
 
@@ -294,26 +298,28 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         }
         active[ObjectIdentifier(transfer)] = transfer
         transfer.startedAt = DispatchTime.now().uptimeNanoseconds
-        if transfer.pool.connectionsPerHost != nil, transfer.connectLimit != nil || transfer.totalLimit != nil, nextLimitCheck == nil {
+        if transfer.pool.connectionsPerHost != nil, nextLimitCheck == nil {
             nextLimitCheck = transfer.startedAt + Self.limitCheckInterval
         }
     }
 
     /// Time limits libcurl 7.88 does not enforce: a transfer waiting for a connection under
     /// CURLMOPT_MAX_HOST_CONNECTIONS is not timed out while it waits. Every `limitCheckInterval`
-    /// while such transfers are in flight, the ones past their connect limit without a connection,
-    /// or past their total limit, are failed with curl's 28 (libcurl fails the others itself at
-    /// their limits, before this check comes).
+    /// while such transfers are in flight, the ones still waiting past their connect limit
+    /// (libcurl's 300 s when none is set), and any past its total limit, are failed with curl's 28;
+    /// libcurl fails the others itself at their limits, a grace interval before this check, and
+    /// restarts the connect limit of a transfer that stops waiting and opens a socket.
     private func enforceTimeLimits(_ now: UInt64) {
         var watched = false
         for transfer in active.values where transfer.pool.connectionsPerHost != nil {
-            guard transfer.connectLimit != nil || transfer.totalLimit != nil else { continue }
             // Less a grace of one interval, so that libcurl's own time-outs come first.
             let elapsed = (TimeInterval(now) - TimeInterval(transfer.startedAt) - TimeInterval(Self.limitCheckInterval)) / 1e9
             var failure: HTTPClientError?
+            // libcurl's connect limit when none is set: 300 s.
+            let connect = transfer.connectLimit ?? 300
             if let total = transfer.totalLimit, elapsed > total {
-                failure = transfer.timeoutError(after: total, waitingForConnection: !transfer.hasConnection)
-            } else if let connect = transfer.connectLimit, elapsed > connect, !transfer.hasConnection {
+                failure = transfer.timeoutError(after: total, waitingForConnection: transfer.isWaitingForConnection)
+            } else if elapsed > connect, transfer.isWaitingForConnection {
                 failure = transfer.timeoutError(after: connect, waitingForConnection: true)
             }
             guard let failure, let pool = pools[transfer.pool.id] else {

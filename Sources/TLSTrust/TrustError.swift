@@ -52,7 +52,7 @@ public enum TrustError: Error, Sendable, Hashable, CustomStringConvertible {
         case .keyMismatch(let source):
             "the private key in '\(source)' does not belong to the client certificate"
         case .identityExpired(let source, let subject, let notAfter):
-            "client certificate '\(subject)' from '\(source)' is not valid now (expires \(notAfter))"
+            "client certificate '\(subject)' from '\(source)' is not valid now (notAfter \(notAfter))"
         case .invalidIdentity(let source, let reason):
             "invalid client identity '\(source)': \(reason)"
         case .noPolicy(let host):

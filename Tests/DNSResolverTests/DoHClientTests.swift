@@ -194,6 +194,16 @@ struct DoHClientTests {
             == "https://dns.test:8443/dns-query: unexpected Content-Type 'text/html' (expected application/dns-message)")
     }
 
+    @Test func aContentTypeIsShownWithoutItsTerminalEscapes() async {
+        let failure = await failure { request in
+            var response = Self.zone.respond(to: request.query)
+            response.contentType = "text/plain\u{1B}[31mRED\u{7}"
+            return response
+        }
+        #expect(failure?.description
+            == "https://dns.test:8443/dns-query: unexpected Content-Type 'text/plain?[31mRED?' (expected application/dns-message)")
+    }
+
     @Test func aMissingContentTypeIsAnEndpointFailure() async {
         let failure = await failure { request in
             var response = Self.zone.respond(to: request.query)

@@ -63,6 +63,26 @@ struct ProviderTests {
         }
     }
 
+    @Test("server text in a malformed answer reaches the message without its terminal escapes")
+    func malformedAnswersAreQuotedPrintable() async throws {
+        let json = FakeDoHTransport { _ in Self.json(#"{"Status":0,"Answer":[{"type":1,"TTL":5,"data":"\u001b[31mEVIL\u2028"}]}"#) }
+        let jsonError = try await #require(throws: DoHClient.Failure.self) {
+            try await Self.jsonEndpoint.lookup("a.test", families: .ipv4, transport: json, timeout: 5)
+        }
+        #expect(jsonError == .endpointFailed(Self.jsonEndpoint.url, reason: "malformed JSON response: bad address '?[31mEVIL?'"))
+        let dnspod = FakeDoHTransport { _ in Self.json("\u{1B}]0;pwned\u{7}1.2.3.4,60", type: "text/html") }
+        let dnspodError = try await #require(throws: DoHClient.Failure.self) {
+            try await Self.dnspod.lookup("a.test", families: .ipv4, transport: dnspod, timeout: 5)
+        }
+        #expect(dnspodError == .endpointFailed(Self.dnspod.url, reason: "malformed answer: '?]0' is not an IPv4 address"))
+        let ali = FakeDoHTransport { _ in Self.json(#"{"host":"a.test","ips":["\u009b2J"],"ttl":60}"#) }
+        let aliError = try await #require(throws: DoHClient.Failure.self) {
+            try await Self.ali.lookup("a.test", families: .ipv4, transport: ali, timeout: 5)
+        }
+        guard case .endpointFailed(_, let reason) = aliError else { Issue.record("\(aliError)"); return }
+        #expect(reason.contains("holds '?2J'"), "\(reason)")
+    }
+
     // MARK: HTTP status: 429 and 5xx are "unavailable" for every provider
 
     @Test(arguments: [429, 500, 503])

@@ -74,4 +74,13 @@ struct CLIRedirectTests {
         #expect(result.stderrText.contains("stopped after 1 redirect"))
         #expect(try fetch(["-L", "--max-redirs", "x", url]).status == 2)
     }
+
+    @Test("-v past --max-redirs describes the response that went over the limit, without following it")
+    func verboseReportsTheResponseOverTheLimit() throws {
+        let result = try fetch(["-v", "-L", "--max-redirs", "2", fixture.url("a.test", "/redirect/loop").absoluteString])
+        #expect(result.status == 47)
+        let report = result.stderrText
+        #expect(report.components(separatedBy: "< HTTP/2 302\n").count - 1 == 3, "\(report)")
+        #expect(report.components(separatedBy: "* following the 302 redirect").count - 1 == 2, "\(report)")
+    }
 }

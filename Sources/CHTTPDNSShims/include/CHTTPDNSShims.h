@@ -17,6 +17,8 @@ CURLcode httpdns_easy_setopt_read_function(CURL *easy, curl_read_callback callba
 CURLcode httpdns_easy_setopt_xferinfo_function(CURL *easy, curl_xferinfo_callback callback);
 CURLcode httpdns_easy_setopt_seek_function(CURL *easy, curl_seek_callback callback);
 CURLcode httpdns_easy_setopt_prereq_function(CURL *easy, curl_prereq_callback callback);
+/// CURLOPT_SOCKOPTFUNCTION.
+CURLcode httpdns_easy_setopt_sockopt_function(CURL *easy, curl_sockopt_callback callback);
 
 CURLcode httpdns_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
 CURLcode httpdns_easy_getinfo_off(CURL *easy, CURLINFO info, curl_off_t *value);

@@ -74,10 +74,10 @@ public struct DNSPodHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomStringC
         let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return .noAddresses(negativeTTL: nil) }
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count <= 2 else { throw .endpointFailed(endpoint, reason: "malformed answer '\(text.prefix(80))'") }
+        guard parts.count <= 2 else { throw .endpointFailed(endpoint, reason: "malformed answer '\(ProviderHTTP.printable(text.prefix(80)))'") }
         var ttl: TimeInterval = 0
         if parts.count == 2 {
-            guard let value = Int(parts[1]), value >= 0 else { throw .endpointFailed(endpoint, reason: "malformed TTL in '\(text.prefix(80))'") }
+            guard let value = Int(parts[1]), value >= 0 else { throw .endpointFailed(endpoint, reason: "malformed TTL in '\(ProviderHTTP.printable(text.prefix(80)))'") }
             ttl = TimeInterval(value)
         }
         var addresses: [IPAddress] = []
@@ -85,7 +85,7 @@ public struct DNSPodHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomStringC
             // The service answers "0" for a name it cannot resolve.
             if item == "0" { continue }
             guard let address = IPAddress(item), address.family == family else {
-                throw .endpointFailed(endpoint, reason: "malformed answer: '\(item.prefix(60))' is not an \(family == .ipv4 ? "IPv4" : "IPv6") address")
+                throw .endpointFailed(endpoint, reason: "malformed answer: '\(ProviderHTTP.printable(item.prefix(60)))' is not an \(family == .ipv4 ? "IPv4" : "IPv6") address")
             }
             if !addresses.contains(address) { addresses.append(address) }
         }

@@ -70,7 +70,7 @@ public struct JSONDoHEndpoint: ResolutionProvider, Hashable, CustomStringConvert
             guard (record["type"] as? NSNumber)?.intValue == type else { continue }  // CNAMEs on the way
             guard let data = record["data"] as? String, let address = IPAddress(data),
                   address.family == (type == 1 ? .ipv4 : .ipv6) else {
-                throw .endpointFailed(url, reason: "malformed JSON response: bad address '\(record["data"] ?? "")'")
+                throw .endpointFailed(url, reason: "malformed JSON response: bad address '\(ProviderHTTP.printable(String(describing: record["data"] ?? "").prefix(80)))'")
             }
             let recordTTL = ProviderHTTP.seconds(record["TTL"]) ?? 0
             ttl = min(ttl ?? recordTTL, recordTTL)

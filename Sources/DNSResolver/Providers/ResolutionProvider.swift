@@ -139,7 +139,7 @@ enum ProviderHTTP {
         var result: [IPAddress] = []
         for item in strings {
             guard let text = item as? String, let address = IPAddress(text), address.family == family else {
-                throw .endpointFailed(endpoint, reason: "malformed JSON response: '\(field)' holds '\(item)', not an \(family == .ipv4 ? "IPv4" : "IPv6") address")
+                throw .endpointFailed(endpoint, reason: "malformed JSON response: '\(field)' holds '\(printable(String(describing: item).prefix(80)))', not an \(family == .ipv4 ? "IPv4" : "IPv6") address")
             }
             if !result.contains(address) { result.append(address) }
         }
@@ -152,12 +152,13 @@ enum ProviderHTTP {
         return number.doubleValue.rounded(.down)
     }
 
-    /// `text` with control and format characters (Unicode Cc and Cf: line breaks, C0 and C1 terminal
-    /// escapes, bidirectional overrides) shown as "?".
+    /// `text` with control, format and separator characters (Unicode Cc, Cf, Zl and Zp: line breaks,
+    /// C0 and C1 terminal escapes, bidirectional overrides) shown as "?". Server text goes through
+    /// it before it reaches a message: messages reach terminals.
     static func printable(_ text: some StringProtocol) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
             switch scalar.properties.generalCategory {
-            case .control, .format: "?"
+            case .control, .format, .lineSeparator, .paragraphSeparator: "?"
             default: scalar
             }
         }))
