@@ -184,24 +184,16 @@ struct DoHClientTests {
         #expect(page?.description == "https://dns.test:8443/dns-query: HTTP 502")
     }
 
-    @Test func aWrongContentTypeIsAnEndpointFailure() async {
+    // The second is shown without its terminal escapes.
+    @Test(arguments: [("text/html", "text/html"), ("text/plain\u{1B}[31mRED\u{7}", "text/plain?[31mRED?")])
+    func aWrongContentTypeIsAnEndpointFailure(contentType: String, shown: String) async {
         let failure = await failure { request in
             var response = Self.zone.respond(to: request.query)
-            response.contentType = "text/html"
+            response.contentType = contentType
             return response
         }
         #expect(failure?.description
-            == "https://dns.test:8443/dns-query: unexpected Content-Type 'text/html' (expected application/dns-message)")
-    }
-
-    @Test func aContentTypeIsShownWithoutItsTerminalEscapes() async {
-        let failure = await failure { request in
-            var response = Self.zone.respond(to: request.query)
-            response.contentType = "text/plain\u{1B}[31mRED\u{7}"
-            return response
-        }
-        #expect(failure?.description
-            == "https://dns.test:8443/dns-query: unexpected Content-Type 'text/plain?[31mRED?' (expected application/dns-message)")
+            == "https://dns.test:8443/dns-query: unexpected Content-Type '\(shown)' (expected application/dns-message)")
     }
 
     @Test func aMissingContentTypeIsAnEndpointFailure() async {
