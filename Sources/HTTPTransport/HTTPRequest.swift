@@ -23,8 +23,10 @@ public struct HTTPRequest: Sendable {
     /// Overrides the client's trust policy; requests with different policies never share a
     /// connection or TLS session.
     public var trust: TrustPolicy?
-    /// Fail with `.httpError` for a status of 400 or more, without keeping the body
-    /// (CURLOPT_FAILONERROR; curl's `-f`).
+    /// Fail with `.httpError` (curl: 22) for a status of 400 or more, without keeping the body, as
+    /// curl's `-f`. The client enforces it rather than CURLOPT_FAILONERROR, which stops at the status
+    /// line: a server refusing the client certificate with a 400 page is still
+    /// `.clientCertificateRejected` (58).
     public var failsOnHTTPError: Bool
     /// Collect the negotiated TLS facts (SNI sent, ALPN, peer certificate) into
     /// `HTTPResponse.connection.tls`. Off by default: it costs a few microseconds per request.

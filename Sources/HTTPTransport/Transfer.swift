@@ -32,6 +32,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private let port: Int
     private let reportsTLS: Bool
     private let isHTTPS: Bool
+    /// `HTTPRequest.failsOnHTTPError`: a status of 400 or more fails the request, its body dropped.
+    private let failsOnHTTPError: Bool
     /// The proxy the request goes through, if any.
     private var proxy: URL?
 
@@ -83,6 +85,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         self.port = target.port
         self.reportsTLS = request.reportsTLSDetails && target.isHTTPS
         self.isHTTPS = target.isHTTPS
+        self.failsOnHTTPError = request.failsOnHTTPError
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         do {
@@ -234,7 +237,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             try check(httpdns_easy_setopt_ptr(easy, CURLOPT_PREREQDATA, me), CURLOPT_PREREQDATA)
         }
         try configureHeaders(request: request, configuration: configuration)
-        if request.failsOnHTTPError { try set(CURLOPT_FAILONERROR, 1) }
+        // `failsOnHTTPError` is enforced here, not by CURLOPT_FAILONERROR, which stops at the status
+        // line: a client-certificate rejection (a 400 page over TLS) must still be told apart (58).
         if configuration.decompressesResponses { try set(CURLOPT_ACCEPT_ENCODING, "") }
     }
 
@@ -296,6 +300,16 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     // MARK: Callbacks (transfer thread)
 
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if failsOnHTTPError, status >= 400 {
+            // Dropped (curl -f), but a short 400 over TLS is kept to recognise a rejection page.
+            if isHTTPS, status == 400, rejectionProbe.isEmpty || holdsBody, rejectionProbe.count + bytes.count <= Self.rejectionProbeSize {
+                rejectionProbe.append(contentsOf: bytes)
+                holdsBody = true
+            } else {
+                holdsBody = false
+            }
+            return bytes.count
+        }
         if isHTTPS, status == 400 {
             if rejectionProbe.isEmpty || holdsBody, rejectionProbe.count + bytes.count <= Self.rejectionProbeSize {
                 rejectionProbe.append(contentsOf: bytes)
@@ -408,6 +422,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         if let failure = sink.failure { return .failure(failure) }
         // Before the result code: a rejection page followed by a dropped connection is the rejection.
         if let rejection = clientCertificateRejection() { return .failure(rejection) }
+        if failsOnHTTPError, status >= 400 {
+            holdsBody = false
+            return .failure(HTTPClientError(kind: .httpError, message: "\(url.absoluteString) answered HTTP \(status)", url: url,
+                                            curlCode: Int(CURLE_HTTP_RETURNED_ERROR.rawValue), status: status))
+        }
         // Any other held 400 body goes out, whole or (on a failure) as far as it came, as other
         // bodies do.
         guard releaseHeldBody() else {

@@ -138,6 +138,10 @@ extension TrustSuites {
             let none = try await httpdns(["fetch", url] + doh)
             #expect(none.status == 58)
             #expect(none.stderrText.contains("No required SSL certificate was sent"))
+            // With -f too (it used to exit 22: libcurl's CURLOPT_FAILONERROR stopped at the status).
+            let failing = try await httpdns(["fetch", "-f", url] + doh)
+            #expect(failing.status == 58, "\(failing.stderrText)")
+            #expect(failing.stdout.isEmpty)
             // The server's 400 page is the error's, not output (it used to reach stdout).
             #expect(untrusted.stdout.isEmpty, "\(String(decoding: untrusted.stdout, as: UTF8.self))")
             #expect(none.stdout.isEmpty, "\(String(decoding: none.stdout, as: UTF8.self))")
@@ -150,6 +154,12 @@ extension TrustSuites {
             #expect(String(decoding: short.stdout, as: UTF8.self) == "status=400\n")
             let long = try await httpdns(["fetch", fixture.url("a.test", "/status/400/long").absoluteString] + doh)
             #expect(long.status == 0, "\(long.stderrText)")
+            // -f: exit 22 and no output, short page or long.
+            for path in ["/status/400", "/status/400/long"] {
+                let failing = try await httpdns(["fetch", "-f", fixture.url("a.test", path).absoluteString] + doh)
+                #expect(failing.status == 22, "\(path): \(failing.stderrText)")
+                #expect(failing.stdout.isEmpty, "\(path)")
+            }
             #expect(String(decoding: long.stdout, as: UTF8.self) == String(repeating: "status=400 ", count: 200) + "\n")
         }
 
