@@ -145,7 +145,7 @@ public struct DoHClient: Sendable {
             message = try DNSMessage(parsing: response.body)
             try message.validateResponse(toQueryFor: name, type: type, id: 0)
         } catch {
-            return .failed(type: type, reason: "malformed DNS response: \(Self.oneLine(error.description))")
+            return .failed(type: type, reason: "malformed DNS response: \(ProviderHTTP.oneLine(error.description))")
         }
         let answer = message.addressAnswer(for: name, type: type)
         switch answer {
@@ -185,10 +185,6 @@ public struct DoHClient: Sendable {
     private static func isDNSMessage(_ contentType: String) -> Bool {
         let type = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         return type.trimmingCharacters(in: .whitespaces).lowercased() == mediaType
-    }
-
-    private static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
     // MARK: - Combining A and AAAA

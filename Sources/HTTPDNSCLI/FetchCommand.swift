@@ -1,5 +1,6 @@
 import Foundation
 import HTTPDNS
+import HTTPDNSCore
 
 /// `httpdns fetch URL`: one request, curl-style.
 enum FetchCommand {
@@ -271,7 +272,9 @@ enum FetchCommand {
             // print the response head first.
             // -v describes each response as its head arrives, before a body streamed to stdout (as
             // curl does); followed redirects are described as they are followed.
-            let hop = HopURL(plan.request.url)
+            // The URL of the hop under way: moved on by the redirect callback, read by the head
+            // callback on the transfer thread.
+            let hop = LockedValue(plan.request.url)
             let destination: ResponseBodyDestination
             var describedAtHead = false
             if let output = plan.output {
@@ -282,7 +285,7 @@ enum FetchCommand {
                 let write = console.output
                 destination = .streaming(head: { head in
                     if let connection = head.connection {
-                        describe(connection, version: head.version, status: head.status, url: hop.url, console: console)
+                        describe(connection, version: head.version, status: head.status, url: hop.withLock { $0 }, console: console)
                     }
                 }, chunk: { chunk in write(chunk) })
                 describedAtHead = true
@@ -295,14 +298,13 @@ enum FetchCommand {
             let verbose = plan.verbose
             let transfer = Task {
                 if let redirects {
-                    try await client.execute(request, to: destination, redirects: redirects, redirected: { response, followed in
-                        let from = response.url ?? hop.url
-                        let next = HTTPRedirect(status: response.status, headers: response.headers, url: from, method: "GET")?.location
+                    try await client.execute(request, to: destination, redirects: redirects, redirected: { response, redirect in
                         if verbose {
-                            describe(response.connection, version: response.version, status: response.status, url: from, console: console)
-                            if followed, let next { console.note("* following the \(response.status) redirect to \(next.absoluteString)") }
+                            describe(response.connection, version: response.version, status: response.status,
+                                     url: response.url ?? hop.withLock { $0 }, console: console)
+                            if let redirect { console.note("* following the \(redirect.status) redirect to \(redirect.location.absoluteString)") }
                         }
-                        if let next { hop.url = next }
+                        if let redirect { hop.withLock { $0 = redirect.location } }
                     })
                 } else {
                     try await client.execute(request, to: destination)
@@ -378,19 +380,5 @@ enum FetchCommand {
             console.note("* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(tls.verified ? "verified" : "NOT verified") for \(url.host(percentEncoded: false).map { HostName.normalize($0) ?? $0 } ?? "?")")
         }
         console.note("< \(version) \(status)")
-    }
-}
-
-/// The URL of the hop under way, for -v: moved on by the redirect callback, read by the head
-/// callback on the transfer thread.
-final class HopURL: @unchecked Sendable {  // `current` is guarded by `lock`
-    private let lock = NSLock()
-    private var current: URL
-
-    init(_ url: URL) { current = url }
-
-    var url: URL {
-        get { lock.withLock { current } }
-        set { lock.withLock { current = newValue } }
     }
 }

@@ -17,15 +17,15 @@ extension HTTPClient {
     ///   - cookies: When given, `Cookie` is added from it for each hop's URL and every hop's
     ///     `Set-Cookie` fields are stored in it for that URL.
     ///   - redirected: Called with each redirect response (its `url` the hop's, its body empty, its
-    ///     `connection` where it came from) and whether it is followed: true before the next request
-    ///     is sent, false for the one past `policy.maximumRedirects`, before `.tooManyRedirects`.
+    ///     `connection` where it came from) and the redirect followed, before the next request is
+    ///     sent; with nil for the one past `policy.maximumRedirects`, before `.tooManyRedirects`.
     /// - Returns: The final response; its `url` is the last hop's URL.
     /// - Throws: `HTTPClientError` as `execute(_:to:)`, plus `.tooManyRedirects` (curl 47) when
     ///   `policy.maximumRedirects` is exceeded and `.bodyReadFailed` when a 307/308 needs a
     ///   `.stream` body again (a stream cannot be replayed; use `.data` or `.file`).
     public func execute(_ request: HTTPRequest, to destination: ResponseBodyDestination = .memory(limit: nil),
                         redirects policy: RedirectPolicy, cookies: (any HTTPCookieJar)? = nil,
-                        redirected: (@Sendable (_ response: HTTPResponse, _ followed: Bool) -> Void)? = nil) async throws -> HTTPResponse {
+                        redirected: (@Sendable (_ response: HTTPResponse, _ followed: HTTPRedirect?) -> Void)? = nil) async throws -> HTTPResponse {
         var current = request
         var followed = 0
         var streamBodySent = false
@@ -64,7 +64,7 @@ extension HTTPClient {
             guard let redirect = HTTPRedirect(status: response.status, headers: response.headers, url: url, method: method) else {
                 return response
             }
-            redirected?(response, followed < policy.maximumRedirects)
+            redirected?(response, followed < policy.maximumRedirects ? redirect : nil)
             guard followed < policy.maximumRedirects else {
                 throw HTTPClientError(kind: .tooManyRedirects, message: "stopped after \(followed) redirect\(followed == 1 ? "" : "s"): \(url.absoluteString) redirects (\(redirect.status)) to \(redirect.location.absoluteString) (the limit is \(policy.maximumRedirects))", url: url, status: redirect.status)
             }

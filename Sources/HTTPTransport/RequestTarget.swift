@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import HTTPDNSCore
 
 extension HTTPRequest {
@@ -64,15 +63,14 @@ struct RequestTarget: Sendable {
 extension RequestTarget {
     /// The last URL a client sent to and its target: a client usually sends to the same URL
     /// again, and parsing it and normalizing its host showed in the per-request profile.
-    final class Memo: @unchecked Sendable {  // `last` is guarded by `lock`
-        private let lock = NSLock()
-        private var last: (url: URL, target: RequestTarget)?
+    final class Memo: Sendable {
+        private let last = LockedValue<(url: URL, target: RequestTarget)?>(nil)
 
         /// - Throws: as `RequestTarget(url:)`.
         func target(for url: URL) throws(HTTPClientError) -> RequestTarget {
-            if let last = lock.withLock({ last }), last.url == url { return last.target }
+            if let last = last.withLock({ $0 }), last.url == url { return last.target }
             let target = try RequestTarget(url: url)
-            lock.withLock { last = (url, target) }
+            last.withLock { $0 = (url, target) }
             return target
         }
     }

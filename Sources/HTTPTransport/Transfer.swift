@@ -300,28 +300,19 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     // MARK: Callbacks (transfer thread)
 
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if failsOnHTTPError, status >= 400 {
-            // Dropped (curl -f), but a short 400 over TLS is kept to recognise a rejection page.
-            if isHTTPS, status == 400, rejectionProbe.isEmpty || holdsBody, rejectionProbe.count + bytes.count <= Self.rejectionProbeSize {
-                rejectionProbe.append(contentsOf: bytes)
-                holdsBody = true
-            } else {
-                holdsBody = false
-            }
+        let mayBeRejection = isHTTPS && status == 400
+        if mayBeRejection, rejectionProbe.isEmpty || holdsBody, rejectionProbe.count + bytes.count <= Self.rejectionProbeSize {
+            rejectionProbe.append(contentsOf: bytes)
+            holdsBody = true
             return bytes.count
         }
-        if isHTTPS, status == 400 {
-            if rejectionProbe.isEmpty || holdsBody, rejectionProbe.count + bytes.count <= Self.rejectionProbeSize {
-                rejectionProbe.append(contentsOf: bytes)
-                holdsBody = true
-                return bytes.count
-            }
-            // Longer than any rejection page: what was held goes out, and the rest streams.
-            guard releaseHeldBody() else { return 0 }
-            if rejectionProbe.count < Self.rejectionProbeSize {
-                rejectionProbe.append(contentsOf: bytes.prefix(Self.rejectionProbeSize - rejectionProbe.count))
-            }
+        if failsOnHTTPError, status >= 400 {
+            // Dropped, as curl -f drops it (and longer than any rejection page).
+            holdsBody = false
+            return bytes.count
         }
+        // Longer than any rejection page: what was held goes out, and the rest streams.
+        guard releaseHeldBody() else { return 0 }
         return sink.write(bytes, url: url) ? bytes.count : 0
     }
 
@@ -423,9 +414,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         // Before the result code: a rejection page followed by a dropped connection is the rejection.
         if let rejection = clientCertificateRejection() { return .failure(rejection) }
         if failsOnHTTPError, status >= 400 {
-            holdsBody = false
-            return .failure(HTTPClientError(kind: .httpError, message: "\(url.absoluteString) answered HTTP \(status)", url: url,
-                                            curlCode: Int(CURLE_HTTP_RETURNED_ERROR.rawValue), status: status))
+            var error = HTTPClientError(kind: .httpError, message: "\(url.absoluteString) answered HTTP \(status)", url: url,
+                                        curlCode: Int(CURLE_HTTP_RETURNED_ERROR.rawValue), status: status)
+            error.resolution = resolution
+            return .failure(error)
         }
         // Any other held 400 body goes out, whole or (on a failure) as far as it came, as other
         // bodies do.
@@ -465,7 +457,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// The error for a transfer the engine stopped after `limit` seconds.
     func timeoutError(after limit: TimeInterval, waitingForConnection: Bool) -> HTTPClientError {
         let seconds = limit.formatted(.number.precision(.fractionLength(0...3)))
-        let routed = addresses.map { " (addresses: \($0.map(\.description).joined(separator: ", ")))" } ?? ""
+        let routed = addressList.map { " (addresses: \($0))" } ?? ""
         let message = waitingForConnection
             ? "request to \(displayHost):\(port)\(routed) timed out after \(seconds) s waiting for a free connection (all \(pool.connectionsPerHost ?? 0) allowed by maximumConnectionsPerHost were busy)"
             : "request to \(displayHost):\(port)\(routed) timed out after \(seconds) s"
@@ -473,6 +465,9 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         error.resolution = resolution
         return error
     }
+
+    /// The addresses the request was sent to, for messages ("a, b"); nil when the URL's host was used.
+    private var addressList: String? { addresses.map { $0.map(\.description).joined(separator: ", ") } }
 
     /// The connection report with reuse, skipped verification and a report-only pin mismatch.
     private func completeConnectionReport() -> ConnectionReport {
@@ -539,7 +534,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         }
         let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         let endpoint = "\(displayHost):\(port)"
-        let listed = addresses.map { $0.map(\.description).joined(separator: ", ") }
+        let listed = addressList
         let tried = listed.map { " (addresses tried: \($0))" } ?? ""
         // A time-out may strike after connecting, or before every address was tried.
         let routed = listed.map { " (addresses: \($0))" } ?? ""
@@ -577,10 +572,6 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         case CURLE_SSL_CACERT_BADFILE:
             kind = .trustConfigurationInvalid
             message = "trust anchors could not be loaded: \(reason)"
-        case CURLE_HTTP_RETURNED_ERROR:
-            var responseCode: Int = 0
-            _ = httpdns_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &responseCode)
-            return HTTPClientError(kind: .httpError, message: "\(url.absoluteString) answered HTTP \(responseCode)", url: url, curlCode: Int(code.rawValue), status: responseCode)
         case CURLE_WRITE_ERROR:
             kind = .outputFailed
             message = "writing the response body failed: \(reason)"

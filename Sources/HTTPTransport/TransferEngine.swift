@@ -327,9 +327,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
                 continue
             }
             active.removeValue(forKey: ObjectIdentifier(transfer))
-            curl_multi_remove_handle(pool.multi, transfer.easy)
-            transfer.detachShare()
-            transfer.finish(.failure(failure))
+            end(transfer, in: pool, with: .failure(failure))
         }
         nextLimitCheck = watched ? now + Self.limitCheckInterval : nil
     }
@@ -337,9 +335,14 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     private func stop(_ transfer: Transfer) {
         guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil,
               let pool = pools[transfer.pool.id] else { return }
+        end(transfer, in: pool, with: .failure(CancellationError()))
+    }
+
+    /// Takes `transfer` (already out of `active`) out of `pool`'s multi handle and resumes its caller.
+    private func end(_ transfer: Transfer, in pool: ConnectionPool, with result: Result<HTTPResponse, any Error>) {
         curl_multi_remove_handle(pool.multi, transfer.easy)
         transfer.detachShare()
-        transfer.finish(.failure(CancellationError()))
+        transfer.finish(result)
     }
 
     private func closeIdle(_ descriptor: PoolDescriptor) -> Bool {
@@ -366,10 +369,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             let transfer = Unmanaged<Transfer>.fromOpaque(privateData).takeUnretainedValue()
             guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { continue }
             // Read what the connection told us before the handle leaves the multi handle.
-            let outcome = transfer.outcome(for: result)
-            curl_multi_remove_handle(pool.multi, easy)
-            transfer.detachShare()
-            transfer.finish(outcome)
+            end(transfer, in: pool, with: transfer.outcome(for: result))
         }
     }
 
