@@ -5,7 +5,7 @@
 //   swift build -c release && .build/release/httpdns-bench [--requests N] [--rounds R] [--memory-requests N]
 //       [--memory-version h1|h2] [--no-urlsession] [--no-memory] [--lookups N]
 //   ... --memory-only | --resolver-only | --cache-only: one group of workloads alone
-//   ... --profile h1|h2 | --profile-concurrent h1|h2 [--requests N]: this library's loop alone, for perf record
+//   ... --profile h1|h2 | --profile-concurrent h1|h2 | --profile-raw-concurrent h1|h2 [--requests N]: one loop alone, for perf record
 import Foundation
 import Synchronization
 import HTTPDNS
@@ -31,15 +31,25 @@ struct Benchmarks {
         // --profile-concurrent VERSION: only this library's 16-concurrent workload, for perf record.
         if let value = flag("--profile-concurrent") {
             let version: HTTPVersionPreference = value == "h2" ? .http2 : .http1_1
+            let cpu = ResolverWorkloads.processCPUNanoseconds()
             let rate = try await Ours.concurrent(servers: servers, ca: ca, count: requests, width: 16, version: version)
-            print(String(format: "httpdns HTTPClient 16 concurrent: %.0f req/s, %d new connections", rate, Ours.opened.load(ordering: .relaxed)))
+            print(String(format: "httpdns HTTPClient 16 concurrent: %.0f req/s, %.1f µs of CPU per request, %d new connections",
+                         rate, Double(ResolverWorkloads.processCPUNanoseconds() - cpu) / 1e3 / Double(requests), Ours.opened.load(ordering: .relaxed)))
+            return
+        }
+        // --profile-raw-concurrent VERSION: the raw libcurl peer of that workload alone.
+        if let value = flag("--profile-raw-concurrent") {
+            let cpu = ResolverWorkloads.processCPUNanoseconds()
+            let rate = try RawCurl.concurrent(servers: servers, count: requests, width: 16, http2: value == "h2")
+            print(String(format: "raw libcurl multi 16 concurrent: %.0f req/s, %.1f µs of CPU per request", rate, Double(ResolverWorkloads.processCPUNanoseconds() - cpu) / 1e3 / Double(requests)))
             return
         }
         // --profile VERSION: only this library's sequential workload, for perf record.
         if let value = flag("--profile") {
             let version: HTTPVersionPreference = value == "h2" ? .http2 : .http1_1
+            let cpu = ResolverWorkloads.processCPUNanoseconds()
             let rate = try await Ours.sequential(servers: servers, ca: ca, count: requests, version: version)
-            print(String(format: "httpdns HTTPClient sequential: %.0f req/s", rate))
+            print(String(format: "httpdns HTTPClient sequential: %.0f req/s, %.1f µs of CPU per request", rate, Double(ResolverWorkloads.processCPUNanoseconds() - cpu) / 1e3 / Double(requests)))
             return
         }
         print("httpdns-bench: \(requests) requests per workload; nginx https://a.test:\(servers.httpsPort), 2 cores shared")

@@ -33,6 +33,9 @@ final class ConnectionPool {
     var deadline: UInt64?
     /// Set when libcurl stopped watching a socket during a timer action (`TransferEngine.runDueTimers`).
     var stoppedWatchingOnTimer = false
+    /// For each route name, the CURLOPT_RESOLVE entry last handed to libcurl, and whether a transfer
+    /// carrying it has succeeded, which proves it is in the multi handle's DNS cache.
+    private var routeEntries: [String: (entry: String, stored: Bool)] = [:]
 
     init?(descriptor: PoolDescriptor, engine: TransferEngine) {
         guard let multi = curl_multi_init() else { return nil }
@@ -61,6 +64,27 @@ final class ConnectionPool {
         }
         _ = httpdns_multi_set_callbacks(multi, socketCallback, timerCallback,
                                         Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Whether a transfer on `route` must carry its CURLOPT_RESOLVE entry.
+    ///
+    /// libcurl keeps entries made through CURLOPT_RESOLVE in the multi handle's DNS cache for good
+    /// (they never expire), so once one is known to be there, later transfers need not parse and
+    /// store it again. It is known to be there once a transfer that carried it succeeded: a transfer
+    /// that is cancelled, or fails, before libcurl reads its options proves nothing, so until then
+    /// every transfer carries it. A new address order for the route (the same set, so the same
+    /// name) is carried again.
+    func needsResolveEntry(for route: ConnectRoute) -> Bool {
+        if let known = routeEntries[route.name], known.entry == route.resolveEntry, known.stored { return false }
+        if routeEntries[route.name]?.entry != route.resolveEntry { routeEntries[route.name] = (route.resolveEntry, false) }
+        return true
+    }
+
+    /// A transfer that carried `route`'s entry succeeded: the entry is in the DNS cache, unless a
+    /// newer order replaced it since.
+    func resolveEntryStored(for route: ConnectRoute) {
+        guard routeEntries[route.name]?.entry == route.resolveEntry else { return }
+        routeEntries[route.name]?.stored = true
     }
 
     /// CURLMOPT_MAXCONNECTS: idle connections kept per pool (the oldest idle one is closed beyond it).

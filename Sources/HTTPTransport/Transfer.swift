@@ -28,6 +28,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private let addresses: [IPAddress]?
     /// The synthetic CURLOPT_CONNECT_TO host, which libcurl may name in its messages.
     private var routeName: String?
+    /// The route's addresses, for the pool's DNS cache (`loadRoute(into:)`).
+    private var route: ConnectRoute?
+    /// Set when this transfer carries the route's CURLOPT_RESOLVE entry.
+    private var carriesRoute = false
     private let displayHost: String
     private let port: Int
     private let reportsTLS: Bool
@@ -72,7 +76,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// - Throws: `HTTPClientError` for a request that cannot be sent as given.
     init(request: HTTPRequest, target: RequestTarget, addresses: [IPAddress]?, resolution: HostResolution?,
          configuration: HTTPClient.Configuration, destination: ResponseBodyDestination, pool: PoolDescriptor) throws {
-        guard let easy = curl_easy_init() else {
+        guard let easy = IdleEasyHandles.shared.take() ?? curl_easy_init() else {
             throw HTTPClientError(kind: .transferFailed, message: "libcurl could not create an easy handle", url: request.url)
         }
         self.easy = easy
@@ -92,7 +96,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             bodySource = try request.body.map { try RequestBodySource($0, url: request.url) }
             sink = try ResponseBodySink(destination, url: request.url)
         } catch {
-            curl_easy_cleanup(easy)
+            IdleEasyHandles.shared.give(easy)
             errorBuffer.deallocate()
             throw error
         }
@@ -110,7 +114,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private func release() {
         guard !released else { return }
         released = true
-        curl_easy_cleanup(easy)
+        IdleEasyHandles.shared.give(easy)
         for list in lists { curl_slist_free_all(list) }
         lists.removeAll()
         errorBuffer.deallocate()
@@ -122,6 +126,22 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// Joins the pool's TLS session cache (CURLOPT_SHARE). Transfer thread.
     func attach(share: UnsafeMutableRawPointer) {
         _ = httpdns_easy_setopt_ptr(easy, CURLOPT_SHARE, share)
+    }
+
+    /// Hands the route's addresses to `pool`'s DNS cache (CURLOPT_RESOLVE) unless the pool is known
+    /// to hold them (`ConnectionPool.needsResolveEntry(for:)`): parsing and storing the entry for
+    /// every request cost a few microseconds each. Transfer thread, before the handle is added.
+    /// - Throws: `HTTPClientError` when libcurl refuses the option.
+    func loadRoute(into pool: ConnectionPool) throws {
+        guard let route, pool.needsResolveEntry(for: route) else { return }
+        try set(CURLOPT_RESOLVE, list: [route.resolveEntry])
+        carriesRoute = true
+    }
+
+    /// The transfer succeeded: a route entry it carried is in the pool's DNS cache. Transfer thread.
+    func confirmRoute(in pool: ConnectionPool) {
+        guard carriesRoute, let route else { return }
+        pool.resolveEntryStored(for: route)
     }
 
     /// Leaves the pool's TLS session cache once the transfer is out of the multi handle, so the
@@ -224,7 +244,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             let route = ConnectRoute.cached(host: target.host, addresses: addresses, port: target.port)
             routeName = route.name
             try set(CURLOPT_CONNECT_TO, list: ["\(target.curlHost):\(target.port):\(route.name):\(target.port)"])
-            try set(CURLOPT_RESOLVE, list: [route.resolveEntry])
+            self.route = route
         }
 
         try configureMethodAndBody(request: request, me: me)

@@ -289,6 +289,12 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             transfer.finish(.failure(HTTPClientError(kind: .transferFailed, message: "libcurl could not create a multi handle", url: transfer.url)))
             return
         }
+        do {
+            try transfer.loadRoute(into: pool)
+        } catch {
+            transfer.finish(.failure(error))
+            return
+        }
         transfer.attach(share: pool.share)
         let code = curl_multi_add_handle(pool.multi, transfer.easy)
         guard code == CURLM_OK else {
@@ -368,6 +374,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             guard let privateData else { continue }
             let transfer = Unmanaged<Transfer>.fromOpaque(privateData).takeUnretainedValue()
             guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { continue }
+            if result == CURLE_OK { transfer.confirmRoute(in: pool) }
             // Read what the connection told us before the handle leaves the multi handle.
             end(transfer, in: pool, with: transfer.outcome(for: result))
         }
