@@ -136,8 +136,8 @@ enum FetchCommand {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
                 throw UsageError("bad header '\(line)' (expected 'Name: value')", command: "fetch")
             }
-            let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-            let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            let name = String(line[..<colon]).trimmingWhitespace()
+            let value = String(line[line.index(after: colon)...]).trimmingWhitespace()
             headers.add(name: name, value: value)
         }
 
@@ -233,7 +233,7 @@ enum FetchCommand {
             throw UsageError("-x: '\(text)' is not an HTTP proxy URL (expected http://HOST:PORT or https://HOST:PORT)", command: "fetch")
         }
         let list = (bypass ?? environment["no_proxy"] ?? environment["NO_PROXY"] ?? "")
-            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .split(separator: ",").map { $0.trimmingWhitespace() }
         return .fixed(url, bypass: list)
     }
 

@@ -43,7 +43,7 @@ public enum ProxyPolicy: Sendable, Hashable {
             ? value("https_proxy") ?? value("all_proxy")
             : value("http_proxy", upper: false) ?? value("all_proxy")
         guard let chosen else { return nil }
-        let list = (value("no_proxy") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let list = (value("no_proxy") ?? "").split(separator: ",").map { $0.trimmingWhitespace() }
         if bypasses(host: host, port: port, list: list) { return nil }
         // curl accepts "host:port" without a scheme and means http://.
         return URL(string: chosen.contains("://") ? chosen : "http://" + chosen)
