@@ -184,7 +184,7 @@ public struct DoHClient: Sendable {
     /// Whether a Content-Type names `application/dns-message`, ignoring case and parameters.
     private static func isDNSMessage(_ contentType: String) -> Bool {
         let type = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        return type.trimmingCharacters(in: .whitespaces).lowercased() == mediaType
+        return type.trimmingWhitespace().lowercased() == mediaType
     }
 
     // MARK: - Combining A and AAAA

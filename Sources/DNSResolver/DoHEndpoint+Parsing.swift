@@ -48,13 +48,16 @@ extension DoHEndpoint {
     ///   - method: `.post` (default) or `.get`.
     /// - Throws: `DoHEndpoint.ParseError` naming what is wrong.
     public init(parsing text: String, bootstrapAddresses: [IPAddress] = [], method: Method = .post) throws(ParseError) {
-        var template = text.trimmingCharacters(in: .whitespaces)
+        var template = text.trimmingWhitespace()
         if template.hasSuffix("{?dns}") { template.removeLast("{?dns}".count) }
         guard let components = URLComponents(string: template), let scheme = components.scheme else {
             throw .malformedURL(text)
         }
         guard scheme.lowercased() == "https" else { throw .notHTTPS(text) }
-        guard let rawHost = components.host, !rawHost.isEmpty else { throw .missingHost(text) }
+        // The host as parsed (IDNA A-labels, percent-encoded): `components.host` would decode the
+        // A-labels through ICU (loading its data, ~0.3 ms at every start-up) only for
+        // `HostName.normalize` to encode them again through libidn2.
+        guard let rawHost = components.encodedHost?.removingPercentEncoding, !rawHost.isEmpty else { throw .missingHost(text) }
         guard let host = HostName.normalize(rawHost) else { throw .invalidHost(text) }
         if let port = components.port, !(1...65535).contains(port) { throw .invalidPort(text) }
         if components.user != nil || components.password != nil {
@@ -64,7 +67,8 @@ extension DoHEndpoint {
         if components.query != nil { throw .unsupportedComponent(text, component: "query") }
 
         var normalized = components
-        normalized.scheme = "https"
+        // Only when it differs: the setter revalidates the host through `host`, and so through ICU.
+        if scheme != "https" { normalized.scheme = "https" }
         if normalized.path.isEmpty { normalized.path = "/dns-query" }
         guard let url = normalized.url else { throw .malformedURL(text) }
 

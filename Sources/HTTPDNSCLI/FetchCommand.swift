@@ -97,7 +97,7 @@ enum FetchCommand {
         var proxy: ProxyPolicy = .none
     }
 
-    static func run(_ arguments: [String], console: Console, environment: [String: String]) async -> Int32 {
+    static func run(_ arguments: [String], console: Console, environment: Environment) async -> Int32 {
         let plan: Plan
         do {
             let parsed = try parser.parse(arguments)
@@ -112,7 +112,7 @@ enum FetchCommand {
         return await execute(plan, console: console)
     }
 
-    static func makePlan(_ parsed: ArgumentParser.Parsed, environment: [String: String]) throws(UsageError) -> Plan {
+    static func makePlan(_ parsed: ArgumentParser.Parsed, environment: Environment) throws(UsageError) -> Plan {
         guard parsed.positionals.count == 1, let text = parsed.positionals.first else {
             throw UsageError(parsed.positionals.isEmpty ? "no URL given" : "one URL expected, got \(parsed.positionals.count)", command: "fetch")
         }
@@ -136,8 +136,8 @@ enum FetchCommand {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
                 throw UsageError("bad header '\(line)' (expected 'Name: value')", command: "fetch")
             }
-            let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-            let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            let name = String(line[..<colon]).trimmingWhitespace()
+            let value = String(line[line.index(after: colon)...]).trimmingWhitespace()
             headers.add(name: name, value: value)
         }
 
@@ -217,10 +217,10 @@ enum FetchCommand {
     }
 
     /// curl's rules: `-x` wins over the environment; `--noproxy` replaces `no_proxy`.
-    private static func proxyPolicy(_ parsed: ArgumentParser.Parsed, environment: [String: String]) throws(UsageError) -> ProxyPolicy {
+    private static func proxyPolicy(_ parsed: ArgumentParser.Parsed, environment: Environment) throws(UsageError) -> ProxyPolicy {
         let bypass = parsed.value("noproxy")
         guard let text = parsed.value("proxy") else {
-            var variables = environment
+            var variables = environment.variables(named: ProxyPolicy.variableNames)
             if let bypass {
                 variables["no_proxy"] = bypass
                 variables["NO_PROXY"] = nil
@@ -233,7 +233,7 @@ enum FetchCommand {
             throw UsageError("-x: '\(text)' is not an HTTP proxy URL (expected http://HOST:PORT or https://HOST:PORT)", command: "fetch")
         }
         let list = (bypass ?? environment["no_proxy"] ?? environment["NO_PROXY"] ?? "")
-            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .split(separator: ",").map { $0.trimmingWhitespace() }
         return .fixed(url, bypass: list)
     }
 

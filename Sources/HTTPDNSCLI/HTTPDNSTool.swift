@@ -40,7 +40,13 @@ public enum HTTPDNSTool {
     """
 
     /// Runs one command line (without the program name) and returns the exit status.
-    public static func run(_ arguments: [String], console: Console = .standard, environment: [String: String] = ProcessInfo.processInfo.environment) async -> Int32 {
+    public static func run(_ arguments: [String], console: Console = .standard, environment: [String: String]) async -> Int32 {
+        await run(arguments, console: console, environment: Environment(environment))
+    }
+
+    /// Runs one command line (without the program name) with `environment`'s variables (by default
+    /// the process's) and returns the exit status.
+    public static func run(_ arguments: [String], console: Console = .standard, environment: Environment = .process) async -> Int32 {
         guard let command = arguments.first else {
             console.note(usage)
             return ExitStatus.usage

@@ -28,7 +28,7 @@ enum PinsCommand {
         .init(names: ["-h", "--help"], arity: .flag),
     ] + ResolverOptions.parserOptions)
 
-    static func run(_ arguments: [String], console: Console, environment: [String: String]) async -> Int32 {
+    static func run(_ arguments: [String], console: Console, environment: Environment) async -> Int32 {
         let url: URL
         let options: ResolverOptions
         let insecure: Bool

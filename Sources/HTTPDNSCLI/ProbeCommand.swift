@@ -39,7 +39,7 @@ enum ProbeCommand {
         .init(names: ["-h", "--help"], arity: .flag),
     ] + ResolverOptions.parserOptions + TrustOptions.parserOptions)
 
-    static func run(_ arguments: [String], console: Console, environment: [String: String]) async -> Int32 {
+    static func run(_ arguments: [String], console: Console, environment: Environment) async -> Int32 {
         let url: URL
         let options: ResolverOptions
         let trustOptions: TrustOptions

@@ -39,7 +39,7 @@ enum ResolveCommand {
         .init(names: ["-h", "--help"], arity: .flag),
     ] + ResolverOptions.parserOptions)
 
-    static func run(_ arguments: [String], console: Console, environment: [String: String]) async -> Int32 {
+    static func run(_ arguments: [String], console: Console, environment: Environment) async -> Int32 {
         let hosts: [String]
         let options: ResolverOptions
         let families: AddressFamilies

@@ -44,7 +44,7 @@ struct ResolverOptions {
     var fallback: Bool
 
     /// - Throws: `UsageError` for a bad URL, `--resolve` entry or certificate file.
-    init(_ parsed: ArgumentParser.Parsed, environment: [String: String], command: String) throws(UsageError) {
+    init(_ parsed: ArgumentParser.Parsed, environment: Environment, command: String) throws(UsageError) {
         var entries: [StaticHostResolver.Entry] = []
         for text in parsed.all("resolve") {
             do {

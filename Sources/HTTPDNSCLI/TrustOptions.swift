@@ -1,5 +1,6 @@
 import Foundation
 import HTTPDNS
+import HTTPDNSCore
 
 /// The target-trust options of `fetch` and `pins`, with curl's names: pins, client certificate,
 /// `-k`, `--cert-status`.
@@ -48,7 +49,7 @@ struct TrustOptions {
             for text in parsed.all("pinnedpubkey") {
                 // curl's rule: a value that does not start with "sha256//" is a file name (and
                 // ours: nor with "cert-sha256//", the whole-certificate pins CertificatePin parses).
-                let trimmed = text.trimmingCharacters(in: .whitespaces)
+                let trimmed = text.trimmingWhitespace()
                 if trimmed.hasPrefix("sha256//") || trimmed.hasPrefix("cert-sha256//") {
                     pins += try CertificatePin.list(parsing: text)
                 } else {

@@ -33,7 +33,7 @@ public struct HTTPRedirect: Sendable, Hashable {
     ///   - method: The method of that request.
     public init?(status: Int, headers: HTTPHeaders, url: URL, method: String) {
         guard Self.statuses.contains(status),
-              let value = headers[first: "Location"]?.trimmingCharacters(in: .whitespaces), !value.isEmpty,
+              let value = headers[first: "Location"]?.trimmingWhitespace(), !value.isEmpty,
               let location = Self.resolve(value, against: url) else { return nil }
         self.status = status
         self.location = location

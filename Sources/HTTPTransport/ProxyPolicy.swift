@@ -17,6 +17,10 @@ public enum ProxyPolicy: Sendable, Hashable {
     /// This proxy for every request except hosts matching `bypass` (`no_proxy` syntax).
     case fixed(URL, bypass: [String])
 
+    /// Every variable `.environment` and `.variables` read, so a caller can hand `.variables` just
+    /// these instead of the whole environment.
+    public static let variableNames = ["https_proxy", "HTTPS_PROXY", "http_proxy", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
+
     /// The proxy for a request to `host:port` (normalized host) with `scheme`, or `nil` to go direct.
     public func proxy(scheme: String, host: String, port: Int) -> URL? {
         switch self {
@@ -35,6 +39,7 @@ public enum ProxyPolicy: Sendable, Hashable {
 
     private static func fromVariables(_ variable: (String) -> String?, scheme: String, host: String, port: Int) -> URL? {
         func value(_ name: String, upper: Bool = true) -> String? {
+            assert(variableNames.contains(name) && (!upper || variableNames.contains(name.uppercased())), "\(name) missing from variableNames")
             if let text = variable(name), !text.isEmpty { return text }
             if upper, let text = variable(name.uppercased()), !text.isEmpty { return text }
             return nil
@@ -43,7 +48,7 @@ public enum ProxyPolicy: Sendable, Hashable {
             ? value("https_proxy") ?? value("all_proxy")
             : value("http_proxy", upper: false) ?? value("all_proxy")
         guard let chosen else { return nil }
-        let list = (value("no_proxy") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let list = (value("no_proxy") ?? "").split(separator: ",").map { $0.trimmingWhitespace() }
         if bypasses(host: host, port: port, list: list) { return nil }
         // curl accepts "host:port" without a scheme and means http://.
         return URL(string: chosen.contains("://") ? chosen : "http://" + chosen)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 
 /// One pin: a SHA-256 digest that a certificate of the server's verified chain must carry.
 ///
@@ -17,7 +18,7 @@ public enum CertificatePin: Sendable, Hashable, CustomStringConvertible {
     /// `cert-sha256//HEX` / `cert-sha256//BASE64` for a whole-certificate pin.
     /// - Throws: `TrustError.invalidPin` naming the text and what is wrong.
     public init(parsing text: String) throws(TrustError) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         if trimmed.hasPrefix("sha256//") {
             self = .publicKey(sha256: try Self.digest(String(trimmed.dropFirst(8)), text: text))
         } else if trimmed.hasPrefix("cert-sha256//") {
@@ -41,7 +42,7 @@ public enum CertificatePin: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: `TrustError.invalidPin` for the first bad one.
     public static func list(parsing text: String) throws(TrustError) -> [CertificatePin] {
         var pins: [CertificatePin] = []
-        for part in text.split(separator: ";") where !part.trimmingCharacters(in: .whitespaces).isEmpty {
+        for part in text.split(separator: ";") where !part.trimmingWhitespace().isEmpty {
             pins.append(try CertificatePin(parsing: String(part)))
         }
         guard !pins.isEmpty else { throw TrustError.invalidPin(pin: text, reason: "no pin given") }

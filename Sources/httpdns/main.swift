@@ -3,4 +3,12 @@ import HTTPDNSCLI
 
 // A closed stdout must be an error the tool reports (exit 23, as curl), not a silent SIGPIPE death.
 signal(SIGPIPE, SIG_IGN)
-exit(await HTTPDNSTool.run(Array(CommandLine.arguments.dropFirst())))
+let arguments = Array(CommandLine.arguments.dropFirst())
+// The command runs on the concurrency pool and exits from there as soon as it returns: its output
+// is written by then (write(2), no buffer) and an -o file renamed into place. Top-level `await`
+// would resume on the main actor first, whose queue Linux drains on a thread made for it, which
+// cost a thread start and a scheduling delay (1-10 ms) between the last byte and the exit.
+Task.detached {
+    exit(await HTTPDNSTool.run(arguments))
+}
+dispatchMain()

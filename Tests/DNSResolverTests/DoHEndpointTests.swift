@@ -94,6 +94,34 @@ struct DoHEndpointTests {
         }
     }
 
+    @Test func parsingTrimsSurroundingWhitespace() throws {
+        let endpoint = try DoHEndpoint(parsing: "\t https://dns.test/dns-query \u{00A0}\u{3000}")
+        #expect(endpoint.url.absoluteString == "https://dns.test/dns-query")
+    }
+
+    @Test func parsingAcceptsAnInternationalHostAsItsALabel() throws {
+        #expect(try DoHEndpoint(parsing: "https://bücher.test/dns-query").url.absoluteString == "https://xn--bcher-kva.test/dns-query")
+        #expect(try DoHEndpoint(parsing: "https://xn--bcher-kva.test/dns-query").url.absoluteString == "https://xn--bcher-kva.test/dns-query")
+    }
+
+    @Test(arguments: ["https://DNS.GOOGLE/dns-query", "https://d%6Es.google/dns-query", "https://dns.google./dns-query"])
+    func parsingMatchesAWellKnownHostAfterNormalizing(text: String) throws {
+        #expect(try DoHEndpoint(parsing: text).bootstrapAddresses == DoHEndpoint.google.bootstrapAddresses)
+    }
+
+    @Test(arguments: ["https://xn--a.test/dns-query", "https://dns.test%2F/dns-query", "https://-dns.test/dns-query", "https://dns_test%00/dns-query"])
+    func parsingRejectsAHostThatIsNotAName(text: String) {
+        #expect(throws: DoHEndpoint.ParseError.invalidHost(text)) {
+            try DoHEndpoint(parsing: text)
+        }
+    }
+
+    @Test func parsingRejectsAPercentEncodedHostThatIsNotUTF8() {
+        #expect(throws: DoHEndpoint.ParseError.missingHost("https://%FF.test/dns-query")) {
+            try DoHEndpoint(parsing: "https://%FF.test/dns-query")
+        }
+    }
+
     @Test func parseErrorsSayWhatToFix() {
         #expect(DoHEndpoint.ParseError.notHTTPS("http://x").description
             == "bad DoH URL 'http://x': the scheme must be https (RFC 8484 §3)")

@@ -68,6 +68,24 @@ extension ResolverIntegrationSuites {
             #expect(resolver.count == 1)
         }
 
+        @Test("ProxyPolicy.variableNames holds every variable the rules read: just those decide as the whole environment does")
+        func variableNamesCoverTheRules() {
+            let candidates = ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"]
+            for name in candidates {
+                for bypass in [nil, "no_proxy", "NO_PROXY"] {
+                    var variables = [name: "http://proxy.example:3128", "PATH": "/usr/bin"]
+                    if let bypass { variables[bypass] = "a.test" }
+                    let subset = variables.filter { ProxyPolicy.variableNames.contains($0.key) }
+                    for scheme in ["http", "https"] {
+                        for host in ["a.test", "b.test"] {
+                            #expect(ProxyPolicy.variables(subset).proxy(scheme: scheme, host: host, port: 443)
+                                == ProxyPolicy.variables(variables).proxy(scheme: scheme, host: host, port: 443), "\(variables) \(scheme) \(host)")
+                        }
+                    }
+                }
+            }
+        }
+
         @Test("no_proxy matching rules")
         func noProxyMatching() {
             #expect(ProxyPolicy.bypasses(host: "a.b.example", port: 443, list: ["example"]))
