@@ -19,13 +19,14 @@ enum Usage {
       --profile h1|h2           Only this library's sequential loop (for perf record).
       --profile-concurrent h1|h2
                                 Only this library's 16-concurrent loop (for perf record).
+      --profile-raw h1|h2       Only the reused blocking easy handle's sequential loop.
       --profile-raw-concurrent h1|h2
                                 Only the raw libcurl 16-concurrent loop (for perf record beside
                                 --profile-concurrent).
       -h, --help                This help.
     """
 
-    private static let valued: Set<String> = ["--requests", "--rounds", "--memory-requests", "--memory-version", "--lookups", "--profile", "--profile-concurrent", "--profile-raw-concurrent"]
+    private static let valued: Set<String> = ["--requests", "--rounds", "--memory-requests", "--memory-version", "--lookups", "--profile", "--profile-concurrent", "--profile-raw-concurrent", "--profile-raw"]
     private static let flags: Set<String> = ["--no-urlsession", "--no-memory", "--memory-only", "--resolver-only", "--cache-only"]
 
     /// nil when the arguments are fine; "" for --help; else what is wrong.
@@ -39,7 +40,7 @@ enum Usage {
             guard index + 1 < arguments.count else { return "\(argument) needs a value" }
             let value = arguments[index + 1]
             switch argument {
-            case "--memory-version", "--profile", "--profile-concurrent", "--profile-raw-concurrent":
+            case "--memory-version", "--profile", "--profile-concurrent", "--profile-raw-concurrent", "--profile-raw":
                 guard value == "h1" || value == "h2" else { return "\(argument) takes h1 or h2, got '\(value)'" }
             default:
                 guard let number = Int(value), number > 0 else { return "\(argument) needs a positive number, got '\(value)'" }

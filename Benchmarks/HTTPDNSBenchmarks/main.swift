@@ -5,7 +5,7 @@
 //   swift build -c release && .build/release/httpdns-bench [--requests N] [--rounds R] [--memory-requests N]
 //       [--memory-version h1|h2] [--no-urlsession] [--no-memory] [--lookups N]
 //   ... --memory-only | --resolver-only | --cache-only: one group of workloads alone
-//   ... --profile h1|h2 | --profile-concurrent h1|h2 | --profile-raw-concurrent h1|h2 [--requests N]: one loop alone, for perf record
+//   ... --profile[-raw] h1|h2 | --profile[-raw]-concurrent h1|h2 [--requests N]: one loop alone, for perf record
 import Foundation
 import Synchronization
 import HTTPDNS
@@ -42,6 +42,13 @@ struct Benchmarks {
             let cpu = ResolverWorkloads.processCPUNanoseconds()
             let rate = try RawCurl.concurrent(servers: servers, count: requests, width: 16, http2: value == "h2")
             print(String(format: "raw libcurl multi 16 concurrent: %.0f req/s, %.1f µs of CPU per request", rate, Double(ResolverWorkloads.processCPUNanoseconds() - cpu) / 1e3 / Double(requests)))
+            return
+        }
+        // --profile-raw VERSION: the reused blocking easy handle's sequential loop alone.
+        if let value = flag("--profile-raw") {
+            let cpu = ResolverWorkloads.processCPUNanoseconds()
+            let rate = RawCurl.sequential(servers: servers, count: requests, http2: value == "h2")
+            print(String(format: "reused blocking easy handle sequential: %.0f req/s, %.1f µs of CPU per request", rate, Double(ResolverWorkloads.processCPUNanoseconds() - cpu) / 1e3 / Double(requests)))
             return
         }
         // --profile VERSION: only this library's sequential workload, for perf record.
