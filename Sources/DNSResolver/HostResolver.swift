@@ -24,7 +24,11 @@ public final class HostResolver: HostResolving {
     let transport: any DoHTransport
     let systemResolver: any HostResolving
     let clock: any ResolverClock
+    /// Whether `clock` is the system's `MonotonicClock`, read directly on the hit path rather than
+    /// through the protocol.
+    private let clockIsMonotonic: Bool
     private let staticResolver: StaticHostResolver
+    private let hasStaticEntries: Bool
     /// `bypassList` normalized once: names that match exactly, and suffixes (with their leading dot).
     private let bypassNames: [[UInt8]]
     private let bypassSuffixes: [[UInt8]]
@@ -52,7 +56,9 @@ public final class HostResolver: HostResolving {
         self.transport = transport
         self.systemResolver = systemResolver
         self.clock = clock
+        self.clockIsMonotonic = clock is MonotonicClock
         self.staticResolver = StaticHostResolver(entries: configuration.staticEntries, fallback: nil)
+        self.hasStaticEntries = !configuration.staticEntries.isEmpty
         (bypassNames, bypassSuffixes) = Self.bypassPatterns(configuration.bypassList)
         self.cache = ResolutionCache(capacity: configuration.cacheCapacity)
         self.state = LockedValue(State(
@@ -68,7 +74,7 @@ public final class HostResolver: HostResolving {
     public func resolve(host: String, port: Int) async throws -> HostResolution {
         // A cache hit is answered here without entering another async function.
         switch try answerAtOnce(host: host, port: port, families: configuration.families) {
-        case .answered(let resolution): resolution
+        case .answered(let answer): answer.resolution
         case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
         case .miss(let key, let started): try await providerLookup(key, port: port, started: started)
         }
@@ -91,7 +97,7 @@ public final class HostResolver: HostResolving {
     ///   while waiting.
     public func resolve(host: String, port: Int, families: AddressFamilies) async throws -> HostResolution {
         switch try answerAtOnce(host: host, port: port, families: families) {
-        case .answered(let resolution): resolution
+        case .answered(let answer): answer.resolution
         case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
         case .miss(let key, let started): try await providerLookup(key, port: port, started: started)
         }
@@ -100,24 +106,46 @@ public final class HostResolver: HostResolving {
     /// What a lookup can tell before waiting for anything.
     private enum Immediate {
         /// A literal, a static entry or a cache hit (fresh or stale).
-        case answered(HostResolution)
+        case answered(Answer)
         /// The normalized name goes to the system resolver.
         case bypassed(name: String, families: AddressFamilies, started: TimeInterval)
         /// Nothing usable is cached: the providers are asked.
         case miss(ResolutionCache.Key, started: TimeInterval)
     }
 
+    /// An answer known at once, in parts. A `HostResolution` is copied through its value witnesses
+    /// (its source may hold a URL), so it is made only where it is returned: one made here and
+    /// returned inside `Immediate` was copied and destroyed again on every cache hit.
+    private struct Answer {
+        enum Source { case literal, staticMapping, cache }
+        var host: String
+        var addresses: [IPAddress]
+        var ttl: TimeInterval?
+        var source: Source
+        var provider: String?
+        var latency: TimeInterval?
+        var isStale = false
+
+        var resolution: HostResolution {
+            let source: ResolutionSource = switch self.source {
+            case .literal: .literal
+            case .staticMapping: .staticMapping
+            case .cache: .cache
+            }
+            return HostResolution(host: host, addresses: addresses, ttl: ttl, source: source, provider: provider, latency: latency, isStale: isStale)
+        }
+    }
+
     /// The synchronous part of a lookup, in order: IP literal, static entry, bypass, cache. It runs for
-    /// every request, so a hit reads the clock twice in all (expiry, latency), takes the lock once and
-    /// builds the resolution once.
+    /// every request, so a hit reads the clock twice in all (expiry, latency) and takes one lock.
     private func answerAtOnce(host: String, port: Int, families: AddressFamilies) throws -> Immediate {
-        let started = clock.now()
+        let started = now()
         guard let name = HostName.normalize(host) else { throw ResolutionError.invalidHostName(host) }
         if Self.mayBeIPLiteral(name), let literal = IPAddress(name) {
-            return .answered(HostResolution(host: name, addresses: [literal], ttl: nil, source: .literal))
+            return .answered(Answer(host: name, addresses: [literal], ttl: nil, source: .literal))
         }
-        if let addresses = staticResolver.addresses(host: name, port: port) {
-            return .answered(HostResolution(host: name, addresses: addresses, ttl: nil, source: .staticMapping))
+        if hasStaticEntries, let addresses = staticResolver.addresses(host: name, port: port) {
+            return .answered(Answer(host: name, addresses: addresses, ttl: nil, source: .staticMapping))
         }
         let families = concrete(families)
         if bypasses(name) { return .bypassed(name: name, families: families, started: started) }
@@ -126,19 +154,24 @@ public final class HostResolver: HostResolving {
         guard let hit = cache.lookup(key, now: started, staleLimit: staleLimit) else {
             return .miss(key, started: started)
         }
-        guard case .addresses(let addresses) = hit.value else { return .answered(try Self.resolution(from: hit, name: name).get()) }
-        let resolution = HostResolution(host: name, addresses: addresses, ttl: max(0, hit.remaining), source: .cache,
-                                        provider: hit.provider, latency: clock.now() - started, isStale: hit.isStale)
+        guard case .addresses(let addresses) = hit.value else { return .answered(try Self.answer(from: hit, name: name).get()) }
+        let answer = Answer(host: name, addresses: addresses, ttl: max(0, hit.remaining), source: .cache,
+                            provider: hit.provider, latency: now() - started, isStale: hit.isStale)
         if hit.isStale {
-            configuration.observer?.staleAnswerServed(host: name, resolution: resolution, expiredFor: -hit.remaining)
+            configuration.observer?.staleAnswerServed(host: name, resolution: answer.resolution, expiredFor: -hit.remaining)
             refreshInBackground(FlightKey(cacheKey: key, port: port), reason: .stale)
         } else {
-            configuration.observer?.cacheHit(host: name, resolution: resolution)
+            configuration.observer?.cacheHit(host: name, resolution: answer.resolution)
             if let window = configuration.refreshAheadWindow, hit.remaining <= window {
                 refreshInBackground(FlightKey(cacheKey: key, port: port), reason: .refreshAhead)
             }
         }
-        return .answered(resolution)
+        return .answered(answer)
+    }
+
+    /// `clock.now()`, without the protocol's dispatch for the system clock (a hit reads it twice).
+    private func now() -> TimeInterval {
+        clockIsMonotonic ? MonotonicClock.now() : clock.now()
     }
 
     /// A bypassed name, through the system resolver.
@@ -201,13 +234,17 @@ public final class HostResolver: HostResolving {
     /// Whether `name` (normalized) goes straight to the system resolver.
     public func bypasses(_ name: String) -> Bool {
         // Byte-wise, from the end (normalized names are ASCII): String's Character-wise comparisons
-        // cost more, and this runs on every lookup.
-        let bytes = name.utf8
-        return bypassNames.contains { $0.count == bytes.count && Self.endsWith(bytes, $0) }
+        // cost more, and this runs on every lookup. Over the string's own bytes when it has them
+        // contiguously, which a native string does: its UTF-8 view's indices cost more again.
+        name.utf8.withContiguousStorageIfAvailable(bypasses) ?? bypasses(Array(name.utf8))
+    }
+
+    private func bypasses<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> Bool {
+        bypassNames.contains { $0.count == bytes.count && Self.endsWith(bytes, $0) }
             || bypassSuffixes.contains { $0.count <= bytes.count && Self.endsWith(bytes, $0) }
     }
 
-    private static func endsWith(_ bytes: String.UTF8View, _ suffix: [UInt8]) -> Bool {
+    private static func endsWith<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes, _ suffix: [UInt8]) -> Bool {
         var index = bytes.endIndex
         for byte in suffix.reversed() {
             bytes.formIndex(before: &index)
@@ -239,7 +276,11 @@ public final class HostResolver: HostResolving {
     /// `inet_pton` takes only digits and dots (IPv4) or hex digits, colons and dots (IPv6). Most names
     /// fail at their first letter past `f`.
     private static func mayBeIPLiteral(_ name: String) -> Bool {
-        name.utf8.allSatisfy { byte in
+        name.utf8.withContiguousStorageIfAvailable(mayBeIPLiteral) ?? mayBeIPLiteral(Array(name.utf8))
+    }
+
+    private static func mayBeIPLiteral<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
+        bytes.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
                  UInt8(ascii: "."), UInt8(ascii: ":"): true
@@ -578,10 +619,14 @@ public final class HostResolver: HostResolving {
     }
 
     private static func resolution(from hit: ResolutionCache.Hit, name: String) -> Result<HostResolution, ResolutionError> {
+        answer(from: hit, name: name).map(\.resolution)
+    }
+
+    private static func answer(from hit: ResolutionCache.Hit, name: String) -> Result<Answer, ResolutionError> {
         switch hit.value {
         case .addresses(let addresses):
-            .success(HostResolution(host: name, addresses: addresses, ttl: max(0, hit.remaining), source: .cache,
-                                    provider: hit.provider, isStale: hit.isStale))
+            .success(Answer(host: name, addresses: addresses, ttl: max(0, hit.remaining), source: .cache,
+                            provider: hit.provider, isStale: hit.isStale))
         case .nameNotFound:
             .failure(.nameNotFound(host: name, negativeTTL: hit.remaining))
         case .noAddresses:

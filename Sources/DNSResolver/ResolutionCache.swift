@@ -1,6 +1,9 @@
 import Foundation
 import HTTPDNSCore
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The answers `HostResolver` remembers, keyed by normalized name and family selection, each with an
 /// absolute expiry on the resolver's clock, bounded in size with least-recently-used eviction.
@@ -77,10 +80,37 @@ final class ResolutionCache: Sendable {
     private let total = Atomic<Int>(0)
     private let useCounter = Atomic<UInt64>(0)
 
-    private final class Shard: Sendable {
-        let entries = LockedValue<[Key: Entry]>([:])
-        // Keeps the next shard's lock off this one's cache line.
-        private let padding: (Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0)
+    /// One shard's entries under a pthread mutex of its own. Not a `LockedValue`: that one's
+    /// `withLock` is generic and in another module, and a hit called it unspecialized (the
+    /// dictionary's metadata looked up, a closure context made); this one is specialized here.
+    private final class Shard: @unchecked Sendable {  // `entries` is only touched with `mutex` held
+        private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+        /// Behind a pointer rather than a stored `var`, which would be checked for exclusive access
+        /// at run time on every use (the mutex already makes it exclusive).
+        private let entries: UnsafeMutablePointer<[Key: Entry]>
+
+        init() {
+            // A cache line of its own, so that two shards' locks taken at once do not share one.
+            mutex = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64).bindMemory(to: pthread_mutex_t.self, capacity: 1)
+            mutex.initialize(to: pthread_mutex_t())
+            pthread_mutex_init(mutex, nil)
+            entries = .allocate(capacity: 1)
+            entries.initialize(to: [:])
+        }
+
+        deinit {
+            pthread_mutex_destroy(mutex)
+            mutex.deinitialize(count: 1)
+            UnsafeMutableRawPointer(mutex).deallocate()
+            entries.deinitialize(count: 1)
+            entries.deallocate()
+        }
+
+        func withLock<Result>(_ body: (inout [Key: Entry]) throws -> Result) rethrows -> Result {
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&entries.pointee)
+        }
     }
 
     private static let shardCount = 16
@@ -96,7 +126,7 @@ final class ResolutionCache: Sendable {
     /// Every entry (a snapshot, shard by shard).
     var entries: [Key: Entry] {
         var all: [Key: Entry] = [:]
-        for shard in shards { shard.entries.withLock { all.merge($0) { first, _ in first } } }
+        for shard in shards { shard.withLock { all.merge($0) { first, _ in first } } }
         return all
     }
 
@@ -112,28 +142,35 @@ final class ResolutionCache: Sendable {
     /// `staleLimit` is given. An entry past both is dropped. A hit counts as a use.
     func lookup(_ key: Key, now: TimeInterval, staleLimit: TimeInterval? = nil) -> Hit? {
         let use = nextUse()
-        return shard(for: key).entries.withLock { entries -> Hit? in
-            // One hash of the key: the use is recorded through the index found, not by storing again.
+        return shard(for: key).withLock { entries -> Hit? in
+            // One hash of the key: the entry is read and its use recorded in place, through the index
+            // found (neither copied out nor stored again).
             guard let index = entries.index(forKey: key) else { return nil }
-            let entry = entries.values[index]
-            let remaining = entry.expires - now
-            if remaining <= 0 {
-                guard let staleLimit, case .addresses = entry.value, -remaining <= staleLimit else {
-                    entries.remove(at: index)
-                    total.subtract(1, ordering: .relaxed)
-                    return nil
-                }
+            guard let hit = Self.use(&entries.values[index], stamp: use, now: now, staleLimit: staleLimit) else {
+                entries.remove(at: index)
+                total.subtract(1, ordering: .relaxed)
+                return nil
             }
-            entries.values[index].lastUsed = use
-            return Hit(value: entry.value, remaining: remaining, provider: entry.provider)
+            return hit
         }
+    }
+
+    /// `entry` as a hit at `now`, its use recorded as `stamp`; `nil` when it is past use (expired, and
+    /// not addresses within `staleLimit` of expiry).
+    private static func use(_ entry: inout Entry, stamp: UInt64, now: TimeInterval, staleLimit: TimeInterval?) -> Hit? {
+        let remaining = entry.expires - now
+        if remaining <= 0 {
+            guard let staleLimit, case .addresses = entry.value, -remaining <= staleLimit else { return nil }
+        }
+        entry.lastUsed = stamp
+        return Hit(value: entry.value, remaining: remaining, provider: entry.provider)
     }
 
     /// The live entry for `key` and its remaining lifetime; an expired entry is left in place (it may
     /// still be served stale) but not returned.
     func value(for key: Key, now: TimeInterval) -> (value: Value, remaining: TimeInterval)? {
         let use = nextUse()
-        return shard(for: key).entries.withLock { entries -> (value: Value, remaining: TimeInterval)? in
+        return shard(for: key).withLock { entries -> (value: Value, remaining: TimeInterval)? in
             guard let index = entries.index(forKey: key) else { return nil }
             let entry = entries.values[index]
             guard entry.expires - now > 0 else { return nil }
@@ -154,30 +191,30 @@ final class ResolutionCache: Sendable {
     func insert(_ value: Value, for key: Key, expires: TimeInterval, provider: String?) {
         guard capacity > 0 else { return }
         let target = shard(for: key)
-        let isNew = target.entries.withLock { $0[key] == nil }
+        let isNew = target.withLock { $0[key] == nil }
         if isNew, count >= capacity { evictLeastRecentlyUsed() }
         let entry = Entry(value: value, expires: expires, provider: provider, lastUsed: nextUse())
-        let added = target.entries.withLock { $0.updateValue(entry, forKey: key) == nil }
+        let added = target.withLock { $0.updateValue(entry, forKey: key) == nil }
         if added { total.add(1, ordering: .relaxed) }
     }
 
     private func evictLeastRecentlyUsed() {
         var oldest: (shard: Shard, key: Key, lastUsed: UInt64)?
         for shard in shards {
-            guard let candidate = shard.entries.withLock({ $0.min { $0.value.lastUsed < $1.value.lastUsed } }) else { continue }
+            guard let candidate = shard.withLock({ $0.min { $0.value.lastUsed < $1.value.lastUsed } }) else { continue }
             if oldest == nil || candidate.value.lastUsed < oldest!.lastUsed {
                 oldest = (shard, candidate.key, candidate.value.lastUsed)
             }
         }
         guard let oldest else { return }
-        let removed = oldest.shard.entries.withLock { $0.removeValue(forKey: oldest.key) != nil }
+        let removed = oldest.shard.withLock { $0.removeValue(forKey: oldest.key) != nil }
         if removed { total.subtract(1, ordering: .relaxed) }
     }
 
     /// Forgets every entry for `name`, whatever the families.
     func remove(name: String) {
         for shard in shards {
-            let removed = shard.entries.withLock { entries in
+            let removed = shard.withLock { entries in
                 let before = entries.count
                 entries = entries.filter { $0.key.name != name }
                 return before - entries.count
@@ -188,7 +225,7 @@ final class ResolutionCache: Sendable {
 
     func removeAll() {
         for shard in shards {
-            let removed = shard.entries.withLock { entries in
+            let removed = shard.withLock { entries in
                 defer { entries.removeAll() }
                 return entries.count
             }

@@ -17,7 +17,9 @@ public protocol ResolverClock: Sendable {
 public struct MonotonicClock: ResolverClock {
     public init() {}
 
-    public func now() -> TimeInterval {
+    public func now() -> TimeInterval { Self.now() }
+
+    static func now() -> TimeInterval {
         var time = timespec()
         clock_gettime(CLOCK_BOOTTIME, &time)
         return TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1_000_000_000

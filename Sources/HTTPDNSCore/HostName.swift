@@ -53,11 +53,18 @@ public enum HostName {
     /// 253 bytes in all, without a trailing dot or an `xn--` label: exactly what `normalize` returns
     /// for it.
     static func isNormalizedASCII(_ host: String) -> Bool {
+        // Over the string's own bytes when it has them contiguously (a native string always does):
+        // the UTF-8 view's iterator costs more per byte, and this runs on every lookup.
+        if let answer = host.utf8.withContiguousStorageIfAvailable(isNormalizedASCII) { return answer }
+        return isNormalizedASCII(Array(host.utf8))
+    }
+
+    private static func isNormalizedASCII<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
         var total = 0
         var labelLength = 0
         var previous: UInt8 = 0
         var hyphens = 0
-        for byte in host.utf8 {
+        for byte in bytes {
             total += 1
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -77,7 +84,17 @@ public enum HostName {
         }
         guard total > 0, total <= 253, labelLength > 0, previous != UInt8(ascii: "-") else { return false }
         // An A-label must be checked as Punycode.
-        return hyphens < 2 || !host.contains("xn--")
+        return hyphens < 2 || !hasALabel(bytes)
+    }
+
+    /// Whether `xn--` occurs anywhere in `bytes`: a possible A-label, which the full path checks.
+    private static func hasALabel<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            if bytes[index...].starts(with: "xn--".utf8) { return true }
+            bytes.formIndex(after: &index)
+        }
+        return false
     }
 
     /// The Unicode form of a normalized name: each `xn--` label decoded (for display).

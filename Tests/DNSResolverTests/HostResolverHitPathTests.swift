@@ -1,6 +1,7 @@
 import DNSResolver
 import Foundation
 import HTTPDNSCore
+import Synchronization
 import Testing
 
 /// The synchronous cache-hit path and the sharded cache behind it: shortcuts taken for speed must
@@ -86,4 +87,49 @@ struct HostResolverHitPathTests {
         #expect(harness.resolver.cachedCount == 0)
         #expect(Self.names.allSatisfy { harness.resolver.cachedResolution(host: $0) == nil })
     }
+
+    @Test func aHitOnTheSystemClockReportsTheLatencyMeasured() async throws {
+        // The default clock is read directly on the hit path rather than through the protocol.
+        let resolver = HostResolver(configuration: .init(endpoints: [ResolverHarness.first], families: .ipv4),
+                                    transport: FakeDoHTransport(zone: Self.zone), systemResolver: FakeSystemResolver(addresses: []))
+        _ = try await resolver.resolve(host: "host1.test", port: 443)
+        let hit = try await resolver.resolve(host: "host1.test", port: 443)
+        #expect(hit.source == .cache)
+        #expect(hit.provider == "doh")
+        let latency = try #require(hit.latency)
+        #expect(latency >= 0 && latency < 1)
+        let ttl = try #require(hit.ttl)
+        #expect(ttl > 299 && ttl <= 300)
+    }
+
+    @Test func theObserverSeesTheHitThatIsReturned() async throws {
+        let observer = ResolutionRecorder()
+        let harness = ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) {
+            $0.families = .ipv4
+            $0.observer = observer
+            $0.maximumStaleness = 60
+        }
+        _ = try await harness.resolve("host2.test")
+        harness.clock.advance(by: 100)
+        let fresh = try await harness.resolve("host2.test")
+        #expect(fresh.ttl == 200)
+        #expect(fresh.latency == 0)
+        harness.clock.advance(by: 210)
+        let stale = try await harness.resolve("host2.test")
+        #expect(stale.isStale && stale.ttl == 0)
+        let seen = observer.resolutions
+        #expect(seen.count == 2)
+        for (returned, observed) in zip([fresh, stale], seen) {
+            #expect(observed == returned)
+            #expect(observed.provider == returned.provider && observed.latency == returned.latency)
+        }
+    }
+}
+
+/// Keeps the resolutions of cache hits and stale answers, in order.
+private final class ResolutionRecorder: ResolverObserver {
+    private let log = Mutex<[HostResolution]>([])
+    var resolutions: [HostResolution] { log.withLock { $0 } }
+    func cacheHit(host: String, resolution: HostResolution) { log.withLock { $0.append(resolution) } }
+    func staleAnswerServed(host: String, resolution: HostResolution, expiredFor: TimeInterval) { log.withLock { $0.append(resolution) } }
 }
