@@ -57,7 +57,11 @@ extension DoHEndpoint {
         // The host as parsed (IDNA A-labels, percent-encoded): `components.host` would decode the
         // A-labels through ICU (loading its data, ~0.3 ms at every start-up) only for
         // `HostName.normalize` to encode them again through libidn2.
-        guard let rawHost = components.encodedHost?.removingPercentEncoding, !rawHost.isEmpty else { throw .missingHost(text) }
+        // Decoded only when it has an escape: `removingPercentEncoding` goes through NSString and
+        // CoreFoundation on Linux, about 1.3 ms of a cold start.
+        guard let encodedHost = components.encodedHost,
+              let rawHost = encodedHost.contains("%") ? encodedHost.removingPercentEncoding : encodedHost,
+              !rawHost.isEmpty else { throw .missingHost(text) }
         guard let host = HostName.normalize(rawHost) else { throw .invalidHost(text) }
         if let port = components.port, !(1...65535).contains(port) { throw .invalidPort(text) }
         if components.user != nil || components.password != nil {
