@@ -299,6 +299,9 @@ $extra
         location = /status/500 { return 500 "status=500\n"; }
         location = /large { alias $WWW_DIR/large.bin; }
         location = /slow { echo_sleep 5; echo "slow"; }
+        # Holds its connection long enough that a test's other request can time out first, even
+        # under a sanitizer.
+        location = /hold { echo_sleep 15; echo "held"; }
         # Long enough that requests of one burst overlap even on a loaded machine.
         location = /delay { echo_sleep 0.3; echo "delayed"; }
 $(nginx_http_semantics_locations)

@@ -27,8 +27,10 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// brackets (`[::1]`). Returns `nil` for anything else, including zone IDs, host names and text
     /// with a NUL in it (`inet_pton` would stop there and accept `"127.0.0.1\0.evil.test"`).
     public init?(_ text: some StringProtocol) {
-        guard !text.utf8.contains(0) else { return nil }
+        // On the concrete String: `contains` over a generic StringProtocol's UTF-8 view dispatched
+        // through witness tables for every byte.
         var text = String(text)
+        guard !text.utf8.contains(0) else { return nil }
         if text.hasPrefix("["), text.hasSuffix("]") {
             text = String(text.dropFirst().dropLast())
         }

