@@ -76,7 +76,12 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// - Throws: `HTTPClientError` for a request that cannot be sent as given.
     init(request: HTTPRequest, target: RequestTarget, addresses: [IPAddress]?, resolution: HostResolution?,
          configuration: HTTPClient.Configuration, destination: ResponseBodyDestination, pool: PoolDescriptor) throws {
-        guard let easy = IdleEasyHandles.shared.take() ?? curl_easy_init() else {
+        // A new handle per request. Reusing finished ones (curl_easy_reset) saved some CPU, but
+        // libcurl 7.88 keeps state a reset does not clear: `state.previouslypending` makes a handle
+        // that once waited for a connection move the head of its pool's waiting queue to the tail
+        // each time it connects, which can starve the oldest waiter (a 30 s time-out was seen in
+        // the 1,000-request load test), and `state.resolve` can point at a freed list.
+        guard let easy = curl_easy_init() else {
             throw HTTPClientError(kind: .transferFailed, message: "libcurl could not create an easy handle", url: request.url)
         }
         self.easy = easy
@@ -96,7 +101,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             bodySource = try request.body.map { try RequestBodySource($0, url: request.url) }
             sink = try ResponseBodySink(destination, url: request.url)
         } catch {
-            IdleEasyHandles.shared.give(easy)
+            curl_easy_cleanup(easy)
             errorBuffer.deallocate()
             throw error
         }
@@ -114,7 +119,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private func release() {
         guard !released else { return }
         released = true
-        IdleEasyHandles.shared.give(easy)
+        curl_easy_cleanup(easy)
         for list in lists { curl_slist_free_all(list) }
         lists.removeAll()
         errorBuffer.deallocate()

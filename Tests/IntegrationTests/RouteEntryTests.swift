@@ -4,44 +4,31 @@ import HTTPDNS
 @testable import HTTPTransport
 import TestSupport
 
-/// What the transport keeps between requests to save work: reset libcurl easy handles, and route
-/// entries in a pool's DNS cache. Neither may change what a request sends or where it connects.
-@Suite("Reuse of libcurl state between requests")
-struct TransferReuseTests {
+/// Route entries kept in a pool's DNS cache between requests: a request that does not carry its
+/// route's CURLOPT_RESOLVE entry must still connect where, and in the order, its addresses say.
+@Suite("Route entries kept between requests")
+struct RouteEntryTests {
     let fixture: Fixture
     init() throws { fixture = try Fixture() }
 
-    @Test("a reused easy handle carries nothing of the request before it: method, body, headers, HEAD")
-    func reusedHandleStartsClean() async throws {
-        let client = fixture.client(trust: fixture.freshTrust(), version: .http1_1)
-        let url = fixture.url("a.test", "/inspect")
-        var post = HTTPRequest(url: url, method: "POST", body: .data(Data("first body".utf8)))
-        post.headers.add(name: "Cookie", value: "first=1")
-        let posted = try await client.execute(post)
-        #expect(posted.text == "method=POST\nhost=a.test:\(fixture.servers.httpsPort)\ncookie=first=1\nfirst body")
-        let head = try await client.execute(HTTPRequest(url: url, method: "HEAD"))
-        #expect(head.status == 200 && head.body.isEmpty)
-        // One request at a time on one task: each takes the handle the one before gave back.
-        for _ in 0..<3 {
-            let get = try await client.execute(HTTPRequest(url: url))
-            #expect(get.text == "method=GET\nhost=a.test:\(fixture.servers.httpsPort)\ncookie=\n")
-        }
-    }
-
-    @Test("requests alternating the order of a host's addresses all connect, to the live one")
+    @Test("each new connection goes to the first address in the order of its own request, with the order alternating")
     func alternatingAddressOrder() async throws {
-        // nginx listens on 127.0.0.1 only: 127.0.0.2 refuses. Without racing, libcurl tries them in
-        // the order given, so each order must reach libcurl's DNS cache.
+        // nginx listens on 127.0.0.1 and 127.0.0.50. Without racing, libcurl connects to the first
+        // address of the route's entry in its DNS cache; `Connection: close` makes every request
+        // open a new connection, so each one looks its route up there. Requests after the first
+        // with an order already stored carry no entry of their own.
         var configuration = HTTPClient.Configuration(trust: fixture.freshTrust(), timeouts: Timeouts(connect: 5, total: 30), httpVersion: .http1_1)
         configuration.racesAddresses = false
         let client = HTTPClient(configuration: configuration, resolver: fixture.resolver())
-        let live = IPAddress("127.0.0.1")!, refusing = IPAddress("127.0.0.2")!
-        for index in 0..<6 {
+        let one = IPAddress("127.0.0.1")!, fifty = IPAddress("127.0.0.50")!
+        for order in [[one, fifty], [one, fifty], [fifty, one], [fifty, one], [one, fifty], [fifty, one]] {
             var request = HTTPRequest(url: fixture.url("a.test"))
-            request.connectTo = index.isMultiple(of: 2) ? [live, refusing] : [refusing, live]
+            request.connectTo = order
+            request.headers.add(name: "Connection", value: "close")
             let response = try await client.execute(request)
             #expect(response.text == "vhost=a.test\n")
-            #expect(response.connection.remoteAddress == "127.0.0.1")
+            #expect(response.connection.reusedConnection == false)
+            #expect(response.connection.remoteAddress == order[0].description, "order \(order)")
         }
     }
 
