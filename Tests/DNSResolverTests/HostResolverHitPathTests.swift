@@ -128,7 +128,7 @@ struct HostResolverHitPathTests {
 
 /// Keeps the resolutions of cache hits and stale answers, in order.
 private final class ResolutionRecorder: ResolverObserver {
-    private let log = Mutex<[HostResolution]>([])
+    private let log = LockedValue<[HostResolution]>([])
     var resolutions: [HostResolution] { log.withLock { $0 } }
     func cacheHit(host: String, resolution: HostResolution) { log.withLock { $0.append(resolution) } }
     func staleAnswerServed(host: String, resolution: HostResolution, expiredFor: TimeInterval) { log.withLock { $0.append(resolution) } }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 import Synchronization
 import HTTPDNS
 import TestSupport
@@ -27,7 +28,7 @@ extension Fixture {
 
 /// Collects trust events from the handler, which may run on any thread.
 final class TrustEventLog: Sendable {
-    private let events = Mutex<[TrustEvent]>([])
+    private let events = LockedValue<[TrustEvent]>([])
     var handler: @Sendable (TrustEvent) -> Void { { [self] event in events.withLock { $0.append(event) } } }
     var all: [TrustEvent] { events.withLock { $0 } }
     var pinReports: [PinReport] {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 import Synchronization
 import Testing
 import HTTPDNS
@@ -209,8 +210,8 @@ extension ResolverIntegrationSuites {
 
 /// A resolver whose answer the test changes, standing for a re-resolution with new addresses.
 final class MutableResolver: HostResolving {
-    private let current: Mutex<[IPAddress]>
-    init(addresses: [IPAddress]) { current = Mutex(addresses) }
+    private let current: LockedValue<[IPAddress]>
+    init(addresses: [IPAddress]) { current = LockedValue(addresses) }
     var addresses: [IPAddress] {
         get { current.withLock { $0 } }
         set { current.withLock { $0 = newValue } }
@@ -222,14 +223,14 @@ final class MutableResolver: HostResolving {
 
 /// A clock the test moves.
 final class TestClock: ResolverClock {
-    private let time = Mutex<TimeInterval>(1_000)
+    private let time = LockedValue<TimeInterval>(1_000)
     func now() -> TimeInterval { time.withLock { $0 } }
     func advance(by seconds: TimeInterval) { time.withLock { $0 += seconds } }
 }
 
 /// Counts resolver events by kind.
 final class Events: ResolverObserver {
-    private let log = Mutex<[String]>([])
+    private let log = LockedValue<[String]>([])
     func count(_ kind: String) -> Int { log.withLock { $0.filter { $0 == kind }.count } }
     func providerAnswered(host: String, provider: String, endpoint: URL, latency: TimeInterval, answer: DoHClient.Answer) { log.withLock { $0.append("answer") } }
     func warning(_ message: String) { log.withLock { $0.append("warning") } }

@@ -5,7 +5,7 @@ import Synchronization
 
 /// A `ResolverObserver` that keeps one line per event, to assert on.
 final class EventRecorder: ResolverObserver {
-    private let log = Mutex<[String]>([])
+    private let log = LockedValue<[String]>([])
     var events: [String] { log.withLock { $0 } }
     private func add(_ line: String) { log.withLock { $0.append(line) } }
 

@@ -38,7 +38,7 @@ final class FakeDoHTransport: DoHTransport {
     typealias Handler = @Sendable (Request) async throws -> DoHHTTPResponse
 
     private let handler: Handler
-    private let log = Mutex<[Request]>([])
+    private let log = LockedValue<[Request]>([])
 
     init(_ handler: @escaping Handler) {
         self.handler = handler
@@ -98,7 +98,7 @@ extension DoHHTTPResponse {
 /// A stand-in for the system resolver that records the names asked.
 final class FakeSystemResolver: HostResolving {
     private let result: @Sendable (String) throws -> [IPAddress]
-    private let log = Mutex<[String]>([])
+    private let log = LockedValue<[String]>([])
 
     init(_ result: @escaping @Sendable (String) throws -> [IPAddress]) {
         self.result = result

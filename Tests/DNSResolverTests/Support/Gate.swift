@@ -1,3 +1,4 @@
+import HTTPDNSCore
 import Synchronization
 
 /// A one-shot signal: `wait()` suspends until `open()` is called (returns at once afterwards).
@@ -8,7 +9,7 @@ final class Gate: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -47,7 +48,7 @@ func eventually(_ condition: () -> Bool) async -> Bool {
 
 /// A list appended to from any task.
 final class Recorder<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
+    private let items = LockedValue<[Element]>([])
 
     func append(_ item: Element) { items.withLock { $0.append(item) } }
 
