@@ -136,8 +136,8 @@ enum FetchCommand {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
                 throw UsageError("bad header '\(line)' (expected 'Name: value')", command: "fetch")
             }
-            let name = String(line[..<colon]).trimmingWhitespace()
-            let value = String(line[line.index(after: colon)...]).trimmingWhitespace()
+            let name = line[..<colon].trimmingWhitespace()
+            let value = line[line.index(after: colon)...].trimmingWhitespace()
             headers.add(name: name, value: value)
         }
 

@@ -26,9 +26,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     var addressRaceTime: TimeInterval?
     private let resolution: HostResolution?
     private let addresses: [IPAddress]?
-    /// The synthetic CURLOPT_CONNECT_TO host, which libcurl may name in its messages.
-    private var routeName: String?
-    /// The route's addresses, for the pool's DNS cache (`loadRoute(into:)`).
+    /// The IP-direct route: its synthetic CURLOPT_CONNECT_TO host (which libcurl may name in its
+    /// messages) and its addresses, for the pool's DNS cache (`loadRoute(into:)`).
     private var route: ConnectRoute?
     /// Set when this transfer carries the route's CURLOPT_RESOLVE entry.
     private var carriesRoute = false
@@ -247,7 +246,6 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         // connection to other addresses is not reused.
         if let addresses, !addresses.isEmpty, !target.isIPLiteral {
             let route = ConnectRoute.cached(host: target.host, addresses: addresses, port: target.port)
-            routeName = route.name
             try set(CURLOPT_CONNECT_TO, list: ["\(target.curlHost):\(target.port):\(route.name):\(target.port)"])
             self.route = route
         }
@@ -553,7 +551,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     private func plainError(for code: CURLcode) -> HTTPClientError {
         var detail = String(cString: errorBuffer)
-        if let routeName, let addresses {
+        if let routeName = route?.name, let addresses {
             // Say where libcurl connected in terms the caller knows: the addresses, not the route.
             detail = detail.replacingOccurrences(of: routeName, with: addresses.map(\.description).joined(separator: ", "))
         }
