@@ -304,6 +304,8 @@ $extra
         location = /hold { echo_sleep 15; echo "held"; }
         # Long enough that requests of one burst overlap even on a loaded machine.
         location = /delay { echo_sleep 0.3; echo "delayed"; }
+        # nginx closes the idle keep-alive connection a second after this response.
+        location = /keepalive/short { keepalive_timeout 1s; return 200 "short\n"; }
 $(nginx_http_semantics_locations)
 EOF
 }

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <limits.h>
 #include <stdint.h>
+#include <unistd.h>
+#include <sys/socket.h>
 
 CURLcode httpdns_easy_setopt_long(CURL *easy, CURLoption option, long value) {
     return curl_easy_setopt(easy, option, value);
@@ -38,6 +40,32 @@ CURLcode httpdns_easy_setopt_prereq_function(CURL *easy, curl_prereq_callback ca
 }
 CURLcode httpdns_easy_setopt_sockopt_function(CURL *easy, curl_sockopt_callback callback) {
     return curl_easy_setopt(easy, CURLOPT_SOCKOPTFUNCTION, callback);
+}
+static httpdns_socket_lifecycle_callback socket_lifecycle_callback;
+void httpdns_set_socket_lifecycle_callback(httpdns_socket_lifecycle_callback callback) {
+    socket_lifecycle_callback = callback;
+}
+static curl_socket_t httpdns_open_socket(void *clientp, curlsocktype purpose, struct curl_sockaddr *address) {
+    (void)clientp;
+    (void)purpose;
+    int fd = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+    if (fd < 0) return CURL_SOCKET_BAD;
+    if (socket_lifecycle_callback) {
+        int saved = errno;
+        socket_lifecycle_callback(fd, 1);
+        errno = saved;
+    }
+    return fd;
+}
+static int httpdns_close_socket(void *clientp, curl_socket_t fd) {
+    (void)clientp;
+    if (socket_lifecycle_callback) socket_lifecycle_callback(fd, 0);
+    return close(fd);
+}
+CURLcode httpdns_easy_set_socket_lifecycle(CURL *easy) {
+    CURLcode code = curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, httpdns_open_socket);
+    if (code == CURLE_OK) code = curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, httpdns_close_socket);
+    return code;
 }
 CURLcode httpdns_easy_getinfo_long(CURL *easy, CURLINFO info, long *value) {
     return curl_easy_getinfo(easy, info, value);

@@ -33,6 +33,10 @@ final class ConnectionPool {
     var deadline: UInt64?
     /// Set when libcurl stopped watching a socket during a timer action (`TransferEngine.runDueTimers`).
     var stoppedWatchingOnTimer = false
+    /// Whether sockets libcurl stops watching stay in the engine's epoll set, parked
+    /// (`TransferEngine.watch`); false for good once a transfer that lets libcurl resolve a name
+    /// has started in the pool.
+    var parksSockets = true
     /// For each route name, the CURLOPT_RESOLVE entry last handed to libcurl, and whether a transfer
     /// carrying it has succeeded, which proves it is in the multi handle's DNS cache.
     private var routeEntries: [String: (entry: String, stored: Bool)] = [:]

@@ -35,6 +35,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private let port: Int
     private let reportsTLS: Bool
     private let isHTTPS: Bool
+    private let isIPLiteral: Bool
     /// `HTTPRequest.failsOnHTTPError`: a status of 400 or more fails the request, its body dropped.
     private let failsOnHTTPError: Bool
     /// The proxy the request goes through, if any.
@@ -93,6 +94,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         self.port = target.port
         self.reportsTLS = request.reportsTLSDetails && target.isHTTPS
         self.isHTTPS = target.isHTTPS
+        self.isIPLiteral = target.isIPLiteral
         self.failsOnHTTPError = request.failsOnHTTPError
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -123,6 +125,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         lists.removeAll()
         errorBuffer.deallocate()
     }
+
+    /// Whether libcurl may resolve a name itself for this transfer (a proxy's host, or a request
+    /// with no address list), which its threaded resolver does over a socket pair the engine watches.
+    var mayResolveInLibcurl: Bool { proxy != nil || (route == nil && !isIPLiteral) }
 
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
     func markCancelled() { cancelled.store(true, ordering: .releasing) }
@@ -205,6 +211,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             : nil
         self.proxy = proxy
         try set(CURLOPT_PROXY, proxy?.absoluteString ?? "")
+        // The policy has applied its bypass list; without this libcurl would apply the
+        // environment's no_proxy on top, sending a `.fixed` proxy's hosts (or `--noproxy ""`) direct.
+        try set(CURLOPT_NOPROXY, "")
+        try check(httpdns_easy_set_socket_lifecycle(easy), CURLOPT_OPENSOCKETFUNCTION)
         try set(CURLOPT_FOLLOWLOCATION, 0)
 
         // Response callbacks.

@@ -39,8 +39,18 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
 
     // Loop state (under `loopLock`).
     private var pools: [Int: ConnectionPool] = [:]
-    /// The pool that owns each watched socket and the events it is watched for.
-    private var socketOwners: [Int32: (pool: ConnectionPool, mask: Int32)] = [:]
+    /// A socket in the epoll set: the pool that owns it, the events it is registered for, and
+    /// whether it is parked (see `watch`).
+    private struct Watch {
+        let pool: ConnectionPool
+        var mask: Int32
+        var parked = false
+    }
+    /// Every socket in the epoll set (except the eventfd and timerfd).
+    private var socketOwners: [Int32: Watch] = [:]
+    /// The sockets libcurl opened and has not closed, as told by the socket lifecycle callbacks
+    /// (CURLOPT_OPENSOCKETFUNCTION, CURLOPT_CLOSESOCKETFUNCTION).
+    private var curlSockets: Set<Int32> = []
     private var active: [ObjectIdentifier: Transfer] = [:]
     /// When the transfers of pools with a connection limit are next checked against their time
     /// limits (uptime ns; nil: none in flight); see `enforceTimeLimits`.
@@ -56,6 +66,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         precondition(epollFD >= 0 && wakeFD >= 0 && timerFD >= 0, "httpdns: cannot create epoll/eventfd/timerfd: errno \(errno)")
         _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_ADD), wakeFD, Int32(HTTPDNS_EVENT_IN))
         _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_ADD), timerFD, Int32(HTTPDNS_EVENT_IN))
+        httpdns_set_socket_lifecycle_callback(socketLifecycleCallback)
         let thread = Thread { [self] in run() }
         thread.name = "httpdns.transfer"
         thread.start()
@@ -191,7 +202,17 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
                     if read(fd, &value, 8) == 8 { armedDeadline = nil }
                     continue
                 }
-                guard let pool = socketOwners[fd]?.pool else { continue }
+                guard let owner = socketOwners[fd] else { continue }
+                if owner.parked {
+                    // Data or a close on a connection libcurl keeps idle (nginx closes idle
+                    // connections when it runs short of them): libcurl finds out itself when it
+                    // next uses the connection (it checks a pooled one before reuse). Left in the
+                    // set, a closed connection would wake this loop for ever.
+                    _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), fd, 0)
+                    socketOwners[fd] = nil
+                    continue
+                }
+                let pool = owner.pool
                 let flags = events[index].events
                 var action: Int32 = 0
                 if flags & Int32(HTTPDNS_EVENT_IN) != 0 { action |= CURL_CSELECT_IN }
@@ -289,6 +310,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             transfer.finish(.failure(HTTPClientError(kind: .transferFailed, message: "libcurl could not create a multi handle", url: transfer.url)))
             return
         }
+        if pool.parksSockets, transfer.mayResolveInLibcurl { stopParking(in: pool) }
         do {
             try transfer.loadRoute(into: pool)
         } catch {
@@ -381,12 +403,28 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     }
 
     /// Called by libcurl (through the pool's socket callback) under the loop lock.
+    ///
+    /// A keep-alive connection is dropped from libcurl's watch list when its transfer ends and
+    /// added back, for the same events, when the next transfer takes it: two epoll_ctl calls per
+    /// request. So a socket libcurl opened through `socketLifecycleCallback` stays in the epoll set
+    /// when libcurl stops watching it, parked: taking it back costs nothing, an event on it takes
+    /// it out (see `run`), and closing it takes it out first (`socketLifecycle`). A socket libcurl
+    /// closes without that callback (a connect attempt that never became the connection) may
+    /// leave a parked entry for a number the kernel hands out again: the next socket libcurl
+    /// opens with it clears the entry. The threaded resolver's socket pairs are not opened through
+    /// the callback and could take such a number unseen, so a pool parks no socket once a transfer
+    /// that lets libcurl resolve a name has started in it (`stopParking`). (Another pool taking
+    /// the number is safe: the entry's pool differs, so the watch is registered anew.)
     func watch(socket: Int32, events: Int32, pool: ConnectionPool) {
         if events == CURL_POLL_REMOVE {
             // A pool may report a socket gone after its number was reused by another pool's new
             // connection; only the owner may stop the watch.
             if poolOnTimer === pool { pool.stoppedWatchingOnTimer = true }
             guard socketOwners[socket]?.pool === pool else { return }
+            if pool.parksSockets, curlSockets.contains(socket) {
+                socketOwners[socket]?.parked = true
+                return
+            }
             _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), socket, 0)
             socketOwners[socket] = nil
             return
@@ -396,14 +434,56 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         if events & CURL_POLL_OUT != 0 { mask |= Int32(HTTPDNS_EVENT_OUT) }
         let known = socketOwners[socket]
         // libcurl repeats a socket's events after every action on it; re-arming an unchanged
-        // watch is a system call per request for nothing. (A socket libcurl closes is reported
-        // CURL_POLL_REMOVE first, so an unchanged entry is still registered.)
-        if let known, known.pool === pool, known.mask == mask { return }
+        // watch is a system call per request for nothing.
+        if let known, known.pool === pool, known.mask == mask {
+            if known.parked { socketOwners[socket]?.parked = false }
+            return
+        }
         let add = Int32(HTTPDNS_WATCH_ADD), modify = Int32(HTTPDNS_WATCH_MODIFY)
         if httpdns_epoll_ctl(epollFD, known != nil ? modify : add, socket, mask) != 0 {
             // The fd was closed and reused, or registered by another pool: take it over.
             _ = httpdns_epoll_ctl(epollFD, known != nil ? add : modify, socket, mask)
         }
-        socketOwners[socket] = (pool, mask)
+        socketOwners[socket] = Watch(pool: pool, mask: mask)
     }
+
+    /// libcurl opened `fd` (`opened`) or is about to close it. Under the loop lock: libcurl opens
+    /// and closes sockets only inside the multi calls the engine makes under it.
+    fileprivate func socketLifecycle(fd: Int32, opened: Bool) {
+        if opened {
+            // A number the kernel just handed out was closed before: an entry for it is stale,
+            // and its registration went with the closed socket.
+            socketOwners[fd] = nil
+            curlSockets.insert(fd)
+        } else {
+            curlSockets.remove(fd)
+            if socketOwners.removeValue(forKey: fd) != nil {
+                _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), fd, 0)
+            }
+        }
+    }
+
+    /// The sockets of `descriptor`'s pool in the epoll set, the parked ones among them, and whether
+    /// the pool parks sockets (for tests).
+    func watchedSockets(of descriptor: PoolDescriptor) -> (watched: [Int32], parked: [Int32], parks: Bool) {
+        loopLock.lock()
+        defer { loopLock.unlock() }
+        guard let pool = pools[descriptor.id] else { return ([], [], true) }
+        let mine = socketOwners.filter { $0.value.pool === pool }
+        return (mine.keys.sorted(), mine.filter { $0.value.parked }.keys.sorted(), pool.parksSockets)
+    }
+
+    /// Takes `pool`'s parked sockets out of the epoll set; it parks none from now on (see `watch`).
+    private func stopParking(in pool: ConnectionPool) {
+        pool.parksSockets = false
+        for (fd, owner) in socketOwners where owner.parked && owner.pool === pool {
+            _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), fd, 0)
+            socketOwners[fd] = nil
+        }
+    }
+}
+
+/// The socket lifecycle callback (see `TransferEngine.socketLifecycle`).
+private let socketLifecycleCallback: httpdns_socket_lifecycle_callback = { fd, opened in
+    TransferEngine.shared.socketLifecycle(fd: fd, opened: opened != 0)
 }

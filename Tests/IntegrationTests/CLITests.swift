@@ -263,6 +263,19 @@ struct CLITests {
         #expect(result.stderrText.contains("writing the output failed"))
     }
 
+    @Test("-x with --noproxy \"\" goes through the proxy even for a host the environment's no_proxy names, as curl does")
+    func emptyNoproxyOverridesEnvironment() async throws {
+        let proxy = try await ProxyTestServer.shared()
+        let connect = "CONNECT b.test:\(fixture.servers.httpsPort)"
+        let before = proxy.requests(containing: connect).count
+        // The real environment of the child process: libcurl, left to itself, reads no_proxy there.
+        let result = try await httpdns(["fetch", "-x", proxy.url.absoluteString, "--noproxy", "", fixture.url("b.test").absoluteString] + doh,
+                                       environment: ["no_proxy": "b.test", "NO_PROXY": "b.test"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stdoutText == "vhost=b.test\n")
+        #expect(proxy.requests(containing: connect).count == before + 1)
+    }
+
     @Test("-o - writes the body to stdout, as curl does")
     func outputDash() async throws {
         let result = try await httpdns(["fetch", "-o", "-", fixture.url("b.test").absoluteString] + doh)

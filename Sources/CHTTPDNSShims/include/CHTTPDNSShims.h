@@ -20,6 +20,15 @@ CURLcode httpdns_easy_setopt_prereq_function(CURL *easy, curl_prereq_callback ca
 /// CURLOPT_SOCKOPTFUNCTION.
 CURLcode httpdns_easy_setopt_sockopt_function(CURL *easy, curl_sockopt_callback callback);
 
+/// Told when libcurl has opened a socket (`opened` 1) and when it is about to close one (0).
+typedef void (*httpdns_socket_lifecycle_callback)(int fd, int opened);
+/// Sets the process's socket lifecycle callback (once, before any transfer).
+void httpdns_set_socket_lifecycle_callback(httpdns_socket_lifecycle_callback callback);
+/// CURLOPT_OPENSOCKETFUNCTION and CURLOPT_CLOSESOCKETFUNCTION: libcurl's sockets are opened
+/// close-on-exec (libcurl 7.88 opens them inheritable, so a child process would keep connections
+/// open) and each open and close is reported to the lifecycle callback; closing is close(2).
+CURLcode httpdns_easy_set_socket_lifecycle(CURL *easy);
+
 CURLcode httpdns_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
 CURLcode httpdns_easy_getinfo_off(CURL *easy, CURLINFO info, curl_off_t *value);
 CURLcode httpdns_easy_getinfo_string(CURL *easy, CURLINFO info, const char **value);
