@@ -31,7 +31,7 @@ public struct RouteProbe: Sendable {
 
     /// Whether the kernel has a route to `address` (UDP connect, nothing sent).
     public static func hasRoute(to address: IPAddress) -> Bool {
-        let fd = socket(address.family == .ipv4 ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue), 0)
+        let fd = socket(address.family == .ipv4 ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         if address.family == .ipv4 {
