@@ -2,9 +2,22 @@
 # Installs what is missing, builds, and runs every test: unit tests and the integration tests,
 # which start real nginx and unbound through scripts/test-servers.sh. Exits non-zero on any failure.
 #
+#   scripts/test.sh [--filter PATTERN]
+#
+# --filter runs only the tests matching PATTERN (swift test --filter: a regular expression over
+# Module.Suite/test names), the load tests included when they match.
 # SCRATCH_PATH=/tmp/build-x scripts/test.sh builds outside .build (one build directory per worktree).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+usage() { echo "usage: scripts/test.sh [--filter PATTERN]" >&2; exit 2; }
+filter=()
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --filter) [[ $# -ge 2 && -n $2 ]] || usage; filter=(--filter "$2"); shift 2 ;;
+        *) usage ;;
+    esac
+done
 
 scripts/install-deps.sh
 
@@ -19,16 +32,23 @@ log="$(mktemp /tmp/httpdns-test-log.XXXXXX)"
 load_log="$(mktemp /tmp/httpdns-test-log.XXXXXX)"
 trap 'rm -f "$log" "$load_log"' EXIT
 status=0
-swift test "${swift_args[@]}" --skip LoadTests 2>&1 | tee "$log" || status=$?
-# The load tests (1,000 concurrent requests) run alone in a process of their own: alongside the rest
-# they would starve its timing-sensitive tests, and they count the process's descriptors and threads.
-HTTPDNS_LOAD_TESTS=1 swift test "${swift_args[@]}" --skip-build --filter LoadTests 2>&1 | tee "$load_log" || status=$?
+logs=("$log")
+if [[ ${#filter[@]} -gt 0 ]]; then
+    HTTPDNS_LOAD_TESTS=1 swift test "${swift_args[@]}" "${filter[@]}" 2>&1 | tee "$log" || status=$?
+else
+    swift test "${swift_args[@]}" --skip LoadTests 2>&1 | tee "$log" || status=$?
+    # The load tests (1,000 concurrent requests) run alone in a process of their own: alongside the
+    # rest they would starve its timing-sensitive tests, and they count the process's descriptors
+    # and threads.
+    HTTPDNS_LOAD_TESTS=1 swift test "${swift_args[@]}" --skip-build --filter LoadTests 2>&1 | tee "$load_log" || status=$?
+    logs+=("$load_log")
+fi
 
 # The suite is Swift Testing; XCTest's own summary ("Executed 0 tests") counts none of it. Close
 # with one plain line of what ran.
 total=0
 failed=0
-for file in "$log" "$load_log"; do
+for file in "${logs[@]}"; do
     summary="$(grep -E 'Test run with [0-9]+ tests? ' "$file" | tail -n 1 || true)"
     count="$(sed -nE 's/.*Test run with ([0-9]+) tests?.*/\1/p' <<<"$summary")"
     if [[ -z $count ]]; then

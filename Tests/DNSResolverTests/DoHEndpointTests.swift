@@ -116,10 +116,13 @@ struct DoHEndpointTests {
         }
     }
 
-    @Test func parsingRejectsAPercentEncodedHostThatIsNotUTF8() {
-        #expect(throws: DoHEndpoint.ParseError.missingHost("https://%FF.test/dns-query")) {
+    @Test("a host whose escapes do not decode to UTF-8 is an invalid host, not a missing one")
+    func parsingRejectsAPercentEncodedHostThatIsNotUTF8() {
+        #expect(throws: DoHEndpoint.ParseError.invalidHost("https://%FF.test/dns-query")) {
             try DoHEndpoint(parsing: "https://%FF.test/dns-query")
         }
+        #expect(DoHEndpoint.ParseError.invalidHost("https://%FF.test/dns-query").description
+                == "bad DoH URL 'https://%FF.test/dns-query': the host is not a valid host name or IP address")
     }
 
     @Test func parseErrorsSayWhatToFix() {
