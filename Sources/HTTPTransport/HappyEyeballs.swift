@@ -47,6 +47,8 @@ enum HappyEyeballs {
         let elapsed: TimeInterval
         /// Whether the time limit (or cancellation) ended the race, rather than every address failing.
         let timedOut: Bool
+        /// Whether the race went on on a thread of its own (the first attempt did not connect at once).
+        var onThread = false
     }
 
     /// Set from another thread to stop a race within `pollSlice`.
@@ -64,12 +66,37 @@ enum HappyEyeballs {
     /// be blocked in `getaddrinfo` and would delay the race by seconds. Cancelling the task stops the
     /// race (as timed out) within `pollSlice`.
     /// - Returns: The first socket to connect within `timeout` seconds, if any, and the race's time.
+    ///
+    /// The first attempt starts on the calling thread: a connection that is complete by the time
+    /// `connect` returns (a loopback peer, often one on the LAN) wins without a thread being made;
+    /// otherwise the attempt, still in progress, joins the race on its thread.
     static func race(_ addresses: [IPAddress], port: Int, timeout: TimeInterval) async -> Outcome {
+        let begin = now()
+        var first: Attempt?
+        var next = 0
+        if let address = addresses.first, timeout > 0 {
+            next = 1
+            switch start(address, port: port) {
+            case .connected(let fd):
+                return Outcome(winner: Winner(fd: fd, address: address), elapsed: now() - begin, timedOut: false)
+            case .inProgress(let fd):
+                switch state(of: fd, waiting: 0) {
+                case .connected: return Outcome(winner: Winner(fd: fd, address: address), elapsed: now() - begin, timedOut: false)
+                case .failed: close(fd)
+                case .pending: first = Attempt(fd: fd, address: address)
+                }
+            case .failed:
+                break
+            }
+        }
+        let head = RaceStart(begin: begin, pending: first, next: next)
         let cancellation = Cancellation()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let thread = Thread {
-                    continuation.resume(returning: raceBlocking(addresses, port: port, timeout: timeout, cancellation: cancellation))
+                    var outcome = raceBlocking(addresses, port: port, timeout: timeout, cancellation: cancellation, from: head)
+                    outcome.onThread = true
+                    continuation.resume(returning: outcome)
                 }
                 thread.name = "httpdns.happy-eyeballs"
                 thread.start()
@@ -83,13 +110,31 @@ enum HappyEyeballs {
         TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1_000_000_000
     }
 
-    /// The race itself; blocks its thread in poll(2) for at most `timeout`.
-    static func raceBlocking(_ addresses: [IPAddress], port: Int, timeout: TimeInterval, cancellation: Cancellation? = nil) -> Outcome {
-        let begin = now()
+    /// An attempt in progress.
+    struct Attempt: Sendable {
+        let fd: Int32
+        let address: IPAddress
+    }
+
+    /// Where a race stands when its thread takes it over: when it began (uptime seconds), the first
+    /// attempt if it is still in progress, and the index of the next address to try.
+    struct RaceStart: Sendable {
+        let begin: TimeInterval
+        let pending: Attempt?
+        let next: Int
+    }
+
+    /// The race itself; blocks its thread in poll(2) for at most `timeout` from the race's start.
+    /// - Parameter head: How far `race` got on the calling thread; nil starts from nothing.
+    static func raceBlocking(_ addresses: [IPAddress], port: Int, timeout: TimeInterval, cancellation: Cancellation? = nil,
+                             from head: RaceStart? = nil) -> Outcome {
+        let begin = head?.begin ?? now()
         let deadline = begin + timeout
-        var pending: [(fd: Int32, address: IPAddress)] = []
-        var next = 0
-        var nextStart = begin
+        var pending: [(fd: Int32, address: IPAddress)] = head?.pending.map { [($0.fd, $0.address)] } ?? []
+        var next = head?.next ?? 0
+        // The next attempt waits for the Connection Attempt Delay after one still in progress, and
+        // starts at once after one that failed.
+        var nextStart = pending.isEmpty ? begin : begin + attemptDelay
         defer { for attempt in pending { close(attempt.fd) } }
         func won(_ fd: Int32, _ address: IPAddress) -> Outcome {
             Outcome(winner: Winner(fd: fd, address: address), elapsed: now() - begin, timedOut: false)
@@ -146,6 +191,23 @@ enum HappyEyeballs {
         case connected(Int32)
         case inProgress(Int32)
         case failed
+    }
+
+    private enum AttemptState {
+        case connected
+        case failed
+        case pending
+    }
+
+    /// Whether the connection on `fd` is made, has failed, or is still pending after up to
+    /// `waiting` milliseconds.
+    private static func state(of fd: Int32, waiting milliseconds: Int32) -> AttemptState {
+        var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        guard poll(&entry, 1, milliseconds) > 0, entry.revents != 0 else { return .pending }
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+        return error == 0 ? .connected : .failed
     }
 
     private static func start(_ address: IPAddress, port: Int) -> Start {

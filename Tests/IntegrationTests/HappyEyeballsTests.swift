@@ -82,6 +82,32 @@ extension ResolverIntegrationSuites {
             #expect(outcome.winner?.address == IPAddress("127.0.0.1"))
             #expect(outcome.elapsed >= 0.24, "the second attempt waits for the Connection Attempt Delay")
             #expect(outcome.elapsed < 1, "took \(outcome.elapsed) s")
+            #expect(outcome.onThread, "a first attempt still in progress goes on on the race's thread")
+        }
+
+        @Test("a first address that connects at once wins without a racing thread")
+        func immediateConnectionNeedsNoThread() async throws {
+            // A loopback handshake completes inside connect(2). The kernel may defer that work
+            // under heavy load, so one inline win in three tries is asked for.
+            var outcomes: [HappyEyeballs.Outcome] = []
+            for _ in 0..<3 {
+                let outcome = await HappyEyeballs.race(["127.0.0.1", "127.0.0.9"].map { IPAddress($0)! }, port: fixture.servers.httpsPort, timeout: 10)
+                if let winner = outcome.winner { close(winner.fd) }
+                outcomes.append(outcome)
+                if !outcome.onThread { break }
+            }
+            #expect(outcomes.allSatisfy { $0.winner?.address == IPAddress("127.0.0.1") })
+            #expect(outcomes.contains { !$0.onThread && !$0.timedOut }, "\(outcomes.map(\.onThread))")
+        }
+
+        @Test("a refused first address found at once hands over to the next at once")
+        func refusedAtOnceHandsOver() async throws {
+            // Port 9 (discard) is closed on loopback: refused inside connect(2) or at the first poll.
+            let outcome = await HappyEyeballs.race(["127.0.0.1", "127.0.0.1"].map { IPAddress($0)! }, port: 9, timeout: 5)
+            if let winner = outcome.winner { close(winner.fd) }
+            #expect(outcome.winner == nil)
+            #expect(outcome.timedOut == false, "every address refused")
+            #expect(outcome.elapsed < 0.2, "no Connection Attempt Delay after a refusal: \(outcome.elapsed) s")
         }
 
         @Test("two black-holed addresses before a live one take about 2 × 250 ms")
