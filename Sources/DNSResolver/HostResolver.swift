@@ -718,11 +718,7 @@ public final class HostResolver: HostResolving {
             do {
                 try PersistentCacheFile.write(records, to: file)
             } catch {
-                // Foundation's own description is a dictionary dump; the POSIX reason reads better.
-                let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-                let reason = underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32($0.code))) : nil }
-                    ?? error.localizedDescription
-                configuration.observer?.warning("could not write the cache file \(file.path): \(reason)")
+                configuration.observer?.warning("could not write the cache file \(file.path): \(error)")
             }
         }
     }

@@ -1,5 +1,8 @@
 import Foundation
 import HTTPDNSCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The on-disk form of `HostResolver`'s cache (`Configuration.persistentCacheFile`): JSON,
 /// `{"format": "httpdns-cache", "version": 1, "records": [{"name", "families", "addresses", "expires",
@@ -75,14 +78,33 @@ enum PersistentCacheFile {
         var description: String
     }
 
+    /// Why a cache file was not written.
+    struct WriteError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// What is at `path` (symbolic links followed): nil when nothing is, else a description of
+    /// anything but a regular file ("a directory", "not a regular file"), or "" for a regular file.
+    private static func kind(of path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return ""
+        case S_IFDIR: return "it is a directory"
+        default: return "it is not a regular file (a device, FIFO or socket), which the cache never replaces"
+        }
+    }
+
     /// The records in `file`.
-    /// - Throws: `ReadError` for an unreadable, malformed or foreign file (another format or version).
+    /// - Throws: `ReadError` for an unreadable, malformed or foreign file (another format or version),
+    ///   or anything but a regular file.
     static func read(from file: URL) throws(ReadError) -> [Record] {
+        if let kind = kind(of: file.path), !kind.isEmpty { throw ReadError(description: kind) }
         let data: Data
         do {
             data = try Data(contentsOf: file)
         } catch {
-            throw ReadError(description: "cannot read it (\(error.localizedDescription))")
+            throw ReadError(description: "cannot read it (\(posixReason(error)))")
         }
         struct Header: Decodable { var format: String?; var version: Int? }
         guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
@@ -98,12 +120,79 @@ enum PersistentCacheFile {
     }
 
     /// Writes `records` to `file` atomically (a temporary file beside it, then rename).
-    static func write(_ records: [Record], to file: URL) throws {
+    ///
+    /// A symbolic link is followed (its target is replaced, the link kept); anything but a regular
+    /// file (`/dev/null`, a FIFO, a directory) is left alone. A replaced file keeps its permissions
+    /// and, when the process may set it, its owner.
+    /// - Throws: `WriteError` saying why (the POSIX reason).
+    static func write(_ records: [Record], to file: URL) throws(WriteError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(Document(format: format, version: version, records: records.sorted { $0.name < $1.name }))
+        let data: Data
+        do {
+            data = try encoder.encode(Document(format: format, version: version, records: records.sorted { $0.name < $1.name }))
+        } catch {
+            throw WriteError(description: "cannot encode the cache (\(error))")
+        }
+        var target = file
+        if let resolved = realpath(file.path, nil) {
+            target = URL(fileURLWithPath: String(cString: resolved))
+            free(resolved)
+        } else if let link = try? FileManager.default.destinationOfSymbolicLink(atPath: file.path) {
+            target = URL(fileURLWithPath: link, relativeTo: file.deletingLastPathComponent()).standardizedFileURL
+        }
+        if let kind = kind(of: target.path), !kind.isEmpty { throw WriteError(description: kind) }
         // A first run with a cache file in a new directory (~/.cache/...) creates it.
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try data.write(to: file, options: .atomic)
+        let directory = target.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw WriteError(description: "cannot create the directory \(directory.path) (\(posixReason(error)))")
+        }
+        var template = Array("\(directory.path)/.\(target.lastPathComponent).httpdns-XXXXXX".utf8CString)
+        let fd = mkstemp(&template)
+        guard fd >= 0 else { throw WriteError(description: "cannot create a file in \(directory.path) (\(String(cString: strerror(errno))))") }
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var existing = stat()
+        if stat(target.path, &existing) == 0 {
+            _ = fchmod(fd, existing.st_mode & 0o7777)
+            _ = fchown(fd, existing.st_uid, existing.st_gid)
+        } else {
+            // mkstemp creates 0600; a new cache file gets what a new file normally gets.
+            let mask = umask(0)
+            umask(mask)
+            _ = fchmod(fd, 0o666 & ~mask)
+        }
+        let written = data.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let count = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += count
+            }
+            return true
+        }
+        let reason = String(cString: strerror(errno))
+        close(fd)
+        guard written else {
+            unlink(temporary)
+            throw WriteError(description: reason)
+        }
+        guard rename(temporary, target.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw WriteError(description: reason)
+        }
+    }
+
+    /// The POSIX reason inside a Foundation file error, else its description.
+    private static func posixReason(_ error: any Error) -> String {
+        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        if let underlying, underlying.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(underlying.code))) }
+        return error.localizedDescription
     }
 }

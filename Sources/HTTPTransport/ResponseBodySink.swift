@@ -62,10 +62,17 @@ final class ResponseBodySink {
             }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             let temporary = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            // mkostemp creates 0600; give the result the permissions a new file normally gets.
-            let mask = umask(0)
-            umask(mask)
-            fchmod(fd, 0o666 & ~mask)
+            if stat(file.path, &info) == 0 {
+                // The file replaced keeps its permissions (a private 0600 file stays private, as
+                // curl, which truncates it in place, keeps them) and, where the process may, its owner.
+                fchmod(fd, info.st_mode & 0o7777)
+                _ = fchown(fd, info.st_uid, info.st_gid)
+            } else {
+                // mkstemp creates 0600; a new file gets the permissions a new file normally gets.
+                let mask = umask(0)
+                umask(mask)
+                fchmod(fd, 0o666 & ~mask)
+            }
             storage = .file(fd: fd, temporary: temporary, destination: file.path)
         }
     }

@@ -2,6 +2,9 @@
 import Foundation
 import HTTPDNSCore
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite("Persistent cache")
 struct PersistentCacheTests {
@@ -29,6 +32,46 @@ struct PersistentCacheTests {
         #expect(resolution.addresses == [IPAddress("192.0.2.1")!])
         #expect(resolution.provider == "doh")
         #expect(second.queries == 0)
+    }
+
+    static func mode(of path: String) -> mode_t? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode : nil
+    }
+
+    @Test("a FIFO (as /dev/null, anything but a regular file) is neither read nor replaced, with a warning")
+    func aFileThatIsNotRegularIsLeftAlone() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cache-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("fifo").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let events = EventRecorder()
+        // Reading a FIFO with no writer would block for ever; it is not even opened.
+        let harness = Self.harness(file: URL(fileURLWithPath: fifo), events: events)
+        _ = try await harness.resolve("a.test")
+        harness.resolver.savePersistentCache()
+        #expect(Self.mode(of: fifo).map { $0 & S_IFMT } == S_IFIFO, "the FIFO is still a FIFO")
+        #expect(throws: PersistentCacheFile.WriteError.self) { try PersistentCacheFile.write([], to: URL(fileURLWithPath: fifo)) }
+        #expect(throws: PersistentCacheFile.ReadError.self) { try PersistentCacheFile.read(from: URL(fileURLWithPath: fifo)) }
+        #expect(events.events.contains { $0.hasPrefix("warning") && $0.contains("not a regular file") }, "\(events.events)")
+    }
+
+    @Test("a symbolic link is followed: its target is replaced and the link kept; a replaced file keeps its permissions")
+    func symbolicLinksAndPermissions() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cache-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let real = directory.appendingPathComponent("real.json")
+        let link = directory.appendingPathComponent("link.json")
+        try Data("{}".utf8).write(to: real)
+        try #require(chmod(real.path, 0o600) == 0)
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "real.json")
+        let record = PersistentCacheFile.Record(name: "a.test", families: .ipv4, addresses: [IPAddress("192.0.2.1")!], expires: 2e9, provider: nil)
+        try PersistentCacheFile.write([record], to: link)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "real.json", "the link is kept")
+        #expect(try PersistentCacheFile.read(from: real).map(\.name) == ["a.test"], "the target was written")
+        #expect(Self.mode(of: real.path).map { $0 & 0o777 } == 0o600, "a private file stays private")
     }
 
     @Test func theFileIsReplacedAtomicallyAndIsAnHttpdnsCacheDocument() async throws {

@@ -276,6 +276,21 @@ struct CLITests {
         #expect(proxy.requests(containing: connect).count == before + 1)
     }
 
+    @Test("-o replacing an existing file keeps its permissions: a private file stays private, as with curl")
+    func outputKeepsPermissions() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("private.txt")
+        try Data("secret\n".utf8).write(to: file)
+        try #require(chmod(file.path, 0o600) == 0)
+        let result = try await httpdns(["fetch", "-o", file.path, fixture.url("b.test").absoluteString] + doh)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(try String(contentsOf: file, encoding: .utf8) == "vhost=b.test\n")
+        var info = stat()
+        try #require(stat(file.path, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+    }
+
     @Test("-o - writes the body to stdout, as curl does")
     func outputDash() async throws {
         let result = try await httpdns(["fetch", "-o", "-", fixture.url("b.test").absoluteString] + doh)
