@@ -134,13 +134,7 @@ enum PersistentCacheFile {
         } catch {
             throw WriteError(description: "cannot encode the cache (\(error))")
         }
-        var target = file
-        if let resolved = realpath(file.path, nil) {
-            target = URL(fileURLWithPath: String(cString: resolved))
-            free(resolved)
-        } else if let link = try? FileManager.default.destinationOfSymbolicLink(atPath: file.path) {
-            target = URL(fileURLWithPath: link, relativeTo: file.deletingLastPathComponent()).standardizedFileURL
-        }
+        let target = file.followingSymbolicLinks()
         if let kind = kind(of: target.path), !kind.isEmpty { throw WriteError(description: kind) }
         // A first run with a cache file in a new directory (~/.cache/...) creates it.
         let directory = target.deletingLastPathComponent()

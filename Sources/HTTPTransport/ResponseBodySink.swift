@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,16 +32,9 @@ final class ResponseBodySink {
         case .streaming(let head, let chunk):
             storage = .streaming(head: head, chunk: chunk)
         case .file(let requested):
-            // A symbolic link is followed: its target is what gets written (or replaced), never
-            // the link itself.
-            var file = requested
-            if let resolved = realpath(requested.path, nil) {
-                file = URL(fileURLWithPath: String(cString: resolved))
-                free(resolved)
-            } else if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: requested.path) {
-                // A link to a file not created yet: create the target.
-                file = URL(fileURLWithPath: target, relativeTo: requested.deletingLastPathComponent()).standardizedFileURL
-            }
+            // A symbolic link is followed: its target is what gets written (or replaced, or
+            // created), never the link itself.
+            let file = requested.followingSymbolicLinks()
             var info = stat()
             if stat(file.path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
                 guard (info.st_mode & S_IFMT) != S_IFDIR else {
