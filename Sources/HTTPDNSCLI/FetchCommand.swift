@@ -15,8 +15,10 @@ enum FetchCommand {
       -H, --header 'Name: value'
                                 Add a header, repeatable.
       -d, --data DATA           POST DATA as application/x-www-form-urlencoded (as curl); @FILE reads
-                                the file and drops CR/LF, as curl does.
-          --data-binary DATA    POST DATA byte-exact; @FILE streams the file byte-exact.
+                                the file and drops CR/LF, as curl does; @- reads standard input.
+                                Repeated, the pieces are joined with '&', as in curl.
+          --data-binary DATA    POST DATA byte-exact; @FILE streams the file byte-exact, @- sends
+                                standard input. Repeated, joined with '&'.
       -o, --output FILE         Write the body to FILE (atomically: written beside it, renamed when
                                 the transfer succeeds; never a partial file). "-" is stdout.
                                 A missing or unwritable directory is refused before any
@@ -142,24 +144,27 @@ enum FetchCommand {
         }
 
         var body: HTTPRequestBody?
-        if parsed.value("data") != nil, parsed.value("data-binary") != nil {
+        let formPieces = parsed.all("data"), binaryPieces = parsed.all("data-binary")
+        if !formPieces.isEmpty, !binaryPieces.isEmpty {
             throw UsageError("use either -d or --data-binary, not both", command: "fetch")
         }
-        if let data = parsed.value("data") {
-            body = .data(try formData(data))
+        if !formPieces.isEmpty {
+            // Repeated, the pieces are joined with '&', as curl does.
+            body = .data(try joined(formPieces.map { piece throws(UsageError) in try formData(piece) }))
             if !headers.contains(name: "Content-Type") {
                 headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
             }
-        } else if let data = parsed.value("data-binary") {
-            if data.hasPrefix("@") {
-                let path = String(data.dropFirst())
-                guard FileManager.default.isReadableFile(atPath: path) else {
-                    throw UsageError("--data-binary: cannot read file '\(path)'", command: "fetch")
-                }
-                body = .file(URL(fileURLWithPath: path))
-            } else {
-                body = .data(Data(data.utf8))
+        } else if binaryPieces.count == 1, let data = binaryPieces.first, data.hasPrefix("@"), data != "@-" {
+            // One file alone is streamed from disk.
+            let path = String(data.dropFirst())
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw UsageError("--data-binary: cannot read file '\(path)'", command: "fetch")
             }
+            body = .file(URL(fileURLWithPath: path))
+        } else if !binaryPieces.isEmpty {
+            body = .data(try joined(binaryPieces.map { piece throws(UsageError) in
+                piece.hasPrefix("@") ? try contents(of: String(piece.dropFirst()), option: "--data-binary") : Data(piece.utf8)
+            }))
         }
 
         let method = parsed.value("request") ?? (body == nil ? "GET" : "POST")
@@ -247,11 +252,26 @@ enum FetchCommand {
     /// curl's `-d`: literal text, or `@FILE` with carriage returns and newlines removed.
     private static func formData(_ text: String) throws(UsageError) -> Data {
         guard text.hasPrefix("@") else { return Data(text.utf8) }
-        let path = String(text.dropFirst())
+        return Data(try contents(of: String(text.dropFirst()), option: "-d").filter { $0 != 0x0A && $0 != 0x0D })
+    }
+
+    /// The bytes of `path`, or of standard input for "-", as curl's `@-`.
+    private static func contents(of path: String, option: String) throws(UsageError) -> Data {
+        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
         guard let contents = FileManager.default.contents(atPath: path) else {
-            throw UsageError("-d: cannot read file '\(path)'", command: "fetch")
+            throw UsageError("\(option): cannot read file '\(path)'", command: "fetch")
         }
-        return Data(contents.filter { $0 != 0x0A && $0 != 0x0D })
+        return contents
+    }
+
+    /// `pieces` joined with '&' (curl's rule for a repeated -d or --data-binary).
+    private static func joined(_ pieces: [Data]) -> Data {
+        var body = Data()
+        for (index, piece) in pieces.enumerated() {
+            if index > 0 { body.append(0x26) }
+            body.append(piece)
+        }
+        return body
     }
 
     static func execute(_ plan: Plan, console: Console) async -> Int32 {

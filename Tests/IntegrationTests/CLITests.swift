@@ -291,6 +291,20 @@ struct CLITests {
         #expect(info.st_mode & 0o777 == 0o600)
     }
 
+    @Test("repeated -d and --data-binary pieces are joined with '&', as curl does, none dropped")
+    func repeatedDataIsJoined() async throws {
+        let form = try await httpdns(["fetch", "-d", "a=1", "-d", "b=2", fixture.url("a.test", "/echo").absoluteString] + doh)
+        #expect(form.status == 0, "\(form.stderrText)")
+        #expect(form.stdoutText == "a=1&b=2")
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("piece.bin")
+        try Data("x\ny".utf8).write(to: file)
+        let binary = try await httpdns(["fetch", "--data-binary", "a", "--data-binary", "@\(file.path)", fixture.url("a.test", "/echo").absoluteString] + doh)
+        #expect(binary.status == 0, "\(binary.stderrText)")
+        #expect(binary.stdoutText == "a&x\ny")
+    }
+
     @Test("-o - writes the body to stdout, as curl does")
     func outputDash() async throws {
         let result = try await httpdns(["fetch", "-o", "-", fixture.url("b.test").absoluteString] + doh)
