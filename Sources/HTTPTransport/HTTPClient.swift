@@ -144,13 +144,21 @@ public final class HTTPClient: Sendable {
         var addresses = request.connectTo
         // Through a proxy the request goes by name: the proxy resolves it (no IP replacement).
         let proxy = request.connectTo == nil ? configuration.proxy.proxy(scheme: target.isHTTPS ? "https" : "http", host: target.host, port: target.port) : nil
+        // `Timeouts.total` covers the whole request: resolution and the address race count too.
+        var request = request
+        let begin = ContinuousClock.now
         if addresses == nil, !target.isIPLiteral, proxy == nil {
             do {
-                let resolved = try await resolver.resolve(host: target.host, port: target.port)
+                let resolved = try await resolve(target, within: (request.timeouts ?? configuration.timeouts).total, url: request.url)
                 resolution = resolved
                 addresses = resolved.addresses
             } catch let error as ResolutionError {
                 throw HTTPClientError(kind: .couldNotResolve, message: error.description, url: request.url, resolutionError: error)
+            }
+            if let total = (request.timeouts ?? configuration.timeouts).total {
+                var timeouts = request.timeouts ?? configuration.timeouts
+                timeouts.total = max(0.001, total - (ContinuousClock.now - begin).seconds)
+                request.timeouts = timeouts
             }
         }
         try Task.checkCancellation()
@@ -187,6 +195,30 @@ public final class HTTPClient: Sendable {
         } catch let error as HTTPClientError {
             if let report = error.pinReport { deliver(report) }
             throw error
+        }
+    }
+
+    /// `resolver.resolve` for `target`, failing with `.timedOut` (curl's 28, as curl's "Resolving timed
+    /// out") when `limit` seconds pass first. The resolution is cancelled then; a resolver that does
+    /// not stop at once is not waited for.
+    private func resolve(_ target: RequestTarget, within limit: Double?, url: URL) async throws -> HostResolution {
+        let resolver = self.resolver
+        guard let limit else { return try await resolver.resolve(host: target.host, port: target.port) }
+        let outcome = FirstOutcome<HostResolution>()
+        let lookup = Task { outcome.settle(await Result { try await resolver.resolve(host: target.host, port: target.port) }) }
+        let timer = Task {
+            try? await Task.sleep(for: .seconds(limit))
+            outcome.settle(.failure(HTTPClientError(kind: .timedOut, message: "resolving \(target.host) timed out after \(Int((limit * 1000).rounded())) ms",
+                                                    url: url, curlCode: 28)))
+        }
+        defer {
+            lookup.cancel()
+            timer.cancel()
+        }
+        return try await withTaskCancellationHandler {
+            try await outcome.value()
+        } onCancel: {
+            outcome.settle(.failure(CancellationError()))
         }
     }
 
@@ -238,5 +270,42 @@ public final class HTTPClient: Sendable {
         }
         // No winner and no time-out: every address refused; libcurl fails the usual way.
         return (winnerFirst(outcome.winner?.address), isOwn ? outcome.elapsed : nil)
+    }
+}
+
+/// The first of several results to arrive, awaited once.
+private final class FirstOutcome<Value: Sendable>: Sendable {
+    private let state = LockedValue<(result: Result<Value, any Error>?, waiter: CheckedContinuation<Value, any Error>?)>((nil, nil))
+
+    /// Records `result` unless one arrived before; resumes the waiter, if any.
+    func settle(_ result: Result<Value, any Error>) {
+        let waiter = state.withLock { state -> CheckedContinuation<Value, any Error>? in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    func value() async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready = state.withLock { state -> Result<Value, any Error>? in
+                if let result = state.result { return result }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+}
+
+private extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+private extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }

@@ -60,6 +60,36 @@ extension ResolverIntegrationSuites {
             #expect(elapsed < .seconds(Self.requestTimeout + 8), "took \(elapsed)")
         }
 
+        @Test("a request's total time limit covers resolving its name: a hanging DoH endpoint is curl's 28 at the limit")
+        func totalLimitCoversResolution() async throws {
+            // The resolver alone would wait 30 s for the endpoint.
+            let configuration = HostResolver.Configuration(endpoints: [try endpoint("hang", method: .post)], requestTimeout: 30, fallbackToSystemResolver: false)
+            let resolver = HostResolver(configuration: configuration, dohTrust: fixture.trust)
+            let client = HTTPClient(configuration: .init(trust: fixture.trust, timeouts: Timeouts(connect: 5, total: 1)), resolver: resolver)
+            let start = ContinuousClock.now
+            let error = try await #require(throws: HTTPClientError.self) {
+                try await client.execute(HTTPRequest(url: fixture.url("a.test")))
+            }
+            let elapsed = ContinuousClock.now - start
+            #expect(error.kind == .timedOut)
+            #expect(error.curlCode == 28)
+            #expect(error.message.contains("resolving a.test timed out after 1000 ms"), "\(error.message)")
+            #expect(elapsed >= .seconds(0.9) && elapsed < .seconds(6), "took \(elapsed)")
+        }
+
+        @Test("fetch --max-time covers resolution: exit 28 at the limit, as curl's \"Resolving timed out\"")
+        func cliMaxTimeCoversResolution() async throws {
+            let hanging = try endpoint("hang", method: .post)
+            let start = ContinuousClock.now
+            let result = try await fixture.httpdns(["fetch", "--max-time", "1", "--no-fallback", "--doh-url", hanging.url.absoluteString,
+                                                    "--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path,
+                                                    fixture.url("a.test").absoluteString])
+            let elapsed = ContinuousClock.now - start
+            #expect(result.status == 28, "\(result.stderrText)")
+            #expect(result.stderrText.contains("timed out"), "\(result.stderrText)")
+            #expect(elapsed < .seconds(6), "took \(elapsed)")
+        }
+
         @Test("a faulty only endpoint is 'resolver unavailable' naming the fault", arguments: faults.map(\.name), [DoHEndpoint.Method.get, .post])
         func typedError(fault: String, method: DoHEndpoint.Method) async throws {
             let expected = try #require(Self.faults.first { $0.name == fault }?.reason)
