@@ -304,6 +304,16 @@ $extra
         location = /hold { echo_sleep 15; echo "held"; }
         # Long enough that requests of one burst overlap even on a loaded machine.
         location = /delay { echo_sleep 0.3; echo "delayed"; }
+        # A gzip-compressed body when the request accepts it (Accept-Encoding), plain otherwise;
+        # X-Accept-Encoding says what the request carried.
+        location = /gzip {
+            gzip on;
+            gzip_min_length 1;
+            gzip_types text/plain;
+            default_type text/plain;
+            add_header X-Accept-Encoding "\$http_accept_encoding" always;
+            return 200 "$(printf 'compressible %.0s' $(seq 1 64))\n";
+        }
         # nginx closes the idle keep-alive connection a second after this response.
         location = /keepalive/short { keepalive_timeout 1s; return 200 "short\n"; }
 $(nginx_http_semantics_locations)

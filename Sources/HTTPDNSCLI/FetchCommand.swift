@@ -36,6 +36,9 @@ enum FetchCommand {
       -s, --silent              No error messages (unless -S).
       -S, --show-error          With -s, still print error messages.
       -f, --fail                Exit 22 without output for HTTP status >= 400.
+          --compressed          Ask for a compressed response (Accept-Encoding: deflate, gzip, br,
+                                zstd) and decode it, as curl's --compressed; without it, as in
+                                curl, no encoding is asked for and the body is saved as sent.
           --http1.1             Use HTTP/1.1 only.
           --http2               Use HTTP/2 when the server offers it by ALPN (default).
           --max-time SECONDS    Limit for the whole request (exit 28 when exceeded).
@@ -74,6 +77,7 @@ enum FetchCommand {
         .init(names: ["-S", "--show-error"], arity: .flag),
         .init(names: ["-f", "--fail"], arity: .flag),
         .init(names: ["--http1.1"], arity: .flag),
+        .init(names: ["--compressed"], arity: .flag),
         .init(names: ["--http2"], arity: .flag),
         .init(names: ["--max-time"], arity: .value),
         .init(names: ["--connect-timeout"], arity: .value),
@@ -97,6 +101,8 @@ enum FetchCommand {
         var redirects: RedirectPolicy? = nil
         /// -x and --noproxy over the environment's proxy variables.
         var proxy: ProxyPolicy = .none
+        /// --compressed: ask for a compressed response and decode it.
+        var compressed = false
     }
 
     static func run(_ arguments: [String], console: Console, environment: Environment) async -> Int32 {
@@ -218,7 +224,7 @@ enum FetchCommand {
         request.httpVersion = version
         return Plan(request: request, output: output, include: parsed.has("include"), verbose: parsed.has("verbose"),
                     silent: parsed.has("silent") && !parsed.has("show-error"), resolverOptions: resolverOptions, timeouts: timeouts, httpVersion: version,
-                    trustOptions: trustOptions, redirects: redirects, proxy: proxy)
+                    trustOptions: trustOptions, redirects: redirects, proxy: proxy, compressed: parsed.has("compressed"))
     }
 
     /// curl's rules: `-x` wins over the environment; `--noproxy` replaces `no_proxy`.
@@ -287,6 +293,7 @@ enum FetchCommand {
             var configuration = HTTPClient.Configuration(trust: trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
             configuration.racesAddresses = plan.resolverOptions.providerOptions.happyEyeballs
             configuration.proxy = plan.proxy
+            configuration.decompressesResponses = plan.compressed
             let client = HTTPClient(configuration: configuration, resolver: resolver)
             // The body streams to stdout as it arrives, never held whole in memory, unless -i must
             // print the response head first.
