@@ -314,6 +314,8 @@ $extra
             add_header X-Accept-Encoding "\$http_accept_encoding" always;
             return 200 "$(printf 'compressible %.0s' $(seq 1 64))\n";
         }
+        # The request's header block as received (HTTP/1.x).
+        location = /headers { echo \$echo_client_request_headers; }
         # nginx closes the idle keep-alive connection a second after this response.
         location = /keepalive/short { keepalive_timeout 1s; return 200 "short\n"; }
 $(nginx_http_semantics_locations)

@@ -13,7 +13,8 @@ enum FetchCommand {
     Options:
       -X, --request METHOD      Request method (default GET, or POST with -d).
       -H, --header 'Name: value'
-                                Add a header, repeatable.
+                                Add a header, repeatable. 'Name:' leaves out one libcurl would add
+                                (not Host), 'Name;' sends it empty, as in curl.
       -d, --data DATA           POST DATA as application/x-www-form-urlencoded (as curl); @FILE reads
                                 the file and drops CR/LF, as curl does; @- reads standard input.
                                 Repeated, the pieces are joined with '&', as in curl.
@@ -139,14 +140,29 @@ enum FetchCommand {
             throw UsageError(error.message, command: "fetch")
         }
 
+        // curl's forms: "Name: value" sends a field, "Name:" leaves out one libcurl would add,
+        // "Name;" sends it empty.
         var headers = HTTPHeaders()
+        var omitted: Set<String> = []
         for line in parsed.all("header") {
+            let trimmed = line.trimmingWhitespace()
+            if !trimmed.contains(":"), trimmed.hasSuffix(";"), trimmed.count > 1 {
+                headers.add(name: String(trimmed.dropLast()).trimmingWhitespace(), value: "")
+                continue
+            }
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
-                throw UsageError("bad header '\(line)' (expected 'Name: value')", command: "fetch")
+                throw UsageError("bad header '\(line)' (expected 'Name: value', 'Name:' to leave it out or 'Name;' to send it empty)", command: "fetch")
             }
             let name = line[..<colon].trimmingWhitespace()
             let value = line[line.index(after: colon)...].trimmingWhitespace()
-            headers.add(name: name, value: value)
+            if value.isEmpty {
+                guard name.lowercased() != "host" else {
+                    throw UsageError("-H '\(line)': the Host header cannot be left out, it names the host the request is for", command: "fetch")
+                }
+                omitted.insert(name)
+            } else {
+                headers.add(name: name, value: value)
+            }
         }
 
         var body: HTTPRequestBody?
@@ -218,6 +234,7 @@ enum FetchCommand {
         let proxy = try proxyPolicy(parsed, environment: environment)
 
         var request = HTTPRequest(url: url, method: method, headers: headers, body: body)
+        request.omittedHeaders = omitted
         request.failsOnHTTPError = parsed.has("fail")
         request.reportsTLSDetails = parsed.has("verbose")
         request.timeouts = timeouts

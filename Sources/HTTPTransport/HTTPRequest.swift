@@ -44,6 +44,11 @@ public struct HTTPRequest: Sendable {
     /// idempotent (a DoH query sent by POST, RFC 8484 §4.1, or a request carrying an idempotency
     /// key), `false` to forbid the resend for any method.
     public var idempotent: Bool?
+    /// Fields libcurl adds by itself (`Accept`, `User-Agent`, `Accept-Encoding`, `Expect`, ...) that
+    /// are left out of the request: curl's `-H "Name:"` (CURLOPT_HTTPHEADER `Name:`). A name also in
+    /// `headers` is sent with the given value. `Host` cannot be left out (it names the host the
+    /// request is for): `HTTPClient` fails such a request with `.invalidRequest`. Default: none.
+    public var omittedHeaders: Set<String> = []
 
     /// `idempotent` when set, else whether the method is one RFC 9110 §9.2.2 defines as idempotent:
     /// `GET`, `HEAD`, `OPTIONS`, `TRACE`, `PUT` and `DELETE` (methods are case-sensitive; `POST`,

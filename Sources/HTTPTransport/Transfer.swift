@@ -307,9 +307,20 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             // "Name;" is libcurl's way to send a header with an empty value.
             lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }
+        for name in request.omittedHeaders.sorted() where !request.headers.contains(name: name) {
+            guard !name.isEmpty, name.utf8.allSatisfy({ Self.isTokenCharacter($0) }) else {
+                throw HTTPClientError(kind: .invalidRequest, message: "invalid header name '\(name)' in omittedHeaders", url: url)
+            }
+            guard name.lowercased() != "host" else {
+                throw HTTPClientError(kind: .invalidRequest, message: "the Host header cannot be left out: it names the host the request is for", url: url)
+            }
+            // "Name:" is libcurl's way to leave out a header it would add.
+            lines.append("\(name):")
+        }
         // libcurl would label any POST body as a form; send no Content-Type unless the caller set one.
         if bodySource != nil, !request.headers.contains(name: "Content-Type") { lines.append("Content-Type:") }
-        if !request.headers.contains(name: "User-Agent"), let agent = configuration.userAgent {
+        if !request.headers.contains(name: "User-Agent"), !request.omittedHeaders.contains(where: { $0.lowercased() == "user-agent" }),
+           let agent = configuration.userAgent {
             lines.append("User-Agent: \(agent)")
         }
         try set(CURLOPT_HTTPHEADER, list: lines)

@@ -305,6 +305,24 @@ struct CLITests {
         #expect(binary.stdoutText == "a&x\ny")
     }
 
+    @Test("-H 'Name:' leaves out a header libcurl adds, -H 'Name;' sends it empty, and Host cannot be left out, as in curl")
+    func headerRemovalAndEmptyHeaders() async throws {
+        let url = fixture.url("a.test", "/headers").absoluteString
+        let normal = try await httpdns(["fetch", "--http1.1", url] + doh)
+        #expect(normal.stdoutText.lowercased().contains("user-agent: httpdns/"), "\(normal.stdoutText)")
+        #expect(normal.stdoutText.lowercased().contains("accept: */*"), "\(normal.stdoutText)")
+        let edited = try await httpdns(["fetch", "--http1.1", "-H", "User-Agent:", "-H", "Accept:", "-H", "X-Empty;", url] + doh)
+        #expect(edited.status == 0, "\(edited.stderrText)")
+        let lines = edited.stdoutText.lowercased().split(separator: "\r\n").map(String.init)
+        #expect(!lines.contains { $0.hasPrefix("user-agent:") }, "\(lines)")
+        #expect(!lines.contains { $0.hasPrefix("accept:") }, "\(lines)")
+        #expect(lines.contains("x-empty:"), "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("host: a.test") }, "\(lines)")
+        let host = try await httpdns(["fetch", "-H", "Host:", url] + doh)
+        #expect(host.status == 2)
+        #expect(host.stderrText.contains("Host header cannot be left out"), "\(host.stderrText)")
+    }
+
     @Test("-o - writes the body to stdout, as curl does")
     func outputDash() async throws {
         let result = try await httpdns(["fetch", "-o", "-", fixture.url("b.test").absoluteString] + doh)

@@ -31,6 +31,21 @@ struct IPDirectTests {
         #expect(resolution.addresses.map(\.description).contains(address))
     }
 
+    @Test("omittedHeaders leaves out what libcurl adds, but never Host, which keeps the name")
+    func omittedHeaders() async throws {
+        let fixture = try Fixture()
+        let client = fixture.client(trust: fixture.trust, resolver: fixture.resolver(), version: .http1_1)
+        var request = HTTPRequest(url: fixture.url("a.test", "/headers"))
+        request.omittedHeaders = ["User-Agent", "Accept"]
+        let response = try await client.execute(request)
+        let lines = response.text.lowercased().split(separator: "\r\n")
+        #expect(!lines.contains { $0.hasPrefix("user-agent:") || $0.hasPrefix("accept:") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("host: a.test") }, "\(lines)")
+        request.omittedHeaders = ["host"]
+        let error = try await #require(throws: HTTPClientError.self) { try await client.execute(request) }
+        #expect(error.kind == .invalidRequest)
+    }
+
     @Test("HTTP/2 is negotiated by ALPN, HTTP/1.1 when asked")
     func negotiatesHTTPVersionByALPN() async throws {
         let fixture = try Fixture()
