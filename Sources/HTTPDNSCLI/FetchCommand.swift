@@ -57,7 +57,8 @@ enum FetchCommand {
       -h, --help                This help.
 
     Exit status: 0 ok, 2 usage or bad input, 6 could not resolve host, 7 could not connect,
-    22 HTTP status >= 400 with -f, 23 writing the output failed, 28 timeout, 35 TLS handshake
+    18 the connection closed before the whole body came (no -o file is left), 22 HTTP status
+    >= 400 with -f, 23 writing the output failed, 28 timeout, 35 TLS handshake
     failed, 47 too many redirects, 56 connection broken while receiving, 58 client certificate
     problem or rejected, 60 certificate verification failed, 90 pin mismatch, 91 no valid OCSP
     staple with --cert-status (the same numbers as curl); 130/143 interrupted by SIGINT/SIGTERM

@@ -631,7 +631,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             message = "malformed URL '\(url.absoluteString)': \(reason)"
         case CURLE_UNSUPPORTED_PROTOCOL:
             kind = .unsupportedScheme
-            message = "unsupported URL scheme in '\(url.absoluteString)': \(reason)"
+            // libcurl also gives this code to a reply that is not HTTP at all ("Received HTTP/0.9
+            // when not allowed"), from a server speaking something else on the port.
+            message = reason.contains("HTTP/0.9")
+                ? "the server at '\(url.absoluteString)' did not answer with HTTP (no status line: \(reason))"
+                : "unsupported URL scheme in '\(url.absoluteString)': \(reason)"
         default:
             kind = .transferFailed
             message = "request to \(endpoint) failed: \(reason)"

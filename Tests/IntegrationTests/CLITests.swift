@@ -323,6 +323,14 @@ struct CLITests {
         #expect(host.stderrText.contains("Host header cannot be left out"), "\(host.stderrText)")
     }
 
+    @Test("--pinnedpubkey with an empty value or another hash than sha256 is a usage error, not a file name", arguments: ["", "sha1//abc", "md5//abc"])
+    func pinnedPublicKeyValues(value: String) async throws {
+        let result = try await httpdns(["fetch", "--pinnedpubkey", value, fixture.url("a.test").absoluteString] + doh)
+        #expect(result.status == 2)
+        #expect(result.stderrText.contains(value.isEmpty ? "empty value" : "unsupported pin"), "\(result.stderrText)")
+        #expect(!result.stderrText.contains("cannot read file"), "\(result.stderrText)")
+    }
+
     @Test("-o - writes the body to stdout, as curl does")
     func outputDash() async throws {
         let result = try await httpdns(["fetch", "-o", "-", fixture.url("b.test").absoluteString] + doh)
