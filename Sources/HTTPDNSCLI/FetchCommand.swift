@@ -24,7 +24,8 @@ enum FetchCommand {
                                 the transfer succeeds; never a partial file). "-" is stdout.
                                 A missing or unwritable directory is refused before any
                                 traffic (exit 2); a write failing later exits 23.
-      -i, --include             Print the status line and response headers before the body.
+      -i, --include             Print the status line and response headers before the body (on
+                                standard output even with -o, where curl writes them into FILE).
       -L, --location            Follow redirects (301, 302, 303, 307, 308): each new host is resolved
                                 over DoH again and gets its own SNI, Host and certificate check; a
                                 relative Location is resolved against the URL, never the address.
