@@ -196,6 +196,7 @@ enum FetchCommand {
         var timeouts = Timeouts()
         if let text = parsed.value("max-time") { timeouts.total = try seconds(text, option: "--max-time") }
         if let text = parsed.value("connect-timeout") { timeouts.connect = try seconds(text, option: "--connect-timeout") }
+        // (0 leaves the connect limit to libcurl's 300 s and the total unlimited.)
 
         var version = HTTPVersionPreference.http2
         if let last = parsed.order.last(where: { $0 == "http1.1" || $0 == "http2" }), last == "http1.1" { version = .http1_1 }
@@ -225,10 +226,11 @@ enum FetchCommand {
         if parsed.has("location") {
             var maximum = 50
             if let text = parsed.value("max-redirs") {
-                guard let value = Int(text), value >= 0 else {
-                    throw UsageError("--max-redirs needs a number of redirects (0 or more), got '\(text)'", command: "fetch")
+                guard let value = Int(text), value >= -1 else {
+                    throw UsageError("--max-redirs needs a number of redirects (0 or more, -1 for no limit), got '\(text)'", command: "fetch")
                 }
-                maximum = value
+                // -1: no limit, as curl.
+                maximum = value < 0 ? Int.max : value
             }
             redirects = RedirectPolicy(maximumRedirects: maximum)
         }
@@ -249,6 +251,8 @@ enum FetchCommand {
     /// curl's rules: `-x` wins over the environment; `--noproxy` replaces `no_proxy`.
     private static func proxyPolicy(_ parsed: ArgumentParser.Parsed, environment: Environment) throws(UsageError) -> ProxyPolicy {
         let bypass = parsed.value("noproxy")
+        // -x "": no proxy at all, whatever the environment says (curl's rule).
+        if parsed.value("proxy") == "" { return .none }
         guard let text = parsed.value("proxy") else {
             var variables = environment.variables(named: ProxyPolicy.variableNames)
             if let bypass {
@@ -267,11 +271,12 @@ enum FetchCommand {
         return .fixed(url, bypass: list)
     }
 
-    private static func seconds(_ text: String, option: String) throws(UsageError) -> Double {
-        guard let value = Double(text), value.isFinite, value > 0 else {
-            throw UsageError("\(option) needs a positive number of seconds, got '\(text)'", command: "fetch")
+    /// A time limit in seconds; 0 is no limit (for --connect-timeout, libcurl's default of 300 s), as curl.
+    private static func seconds(_ text: String, option: String) throws(UsageError) -> Double? {
+        guard let value = Double(text), value.isFinite, value >= 0 else {
+            throw UsageError("\(option) needs a number of seconds (0 for no limit), got '\(text)'", command: "fetch")
         }
-        return value
+        return value == 0 ? nil : value
     }
 
     /// curl's `-d`: literal text, or `@FILE` with carriage returns and newlines removed.

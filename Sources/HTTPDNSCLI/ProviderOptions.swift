@@ -133,7 +133,7 @@ struct ConsoleWarningObserver: ResolverObserver {
     /// A fallback is a downgrade to the network's resolver: never silent.
     func fellBackToSystemResolver(host: String, reasons: [String]) {
         let why = reasons.map { $0.split(separator: "\n").first.map(String.init) ?? $0 }.joined(separator: "; ")
-        console.note("httpdns: warning: DoH failed for \(host) (\(why)); using the system resolver (--no-fallback refuses instead)")
+        console.note("httpdns: warning: the trusted resolver failed for \(host) (\(why)); using the system resolver (--no-fallback refuses instead)")
     }
 }
 

@@ -94,7 +94,7 @@ final class ResponseBodySink {
         switch storage {
         case .memory(var data, let limit):
             if let limit, data.count + bytes.count > limit {
-                failure = HTTPClientError(kind: .responseTooLarge, message: "response body from \(url?.absoluteString ?? "server") exceeds the limit of \(limit) bytes", url: url)
+                failure = HTTPClientError(kind: .responseTooLarge, message: "the response body exceeds the limit of \(limit) bytes", url: url)
                 return false
             }
             storage = .memory(Data(), limit: limit)  // keep `data` uniquely referenced while appending

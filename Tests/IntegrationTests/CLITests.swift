@@ -331,6 +331,21 @@ struct CLITests {
         #expect(!result.stderrText.contains("cannot read file"), "\(result.stderrText)")
     }
 
+    @Test("--max-time 0, --connect-timeout 0 and --max-redirs -1 mean no limit, and -x '' no proxy, as in curl; negative times are refused")
+    func curlNoLimitValues() async throws {
+        let url = fixture.url("a.test").absoluteString
+        let unlimited = try await httpdns(["fetch", "--max-time", "0", "--connect-timeout", "0", "-L", "--max-redirs", "-1", url] + doh)
+        #expect(unlimited.status == 0, "\(unlimited.stderrText)")
+        #expect(unlimited.stdoutText == "vhost=a.test\n")
+        // A dead proxy in the environment: -x "" sends the request direct anyway.
+        let direct = try await httpdns(["fetch", "-x", "", url] + doh, environment: ["https_proxy": "http://127.0.0.1:9"])
+        #expect(direct.status == 0, "\(direct.stderrText)")
+        #expect(direct.stdoutText == "vhost=a.test\n")
+        let negative = try await httpdns(["fetch", "--max-time", "-1", url] + doh)
+        #expect(negative.status == 2)
+        #expect(negative.stderrText.contains("0 for no limit"), "\(negative.stderrText)")
+    }
+
     @Test("-o - writes the body to stdout, as curl does")
     func outputDash() async throws {
         let result = try await httpdns(["fetch", "-o", "-", fixture.url("b.test").absoluteString] + doh)

@@ -108,7 +108,7 @@ extension ResolverIntegrationSuites {
         func fallbackIsNeverSilent() async throws {
             let wrongPin = fixture.otherCA[0].publicKeyPin.description
             let result = try await httpdns(["resolve", "a.test", "--doh-pinnedpubkey", wrongPin] + doh)
-            let warning = try #require(result.stderrText.split(separator: "\n").first { $0.hasPrefix("httpdns: warning: DoH failed for a.test") },
+            let warning = try #require(result.stderrText.split(separator: "\n").first { $0.hasPrefix("httpdns: warning: the trusted resolver failed for a.test") },
                                        "\(result.stderrText)")
             #expect(warning.contains("certificate pinning failed"))
             #expect(warning.hasSuffix("using the system resolver (--no-fallback refuses instead)"))
