@@ -211,6 +211,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             : nil
         self.proxy = proxy
         try set(CURLOPT_PROXY, proxy?.absoluteString ?? "")
+        // The proxy's answer to CONNECT ("200 Connection established") is not the response: passed
+        // to the header callback it was taken for the response head (its status and fields, and no
+        // TLS yet), before the server's own.
+        if proxy != nil { try set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1) }
         // The policy has applied its bypass list; without this libcurl would apply the
         // environment's no_proxy on top, sending a `.fixed` proxy's hosts (or `--noproxy ""`) direct.
         try set(CURLOPT_NOPROXY, "")

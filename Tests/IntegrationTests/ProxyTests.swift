@@ -38,6 +38,20 @@ extension ResolverIntegrationSuites {
             #expect(!proxy.requests(containing: "CONNECT b.test:\(fixture.servers.httpsPort)").isEmpty)
         }
 
+        @Test("through a proxy the response head is the server's, not the proxy's answer to CONNECT")
+        func headThroughProxyIsTheServers() async throws {
+            let heads = LockedValue<[HTTPResponseHead]>([])
+            var request = HTTPRequest(url: fixture.url("b.test", "/status/404"))
+            request.reportsTLSDetails = true
+            let response = try await client(.variables(["https_proxy": proxy.url.absoluteString]), resolver: CountingResolver())
+                .execute(request, to: .streaming(head: { head in heads.withLock { $0.append(head) } }, chunk: { _ in }))
+            #expect(response.status == 404)
+            let delivered = heads.withLock { $0 }
+            #expect(delivered.map(\.status) == [404], "one head, the server's")
+            #expect(delivered.first?.headers[first: "X-Vhost"] == "b.test")
+            #expect(delivered.first?.connection?.tls?.serverName == "b.test", "TLS with the server is known by then")
+        }
+
         @Test("http_proxy and all_proxy apply to http URLs, sent in absolute form by name")
         func httpThroughProxy() async throws {
             for variable in ["http_proxy", "all_proxy", "ALL_PROXY"] {
