@@ -34,6 +34,18 @@ extension TrustSuites {
             #expect(response.text == "vhost=a.test\n")
         }
 
+        @Test("README.md's example: a pin parsed from curl's form, on a private CA given as anchors")
+        func readmePinExample() async throws {
+            let text = try fixture.leafCertificate("a.test").publicKeyPin.description
+            // As README.md writes it, with this suite's pin and CA file.
+            let pin = try CertificatePin(parsing: text)
+            let ca = try Certificate.certificates(contentsOf: fixture.servers.caCertificate)
+            let trust = TrustPolicy.publicKeyPins([pin], hosts: ["a.test"], anchors: .only(ca + [ca[0]]))
+            let response = try await client(trust).execute(HTTPRequest(url: fixture.url("a.test")))
+            #expect(response.text == "vhost=a.test\n")
+            #expect(throws: TrustError.self) { try CertificatePin(parsing: "sha256//not base64!") }
+        }
+
         @Test("a pin of the root CA matches: any certificate of the verified chain counts")
         func caPublicKeyPinMatches() async throws {
             let response = try await client(.publicKeyPins([fixture.testCA[0].publicKeyPin], anchors: fixture.freshAnchors()))
