@@ -123,7 +123,7 @@ enum PersistentCacheFile {
     ///
     /// A symbolic link is followed (its target is replaced, the link kept); anything but a regular
     /// file (`/dev/null`, a FIFO, a directory) is left alone. A replaced file keeps its permissions
-    /// and, when the process may set it, its owner.
+    /// and, when the process may set it, its owner (`FileReplacement`).
     /// - Throws: `WriteError` saying why (the POSIX reason).
     static func write(_ records: [Record], to file: URL) throws(WriteError) {
         let encoder = JSONEncoder()
@@ -143,43 +143,16 @@ enum PersistentCacheFile {
         } catch {
             throw WriteError(description: "cannot create the directory \(directory.path) (\(posixReason(error)))")
         }
-        var template = Array("\(directory.path)/.\(target.lastPathComponent).httpdns-XXXXXX".utf8CString)
-        let fd = mkstemp(&template)
-        guard fd >= 0 else { throw WriteError(description: "cannot create a file in \(directory.path) (\(String(cString: strerror(errno))))") }
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var existing = stat()
-        if stat(target.path, &existing) == 0 {
-            _ = fchmod(fd, existing.st_mode & 0o7777)
-            _ = fchown(fd, existing.st_uid, existing.st_gid)
-        } else {
-            // mkstemp creates 0600; a new cache file gets what a new file normally gets.
-            let mask = umask(0)
-            umask(mask)
-            _ = fchmod(fd, 0o666 & ~mask)
+        guard let replacement = FileReplacement(replacing: target.path) else {
+            throw WriteError(description: "cannot create a file in \(directory.path) (\(String(cString: strerror(errno))))")
         }
-        let written = data.withUnsafeBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let count = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += count
-            }
-            return true
+        let failure = data.withUnsafeBytes { writeFully($0, to: replacement.fd) }
+        close(replacement.fd)
+        if let failure {
+            replacement.discard()
+            throw WriteError(description: failure)
         }
-        let reason = String(cString: strerror(errno))
-        close(fd)
-        guard written else {
-            unlink(temporary)
-            throw WriteError(description: reason)
-        }
-        guard rename(temporary, target.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw WriteError(description: reason)
-        }
+        if let failure = replacement.commit() { throw WriteError(description: failure) }
     }
 
     /// The POSIX reason inside a Foundation file error, else its description.

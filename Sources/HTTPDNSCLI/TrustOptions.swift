@@ -51,9 +51,10 @@ struct TrustOptions {
                 // ours: nor with "cert-sha256//", the whole-certificate pins CertificatePin parses).
                 let trimmed = text.trimmingWhitespace()
                 guard !trimmed.isEmpty else { throw UsageError("--pinnedpubkey: empty value (expected sha256//BASE64 or a key file)", command: command) }
-                // "sha1//...", "md5//...": a hash curl does not take either, not a file name.
-                if let range = trimmed.range(of: "//"), !trimmed.hasPrefix("sha256//"), !trimmed.hasPrefix("cert-sha256//"),
-                   trimmed[..<range.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }), !trimmed.hasPrefix("/") {
+                // "sha1//...", "md5//...": a hash curl does not take either, not a file name (a path
+                // such as "keys//a.pem" still is one).
+                if let range = trimmed.range(of: "//"),
+                   ["md5", "sha1", "sha224", "sha384", "sha512"].contains(trimmed[..<range.lowerBound].lowercased()) {
                     throw UsageError("--pinnedpubkey: unsupported pin '\(trimmed[..<range.upperBound])...' (only sha256// public-key pins, as curl, and cert-sha256//)", command: command)
                 }
                 if trimmed.hasPrefix("sha256//") || trimmed.hasPrefix("cert-sha256//") {

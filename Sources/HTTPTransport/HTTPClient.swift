@@ -147,18 +147,18 @@ public final class HTTPClient: Sendable {
         // `Timeouts.total` covers the whole request: resolution and the address race count too.
         var request = request
         let begin = ContinuousClock.now
+        var limits = request.timeouts ?? configuration.timeouts
         if addresses == nil, !target.isIPLiteral, proxy == nil {
             do {
-                let resolved = try await resolve(target, within: (request.timeouts ?? configuration.timeouts).total, url: request.url)
+                let resolved = try await resolve(target, within: limits.total, url: request.url)
                 resolution = resolved
                 addresses = resolved.addresses
             } catch let error as ResolutionError {
                 throw HTTPClientError(kind: .couldNotResolve, message: error.description, url: request.url, resolutionError: error)
             }
-            if let total = (request.timeouts ?? configuration.timeouts).total {
-                var timeouts = request.timeouts ?? configuration.timeouts
-                timeouts.total = max(0.001, total - (ContinuousClock.now - begin).seconds)
-                request.timeouts = timeouts
+            if let total = limits.total {
+                limits.total = max(0.001, total - (ContinuousClock.now - begin).seconds)
+                request.timeouts = limits
             }
         }
         try Task.checkCancellation()

@@ -80,10 +80,13 @@ enum HappyEyeballs {
             case .connected(let fd):
                 return Outcome(winner: Winner(fd: fd, address: address), elapsed: now() - begin, timedOut: false)
             case .inProgress(let fd):
-                switch state(of: fd, waiting: 0) {
-                case .connected: return Outcome(winner: Winner(fd: fd, address: address), elapsed: now() - begin, timedOut: false)
-                case .failed: close(fd)
-                case .pending: first = Attempt(fd: fd, address: address)
+                var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                if poll(&entry, 1, 0) <= 0 || entry.revents == 0 {
+                    first = Attempt(fd: fd, address: address)
+                } else if connectionSucceeded(fd) {
+                    return Outcome(winner: Winner(fd: fd, address: address), elapsed: now() - begin, timedOut: false)
+                } else {
+                    close(fd)
                 }
             case .failed:
                 break
@@ -130,7 +133,7 @@ enum HappyEyeballs {
                              from head: RaceStart? = nil) -> Outcome {
         let begin = head?.begin ?? now()
         let deadline = begin + timeout
-        var pending: [(fd: Int32, address: IPAddress)] = head?.pending.map { [($0.fd, $0.address)] } ?? []
+        var pending: [Attempt] = head?.pending.map { [$0] } ?? []
         var next = head?.next ?? 0
         // The next attempt waits for the Connection Attempt Delay after one still in progress, and
         // starts at once after one that failed.
@@ -151,7 +154,7 @@ enum HappyEyeballs {
                 case .connected(let fd):
                     return won(fd, address)
                 case .inProgress(let fd):
-                    pending.append((fd, address))
+                    pending.append(Attempt(fd: fd, address: address))
                 case .failed:
                     nextStart = current  // a refused or unroutable address hands over at once
                     continue
@@ -167,10 +170,7 @@ enum HappyEyeballs {
             guard ready > 0 else { continue }
             var failed: [Int] = []
             for (index, entry) in polls.enumerated() where entry.revents != 0 {
-                var error: Int32 = 0
-                var length = socklen_t(MemoryLayout<Int32>.size)
-                getsockopt(entry.fd, SOL_SOCKET, SO_ERROR, &error, &length)
-                if error == 0 {
+                if connectionSucceeded(entry.fd) {
                     let winner = pending.remove(at: index)
                     return won(winner.fd, winner.address)
                 }
@@ -193,21 +193,13 @@ enum HappyEyeballs {
         case failed
     }
 
-    private enum AttemptState {
-        case connected
-        case failed
-        case pending
-    }
-
-    /// Whether the connection on `fd` is made, has failed, or is still pending after up to
-    /// `waiting` milliseconds.
-    private static func state(of fd: Int32, waiting milliseconds: Int32) -> AttemptState {
-        var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-        guard poll(&entry, 1, milliseconds) > 0, entry.revents != 0 else { return .pending }
+    /// For a socket whose non-blocking connect poll(2) reported done: whether it connected
+    /// (SO_ERROR 0) rather than failed.
+    private static func connectionSucceeded(_ fd: Int32) -> Bool {
         var error: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
-        return error == 0 ? .connected : .failed
+        return error == 0
     }
 
     private static func start(_ address: IPAddress, port: Int) -> Start {

@@ -8,7 +8,7 @@ import Glibc
 final class ResponseBodySink {
     private enum Storage {
         case memory(Data, limit: Int?)
-        case file(fd: Int32, temporary: String, destination: String)
+        case file(FileReplacement)
         /// Written in place: the destination is a device, FIFO or socket (`/dev/null`, say), which
         /// a rename would replace with a regular file.
         case direct(fd: Int32, path: String)
@@ -47,27 +47,11 @@ final class ResponseBodySink {
                 storage = .direct(fd: fd, path: file.path)
                 return
             }
-            let directory = file.deletingLastPathComponent().path
-            let template = "\(directory)/.\(file.lastPathComponent).httpdns-XXXXXX"
-            var buffer = Array(template.utf8CString)
-            let fd = mkstemp(&buffer)
-            guard fd >= 0 else {
-                throw HTTPClientError(kind: .outputFailed, message: "cannot create a file in '\(directory)': \(String(cString: strerror(errno)))", url: url)
+            // Keeps the permissions of a file it replaces (see FileReplacement).
+            guard let replacement = FileReplacement(replacing: file.path) else {
+                throw HTTPClientError(kind: .outputFailed, message: "cannot create a file in '\(file.deletingLastPathComponent().path)': \(String(cString: strerror(errno)))", url: url)
             }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            let temporary = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if stat(file.path, &info) == 0 {
-                // The file replaced keeps its permissions (a private 0600 file stays private, as
-                // curl, which truncates it in place, keeps them) and, where the process may, its owner.
-                fchmod(fd, info.st_mode & 0o7777)
-                _ = fchown(fd, info.st_uid, info.st_gid)
-            } else {
-                // mkstemp creates 0600; a new file gets the permissions a new file normally gets.
-                let mask = umask(0)
-                umask(mask)
-                fchmod(fd, 0o666 & ~mask)
-            }
-            storage = .file(fd: fd, temporary: temporary, destination: file.path)
+            storage = .file(replacement)
         }
     }
 
@@ -109,25 +93,17 @@ final class ResponseBodySink {
             return true
         case .discarding:
             return true
-        case .file(let fd, let temporary, _):
-            return writeAll(bytes, to: fd, path: temporary, url: url)
+        case .file(let replacement):
+            return writeAll(bytes, to: replacement.fd, path: replacement.temporaryPath, url: url)
         case .direct(let fd, let path):
             return writeAll(bytes, to: fd, path: path, url: url)
         }
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: String, url: URL?) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                failure = HTTPClientError(kind: .outputFailed, message: "writing '\(path)' failed: \(String(cString: strerror(errno)))", url: url)
-                return false
-            }
-            offset += written
-        }
-        return true
+        guard let reason = writeFully(bytes, to: fd) else { return true }
+        failure = HTTPClientError(kind: .outputFailed, message: "writing '\(path)' failed: \(reason)", url: url)
+        return false
     }
 
     /// The collected body (memory destination), else empty.
@@ -147,25 +123,23 @@ final class ResponseBodySink {
             storage = .memory(Data(), limit: 0)
             return
         }
-        guard case .file(let fd, let temporary, let destination) = storage else { return }
+        guard case .file(let replacement) = storage else { return }
         storage = .memory(Data(), limit: 0)
-        defer { close(fd) }
+        defer { close(replacement.fd) }
         // No fsync: this runs on the transfer thread, where a flush of a large file to a busy disk
         // would stall every other transfer. The rename is what keeps readers from ever seeing a
         // partial file.
-        guard rename(temporary, destination) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw HTTPClientError(kind: .outputFailed, message: "cannot write '\(destination)': \(reason)", url: url)
+        if let reason = replacement.commit() {
+            throw HTTPClientError(kind: .outputFailed, message: "cannot write '\(replacement.destinationPath)': \(reason)", url: url)
         }
     }
 
     /// Drops a partial body: a file destination's temporary file is removed.
     func discard() {
         switch storage {
-        case .file(let fd, let temporary, _):
-            close(fd)
-            unlink(temporary)
+        case .file(let replacement):
+            close(replacement.fd)
+            replacement.discard()
             storage = .memory(Data(), limit: 0)
         case .direct(let fd, _):
             close(fd)

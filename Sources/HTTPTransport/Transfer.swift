@@ -281,7 +281,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     private func configureMethodAndBody(request: HTTPRequest, me: UnsafeMutableRawPointer) throws {
         let method = request.method
-        guard !method.isEmpty, method.utf8.allSatisfy({ Self.isTokenCharacter($0) }) else {
+        guard Self.isToken(method) else {
             throw HTTPClientError(kind: .invalidRequest, message: "invalid HTTP method '\(method)'", url: url)
         }
         if let bodySource {
@@ -302,7 +302,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private func configureHeaders(request: HTTPRequest, configuration: HTTPClient.Configuration) throws {
         var lines: [String] = []
         for field in request.headers {
-            guard !field.name.isEmpty, field.name.utf8.allSatisfy({ Self.isTokenCharacter($0) }) else {
+            guard Self.isToken(field.name) else {
                 throw HTTPClientError(kind: .invalidRequest, message: "invalid header name '\(field.name)'", url: url)
             }
             guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
@@ -312,7 +312,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }
         for name in request.omittedHeaders.sorted() where !request.headers.contains(name: name) {
-            guard !name.isEmpty, name.utf8.allSatisfy({ Self.isTokenCharacter($0) }) else {
+            guard Self.isToken(name) else {
                 throw HTTPClientError(kind: .invalidRequest, message: "invalid header name '\(name)' in omittedHeaders", url: url)
             }
             guard name.lowercased() != "host" else {
@@ -333,6 +333,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private static func milliseconds(_ seconds: Double) -> Int {
         guard seconds.isFinite, seconds > 0 else { return 1 }
         return Int(min(seconds * 1000, Double(Int32.max)).rounded(.up))
+    }
+
+    /// Whether `text` is a non-empty RFC 9110 §5.6.2 token (a method or a field name).
+    private static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { isTokenCharacter($0) }
     }
 
     /// RFC 9110 §5.6.2 `tchar`.

@@ -208,8 +208,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
                     // connections when it runs short of them): libcurl finds out itself when it
                     // next uses the connection (it checks a pooled one before reuse). Left in the
                     // set, a closed connection would wake this loop for ever.
-                    _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), fd, 0)
-                    socketOwners[fd] = nil
+                    unwatch(fd)
                     continue
                 }
                 let pool = owner.pool
@@ -379,10 +378,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         pools[descriptor.id] = nil
         pool.close()
         // libcurl reports the closed sockets through the socket callback; drop any it did not.
-        for (socket, owner) in socketOwners where owner.pool === pool {
-            _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), socket, 0)
-            socketOwners[socket] = nil
-        }
+        for (socket, owner) in socketOwners where owner.pool === pool { unwatch(socket) }
         return true
     }
 
@@ -425,8 +421,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
                 socketOwners[socket]?.parked = true
                 return
             }
-            _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), socket, 0)
-            socketOwners[socket] = nil
+            unwatch(socket)
             return
         }
         var mask: Int32 = 0
@@ -457,9 +452,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             curlSockets.insert(fd)
         } else {
             curlSockets.remove(fd)
-            if socketOwners.removeValue(forKey: fd) != nil {
-                _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), fd, 0)
-            }
+            if socketOwners[fd] != nil { unwatch(fd) }
         }
     }
 
@@ -476,10 +469,13 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     /// Takes `pool`'s parked sockets out of the epoll set; it parks none from now on (see `watch`).
     private func stopParking(in pool: ConnectionPool) {
         pool.parksSockets = false
-        for (fd, owner) in socketOwners where owner.parked && owner.pool === pool {
-            _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), fd, 0)
-            socketOwners[fd] = nil
-        }
+        for (fd, owner) in socketOwners where owner.parked && owner.pool === pool { unwatch(fd) }
+    }
+
+    /// Takes `fd` out of the epoll set and forgets its owner.
+    private func unwatch(_ fd: Int32) {
+        _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), fd, 0)
+        socketOwners[fd] = nil
     }
 }
 

@@ -346,6 +346,14 @@ struct CLITests {
         #expect(negative.stderrText.contains("0 for no limit"), "\(negative.stderrText)")
     }
 
+    @Test("--pinnedpubkey with '//' inside a file path is still a file name")
+    func pinnedPublicKeyPathWithDoubleSlash() async throws {
+        let result = try await httpdns(["fetch", "--pinnedpubkey", "keys//missing.pem", fixture.url("a.test").absoluteString] + doh)
+        #expect(result.status == 2)
+        #expect(result.stderrText.contains("keys//missing.pem"), "\(result.stderrText)")
+        #expect(!result.stderrText.contains("unsupported pin"), "\(result.stderrText)")
+    }
+
     @Test("-o - writes the body to stdout, as curl does")
     func outputDash() async throws {
         let result = try await httpdns(["fetch", "-o", "-", fixture.url("b.test").absoluteString] + doh)

@@ -1,0 +1,73 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A temporary file beside a destination, to be renamed onto it once complete, so that readers
+/// never see a partial file: the `-o` output and the resolver's cache file.
+///
+/// It is created close-on-exec, with the permissions (and, where the process may set it, the
+/// owner) of the file it will replace, or those a new file gets (0666 less the umask): a private
+/// 0600 file stays private, as when curl truncates it in place.
+package struct FileReplacement: Sendable {
+    /// Open for writing; the owner closes it.
+    package let fd: Int32
+    package let temporaryPath: String
+    package let destinationPath: String
+
+    /// Creates the temporary file in `destinationPath`'s directory.
+    /// - Returns: nil with `errno` set when the file cannot be created.
+    package init?(replacing destinationPath: String) {
+        let directory = (destinationPath as NSString).deletingLastPathComponent
+        let name = (destinationPath as NSString).lastPathComponent
+        var template = Array("\(directory.isEmpty ? "." : directory)/.\(name).httpdns-XXXXXX".utf8CString)
+        // mkostemp(O_CLOEXEC) is not in the Glibc module; close-on-exec is set right after.
+        let fd = mkstemp(&template)
+        guard fd >= 0 else { return nil }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        var existing = stat()
+        if stat(destinationPath, &existing) == 0 {
+            _ = fchmod(fd, existing.st_mode & 0o7777)
+            _ = fchown(fd, existing.st_uid, existing.st_gid)
+        } else {
+            // mkstemp creates 0600.
+            let mask = umask(0)
+            umask(mask)
+            _ = fchmod(fd, 0o666 & ~mask)
+        }
+        self.fd = fd
+        self.temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        self.destinationPath = destinationPath
+    }
+
+    /// Renames the temporary file onto the destination; on failure removes it.
+    /// - Returns: nil on success, else the reason (`strerror`).
+    package func commit() -> String? {
+        guard rename(temporaryPath, destinationPath) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporaryPath)
+            return reason
+        }
+        return nil
+    }
+
+    /// Removes the temporary file (the destination is left as it was).
+    package func discard() {
+        unlink(temporaryPath)
+    }
+}
+
+/// Writes all of `bytes` to `fd`, retrying short writes and EINTR.
+/// - Returns: nil on success, else the reason (`strerror`).
+package func writeFully(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> String? {
+    var offset = 0
+    while offset < bytes.count {
+        let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if written < 0 {
+            if errno == EINTR { continue }
+            return String(cString: strerror(errno))
+        }
+        offset += written
+    }
+    return nil
+}
