@@ -1,8 +1,11 @@
+#define _GNU_SOURCE  // ppoll
 #include "CHTTPDNSShims.h"
 #include <openssl/err.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
+#include <poll.h>
+#include <time.h>
 #include <errno.h>
 #include <openssl/pem.h>
 #include <openssl/bio.h>
@@ -214,6 +217,29 @@ int httpdns_epoll_wait(int epoll_fd, struct httpdns_event *events, int capacity,
         events[i].events = flags;
     }
     return count;
+}
+
+int httpdns_poll_wait(struct httpdns_event *events, int count, long long timeout_ns) {
+    struct pollfd raw[16];
+    if (count > 16) count = 16;
+    for (int i = 0; i < count; i++) {
+        raw[i].fd = events[i].fd;
+        raw[i].events = (short)(((events[i].events & HTTPDNS_EVENT_IN) ? POLLIN : 0) | ((events[i].events & HTTPDNS_EVENT_OUT) ? POLLOUT : 0));
+        raw[i].revents = 0;
+    }
+    if (timeout_ns < 0) timeout_ns = 0;
+    struct timespec limit = { (time_t)(timeout_ns / 1000000000LL), (long)(timeout_ns % 1000000000LL) };
+    int ready = ppoll(raw, (nfds_t)count, &limit, NULL);
+    for (int i = 0; i < count; i++) {
+        int flags = 0;
+        if (ready > 0) {
+            if (raw[i].revents & POLLIN) flags |= HTTPDNS_EVENT_IN;
+            if (raw[i].revents & POLLOUT) flags |= HTTPDNS_EVENT_OUT;
+            if (raw[i].revents & (POLLERR | POLLHUP | POLLNVAL)) flags |= HTTPDNS_EVENT_ERROR;
+        }
+        events[i].events = flags;
+    }
+    return ready;
 }
 
 int httpdns_timerfd(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK); }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TLSTrust
 internal import CCurl
 internal import CHTTPDNSShims
@@ -10,6 +11,10 @@ final class PoolDescriptor: Sendable {
     let trust: CompiledTrust
     /// CURLMOPT_MAX_HOST_CONNECTIONS; nil: no limit.
     let connectionsPerHost: Int?
+    /// How many transfers waited for their response on the sending thread (`TransferEngine.lead`),
+    /// and how many of them completed there (for tests and benchmarks).
+    let inlineWaits = Atomic<Int>(0)
+    let inlineCompletions = Atomic<Int>(0)
 
     init(id: Int, trust: CompiledTrust, connectionsPerHost: Int?) {
         self.id = id
@@ -37,6 +42,13 @@ final class ConnectionPool {
     /// (`TransferEngine.watch`); false for good once a transfer that lets libcurl resolve a name
     /// has started in the pool.
     var parksSockets = true
+    /// A moving average of how long this pool's transfers took, from start to completion (ns,
+    /// weight 1/4 for the newest); see `TransferEngine.submit`.
+    private(set) var recentDuration: UInt64 = 0
+
+    func noteDuration(_ nanoseconds: UInt64) {
+        recentDuration = recentDuration - recentDuration / 4 + nanoseconds / 4
+    }
     /// For each route name, the CURLOPT_RESOLVE entry last handed to libcurl, and whether a transfer
     /// carrying it has succeeded, which proves it is in the multi handle's DNS cache.
     private var routeEntries: [String: (entry: String, stored: Bool)] = [:]

@@ -61,6 +61,19 @@ public final class HTTPClient: Sendable {
         /// The shortest time, in seconds, between two uploads of the same pin report (same host,
         /// presented chain and report URL) to `PinSet.reportURL`. Default: one day (TrustKit's).
         public var pinReportInterval: Double = 86_400
+        /// How long, in seconds, a request may wait for its response on the thread that sends it.
+        ///
+        /// Responses are normally delivered by the shared transfer thread, which then resumes the
+        /// calling task on another thread: two thread wake-ups per request, which cost a fast
+        /// server (loopback, a LAN) about a fifth of its request rate. So when no other request of
+        /// the process is in flight and this client's recent requests completed within this time,
+        /// the sending thread waits on the connection itself (ppoll) for up to this long: a
+        /// response within it returns without any thread switch, as a blocking
+        /// `curl_easy_perform` would. Past it, or as soon as another request is sent or this one is
+        /// cancelled, the wait is handed to the transfer thread as usual. The waiting thread is
+        /// blocked (not spinning), and it is one of Swift concurrency's threads, so keep this
+        /// short. Default: 0.001 (1 ms). 0: never wait on the sending thread.
+        public var maximumInlineWait: Double = 0.001
 
         public init(
             trust: TrustPolicy = .system,
@@ -83,6 +96,8 @@ public final class HTTPClient: Sendable {
     private let pool: PoolDescriptor
     private let engine: TransferEngine
     private let lastTarget = RequestTarget.Memo()
+    /// `configuration.maximumInlineWait` in nanoseconds (see `TransferEngine.submit`).
+    private let inlineWindow: UInt64
 
     /// - Parameters:
     ///   - configuration: Trust, timeouts, versions.
@@ -91,6 +106,8 @@ public final class HTTPClient: Sendable {
         self.configuration = configuration
         self.resolver = resolver
         self.engine = .shared
+        let inline = configuration.maximumInlineWait
+        self.inlineWindow = inline.isFinite && inline > 0 ? UInt64(min(inline, 1) * 1e9) : 0
         self.pool = engine.pool(for: configuration.trust, version: configuration.httpVersion,
                                 connectionsPerHost: configuration.maximumConnectionsPerHost.map { max(1, $0) })
     }
@@ -184,7 +201,7 @@ public final class HTTPClient: Sendable {
             var response = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     transfer.continuation = continuation
-                    engine.submit(transfer)
+                    engine.submit(transfer, window: inlineWindow)
                 }
             } onCancel: {
                 engine.cancel(transfer)

@@ -45,7 +45,12 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         let pool: ConnectionPool
         var mask: Int32
         var parked = false
+        /// Out of the epoll set while a caller waits on it itself (see `lead`).
+        var led = false
     }
+    /// True while a caller drives the loop for its own transfer (see `lead`): `watch` then keeps
+    /// the sockets libcurl names out of the epoll set, so that they do not wake the transfer thread.
+    private var leading = false
     /// Every socket in the epoll set (except the eventfd and timerfd).
     private var socketOwners: [Int32: Watch] = [:]
     /// The sockets libcurl opened and has not closed, as told by the socket lifecycle callbacks
@@ -106,12 +111,24 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     /// re-arms the timerfd for libcurl's next timer; the transfer thread sleeps on until the
     /// response (or the timer) arrives. Waking it for every request cost a context switch on the
     /// sequential path. Otherwise the transfer is queued for the loop's next turn.
-    func submit(_ transfer: Transfer) {
+    ///
+    /// With a `window` (nanoseconds), when no other transfer is in flight and the pool's recent
+    /// transfers took less than it, the calling thread then also waits for the response itself, for
+    /// at most `window` (see `lead`): the caller's continuation is then resumed before `submit`
+    /// returns, so a fast response costs no thread wake-up at all (the reused blocking easy handle's
+    /// one), where handing it over cost two: the transfer thread's and the resumed task's.
+    func submit(_ transfer: Transfer, window: UInt64 = 0) {
         if loopLock.try() {
+            // Not with a command queued: one queued while the transfer thread was busy came with no
+            // wake-up (see `wakeIfWaiting`), so it would wait for the whole of the inline wait.
+            let leads = window > 0 && active.isEmpty && (pools[transfer.pool.id]?.recentDuration ?? 0) < window
+                && inbox.withLock { $0.isEmpty }
+            leading = leads
             start(transfer)
             var touched: [ConnectionPool] = []
             runDueTimers(&touched)
             for pool in touched { collectCompleted(pool) }
+            if leads { lead(transfer, until: DispatchTime.now().uptimeNanoseconds + window) }
             armTimer()
             loopLock.unlock()
             return
@@ -222,6 +239,73 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             }
             runDueTimers(&touched)
             for pool in touched { collectCompleted(pool) }
+        }
+    }
+
+    /// The calling thread, holding the loop lock with `leading` raised since before it started
+    /// `transfer`, waits for `transfer`'s sockets itself (ppoll) and drives libcurl on them, until the
+    /// transfer completes, `deadline` (uptime ns) passes, or a command is queued (the eventfd turns
+    /// readable: another caller's transfer or a cancellation, which the transfer thread then
+    /// serves). The sockets libcurl named meanwhile are out of the epoll set (`watch`), so the
+    /// transfer thread, blocked in epoll_wait, is not woken by the response; they go back in when
+    /// the wait ends, with the events libcurl last asked for.
+    private func lead(_ transfer: Transfer, until deadline: UInt64) {
+        transfer.pool.inlineWaits.add(1, ordering: .relaxed)
+        defer {
+            stopLeading()
+            if active[ObjectIdentifier(transfer)] == nil { transfer.pool.inlineCompletions.add(1, ordering: .relaxed) }
+        }
+        var waits: [httpdns_event] = []
+        while active[ObjectIdentifier(transfer)] != nil {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline else { return }
+            waits.removeAll(keepingCapacity: true)
+            waits.append(httpdns_event(fd: wakeFD, events: Int32(HTTPDNS_EVENT_IN)))
+            for (fd, owner) in socketOwners where owner.led && !owner.parked && owner.mask != 0 {
+                waits.append(httpdns_event(fd: fd, events: owner.mask))
+            }
+            // The shim waits on 16 at most; a transfer uses one or two.
+            guard waits.count <= 16 else { return }
+            var limit = deadline - now
+            if let next = earliestDeadline() { limit = next > now ? min(limit, next - now) : 0 }
+            let ready = waits.withUnsafeMutableBufferPointer { buffer in
+                httpdns_poll_wait(buffer.baseAddress, Int32(buffer.count), Int64(limit))
+            }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if waits[0].events != 0 { return }
+            var touched: [ConnectionPool] = []
+            for wait in waits.dropFirst() where wait.events != 0 {
+                guard let owner = socketOwners[wait.fd] else { continue }
+                var action: Int32 = 0
+                if wait.events & Int32(HTTPDNS_EVENT_IN) != 0 { action |= CURL_CSELECT_IN }
+                if wait.events & Int32(HTTPDNS_EVENT_OUT) != 0 { action |= CURL_CSELECT_OUT }
+                if wait.events & Int32(HTTPDNS_EVENT_ERROR) != 0 { action |= CURL_CSELECT_ERR }
+                owner.pool.socketAction(wait.fd, action)
+                touched.append(owner.pool)
+            }
+            runDueTimers(&touched)
+            for pool in touched { collectCompleted(pool) }
+        }
+    }
+
+    /// Ends `lead`: the sockets it kept out of the epoll set that libcurl still watches go back in.
+    /// An idle one (parked: its transfer is over) is forgotten instead: libcurl watches no idle
+    /// connection, so it need not be in the set; the next inline wait takes it without a system
+    /// call, and the transfer thread adds it back when libcurl next watches it there.
+    private func stopLeading() {
+        leading = false
+        for (fd, owner) in socketOwners where owner.led {
+            if owner.parked {
+                socketOwners[fd] = nil
+                continue
+            }
+            socketOwners[fd]?.led = false
+            if httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_ADD), fd, owner.mask) != 0 {
+                _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_MODIFY), fd, owner.mask)
+            }
         }
     }
 
@@ -393,6 +477,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             let transfer = Unmanaged<Transfer>.fromOpaque(privateData).takeUnretainedValue()
             guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { continue }
             if result == CURLE_OK { transfer.confirmRoute(in: pool) }
+            pool.noteDuration(DispatchTime.now().uptimeNanoseconds &- transfer.startedAt)
             // Read what the connection told us before the handle leaves the multi handle.
             end(transfer, in: pool, with: transfer.outcome(for: result))
         }
@@ -428,6 +513,12 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         if events & CURL_POLL_IN != 0 { mask |= Int32(HTTPDNS_EVENT_IN) }
         if events & CURL_POLL_OUT != 0 { mask |= Int32(HTTPDNS_EVENT_OUT) }
         let known = socketOwners[socket]
+        if leading {
+            // The calling thread waits on it (see `lead`): out of the epoll set until it is done.
+            if let known, !known.led { _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), socket, 0) }
+            socketOwners[socket] = Watch(pool: pool, mask: mask, led: true)
+            return
+        }
         // libcurl repeats a socket's events after every action on it; re-arming an unchanged
         // watch is a system call per request for nothing.
         if let known, known.pool === pool, known.mask == mask {

@@ -15,21 +15,10 @@ struct ParkedSocketTests {
     let fixture: Fixture
     init() throws { fixture = try Fixture() }
 
-    /// A client on a pool of its own, connecting to 127.0.0.1 without a race (one socket per connection).
+    /// A client on a pool of its own whose idle sockets the transfer thread parks: a request that
+    /// completes on its sending thread leaves its idle socket out of the set (InlineWaitTests).
     func client(proxy: ProxyPolicy = .none) -> (HTTPClient, PoolDescriptor) {
-        let trust = fixture.freshTrust()
-        var configuration = HTTPClient.Configuration(trust: trust, timeouts: Timeouts(connect: 5, total: 30), httpVersion: .http1_1)
-        configuration.racesAddresses = false
-        configuration.proxy = proxy
-        let client = HTTPClient(configuration: configuration, resolver: fixture.resolver())
-        let pool = TransferEngine.shared.pool(for: trust, version: .http1_1, connectionsPerHost: configuration.maximumConnectionsPerHost)
-        return (client, pool)
-    }
-
-    func direct(_ path: String = "/") -> HTTPRequest {
-        var request = HTTPRequest(url: fixture.url("a.test", path))
-        request.connectTo = [IPAddress("127.0.0.1")!]
-        return request
+        fixture.clientOnOwnPool(inlineWait: 0, proxy: proxy)
     }
 
     /// A request after which the pool's connection is parked, and its socket. nginx closes idle
@@ -38,7 +27,7 @@ struct ParkedSocketTests {
     func parkedConnection(_ client: HTTPClient, _ pool: PoolDescriptor, path: String = "/") async throws -> Int32? {
         let deadline = ContinuousClock.now + .seconds(15)
         repeat {
-            _ = try await client.execute(direct(path))
+            _ = try await client.execute(fixture.loopbackRequest(path))
             let state = TransferEngine.shared.watchedSockets(of: pool)
             if state.parked.count == 1, state.watched == state.parked { return state.parked[0] }
             try await Task.sleep(for: .milliseconds(200))
@@ -52,7 +41,7 @@ struct ParkedSocketTests {
         var takenBack = false
         for _ in 0..<10 where !takenBack {
             let socket = try #require(try await parkedConnection(client, pool), "no connection was parked after a request")
-            let next = try await client.execute(direct())
+            let next = try await client.execute(fixture.loopbackRequest())
             #expect(next.text == "vhost=a.test\n")
             takenBack = next.connection.reusedConnection && TransferEngine.shared.watchedSockets(of: pool).parked == [socket]
         }
@@ -70,7 +59,7 @@ struct ParkedSocketTests {
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(TransferEngine.shared.watchedSockets(of: pool).watched.isEmpty, "the closed connection left the epoll set")
-        let next = try await client.execute(direct())
+        let next = try await client.execute(fixture.loopbackRequest())
         #expect(next.text == "vhost=a.test\n")
         #expect(next.connection.reusedConnection == false, "the closed connection was not reused")
     }
@@ -89,7 +78,7 @@ struct ParkedSocketTests {
         #expect(after.parks == false)
         #expect(after.parked.isEmpty, "the parked socket was taken out: \(after)")
 
-        let again = try await client.execute(direct())
+        let again = try await client.execute(fixture.loopbackRequest())
         #expect(again.text == "vhost=a.test\n")
         #expect(TransferEngine.shared.watchedSockets(of: pool).watched.isEmpty, "nothing is parked any more")
     }

@@ -64,6 +64,10 @@ int httpdns_timerfd_arm(int fd, long long nanoseconds);
 int httpdns_epoll_ctl(int epoll_fd, int operation, int fd, int events);
 /// epoll_wait, translating events to HTTPDNS_EVENT_* (HUP and ERR become HTTPDNS_EVENT_ERROR).
 int httpdns_epoll_wait(int epoll_fd, struct httpdns_event *events, int capacity, int timeout_ms);
+/// ppoll over `count` descriptors: each entry's `events` (HTTPDNS_EVENT_IN / _OUT) is what to wait
+/// for on entry and what happened on return (HUP and ERR become HTTPDNS_EVENT_ERROR, 0 for none).
+/// Waits at most `timeout_ns` nanoseconds. Returns how many are ready, 0 on time-out, or -1 (errno set).
+int httpdns_poll_wait(struct httpdns_event *events, int count, long long timeout_ns);
 
 // MARK: Trust (see httpdns_tls.h)
 #include "httpdns_tls.h"

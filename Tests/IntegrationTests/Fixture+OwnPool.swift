@@ -1,0 +1,26 @@
+import Foundation
+import HTTPDNS
+@testable import HTTPTransport
+
+extension Fixture {
+    /// An HTTP/1.1 client on a connection pool of its own (a fresh trust policy, so the pool's
+    /// sockets and counters are this client's alone), connecting without a Happy Eyeballs race, and
+    /// that pool.
+    func clientOnOwnPool(inlineWait: Double, proxy: ProxyPolicy = .none) -> (HTTPClient, PoolDescriptor) {
+        let trust = freshTrust()
+        var configuration = HTTPClient.Configuration(trust: trust, timeouts: Timeouts(connect: 5, total: 30), httpVersion: .http1_1)
+        configuration.racesAddresses = false
+        configuration.proxy = proxy
+        configuration.maximumInlineWait = inlineWait
+        let client = HTTPClient(configuration: configuration, resolver: resolver())
+        let pool = TransferEngine.shared.pool(for: trust, version: .http1_1, connectionsPerHost: configuration.maximumConnectionsPerHost)
+        return (client, pool)
+    }
+
+    /// A request for a.test's `path` on 127.0.0.1 only (one socket per connection).
+    func loopbackRequest(_ path: String = "/") -> HTTPRequest {
+        var request = HTTPRequest(url: url("a.test", path))
+        request.connectTo = [IPAddress("127.0.0.1")!]
+        return request
+    }
+}
