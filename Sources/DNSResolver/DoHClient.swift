@@ -116,6 +116,7 @@ public struct DoHClient: Sendable {
         _ query: [UInt8], name: String, type: DNSRecordType, endpoint: DoHEndpoint, timeout: TimeInterval
     ) async -> FamilyOutcome {
         let request = Self.request(for: query, endpoint: endpoint)
+        if let refusal = ProviderHTTP.cleartextRefusal(request.url) { return .failed(type: type, reason: refusal) }
         let response: DoHHTTPResponse
         do {
             response = try await transport.send(

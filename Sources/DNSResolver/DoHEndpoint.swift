@@ -21,7 +21,10 @@ public struct DoHEndpoint: Sendable, Hashable, CustomStringConvertible {
     public var method: Method
 
     /// - Parameters:
-    ///   - url: An `https` URL with a host.
+    ///   - url: An `https` URL with a host. Any other scheme is taken here, but no query is sent to
+    ///     it: each lookup fails (`DoHClient.Failure.endpointFailed`, "not sent: 'http' scheme"), as
+    ///     a cleartext query would hand the answer to the network. `DoHEndpoint(parsing:)` refuses it
+    ///     at once.
     ///   - bootstrapAddresses: Addresses of `url`'s host.
     ///   - method: `.post` (default) or `.get`.
     public init(url: URL, bootstrapAddresses: [IPAddress], method: Method = .post) {

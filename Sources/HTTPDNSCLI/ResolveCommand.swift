@@ -54,7 +54,7 @@ enum ResolveCommand {
             }
             guard !parsed.positionals.isEmpty else { throw UsageError("no host given", command: "resolve") }
             for host in parsed.positionals where HostName.normalize(host) == nil {
-                throw UsageError("invalid host name '\(host)'", command: "resolve")
+                throw UsageError("invalid host name '\(host)'" + HostName.numericHostHint(host), command: "resolve")
             }
             switch parsed.value("type")?.lowercased() {
             case nil, "both": families = .both

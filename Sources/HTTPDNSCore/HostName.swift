@@ -14,8 +14,9 @@ public enum HostName {
     ///
     /// Returns `nil` for an invalid name: empty, an empty label, a label longer than 63 bytes or a name
     /// longer than 253 (RFC 1035 §2.3.4), a character other than letters, digits, `-` and `_` after
-    /// mapping, a label that starts or ends with `-`, a character UTS #46 disallows, or an `xn--` label
-    /// that is not valid Punycode of a valid U-label.
+    /// mapping, a label that starts or ends with `-`, a character UTS #46 disallows, an `xn--` label
+    /// that is not valid Punycode of a valid U-label, or a last label that is a number (see
+    /// `legacyIPv4Address`).
     public static func normalize(_ host: String) -> String? {
         // Most names are already normalized: checked in one pass over the bytes, they come back as
         // they are (this runs on every lookup, cached ones included).
@@ -41,6 +42,7 @@ public enum HostName {
             name = lowered
         }
         guard name.utf8.count <= 253 else { return nil }
+        if endsInNumber(name) { return nil }
         for label in name.split(separator: ".", omittingEmptySubsequences: false) {
             guard !label.isEmpty, label.utf8.count <= 63, label.utf8.allSatisfy(isHostByte) else { return nil }
             // A label neither starts nor ends with a hyphen (RFC 952, RFC 1123 §2.1; RFC 5891 §4.2.3.1).
@@ -64,6 +66,7 @@ public enum HostName {
         var labelLength = 0
         var previous: UInt8 = 0
         var hyphens = 0
+        var labelStartsWithDigit = false
         for byte in bytes {
             total += 1
             switch byte {
@@ -80,11 +83,49 @@ public enum HostName {
                 return false
             }
             guard labelLength <= 63 else { return false }
+            if labelLength == 1 { labelStartsWithDigit = byte <= UInt8(ascii: "9") }
             previous = byte
         }
         guard total > 0, total <= 253, labelLength > 0, previous != UInt8(ascii: "-") else { return false }
+        // No top-level label starts with a digit; a name whose last one does may end in a number
+        // (an address, or no name at all), which the full path decides.
+        guard !labelStartsWithDigit else { return false }
         // An A-label must be checked as Punycode.
         return hyphens < 2 || !hasALabel(bytes)
+    }
+
+    /// Whether the last label of `name` (lower case, no trailing dot) is a number: decimal digits, or
+    /// `0x` and hexadecimal digits. Such a "name" is an IPv4 address to browsers and curl (the
+    /// WHATWG URL Standard's "ends in a number" rule, inet_aton's forms), or no valid host at all;
+    /// it is never a DNS name (no top-level domain is numeric), so it is not looked up.
+    static func endsInNumber(_ name: String) -> Bool {
+        let last = name.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).last ?? []
+        guard !last.isEmpty else { return false }
+        if last.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) { return true }
+        guard last.starts(with: "0x".utf8) else { return false }
+        return last.dropFirst(2).allSatisfy { byte in
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+        }
+    }
+
+    /// The IPv4 address browsers and curl read a host ending in a number as (inet_aton's forms:
+    /// `0x7f.1`, `2130706433`, `1.2.3`, octal `0177.0.0.1`), for messages; nil when it is not one,
+    /// or is an address in the standard dotted-decimal form already.
+    public static func legacyIPv4Address(_ host: String) -> String? {
+        let lowered = asciiLowercased(Substring(host.hasSuffix(".") ? String(host.dropLast()) : host))
+        guard endsInNumber(lowered), IPAddress(host) == nil else { return nil }
+        var address = in_addr()
+        guard inet_aton(lowered, &address) != 0 else { return nil }
+        return IPAddress(bytes: withUnsafeBytes(of: address.s_addr) { Array($0) })?.description
+    }
+
+    /// For a message about an invalid `host`: why, when it ends in a number (" (an IPv4 address in a
+    /// legacy form: write 127.0.0.1)"), else "".
+    public static func numericHostHint(_ host: String) -> String {
+        if let address = legacyIPv4Address(host) {
+            return " (an IPv4 address in a legacy form, which is not looked up: write \(address))"
+        }
+        return endsInNumber(asciiLowercased(Substring(host))) ? " (its last label is a number: not a DNS name)" : ""
     }
 
     /// Whether `xn--` occurs anywhere in `bytes`: a possible A-label, which the full path checks.

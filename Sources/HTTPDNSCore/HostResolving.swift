@@ -98,7 +98,7 @@ public enum ResolutionError: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .invalidHostName(let name):
-            "invalid host name '\(name)'"
+            "invalid host name '\(name)'" + HostName.numericHostHint(name)
         case .nameNotFound(let host, _):
             "could not resolve host '\(host)': name does not exist (NXDOMAIN)"
         case .noAddresses(let host, _):

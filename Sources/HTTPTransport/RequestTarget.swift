@@ -40,7 +40,7 @@ struct RequestTarget: Sendable {
             // IDNA A-labels, lower case, no trailing dot: the form resolved, sent as SNI and Host,
             // and verified (HostName.normalize).
             guard let normalized = HostName.normalize(host) else {
-                throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.absoluteString)': invalid host name '\(host)'", url: url)
+                throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.absoluteString)': invalid host name '\(host)'" + HostName.numericHostHint(host), url: url)
             }
             if normalized != host, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
                 components.percentEncodedHost = normalized

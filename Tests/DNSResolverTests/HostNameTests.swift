@@ -44,6 +44,27 @@ struct HostNameTests {
         #expect(HostName.normalize(input) == input)
     }
 
+    /// A last label that is a number makes an IPv4 address for browsers and curl (WHATWG "ends in a
+    /// number", inet_aton's forms) or no host at all; never a DNS name, so never looked up (sent to
+    /// DoH, then answered by getaddrinfo as an address, it depended on the fallback setting).
+    @Test("a name ending in a number is no DNS name", arguments: [
+        ("0x7f.1", "127.0.0.1"), ("2130706433", "127.0.0.1"), ("1.2.3", "1.2.0.3"), ("0177.0.0.1", "127.0.0.1"),
+        ("0X7F.0.0.1", "127.0.0.1"), ("127.0.1.", "127.0.0.1"), ("a.test.123", nil), ("a.0x1f", nil), ("a.0x", nil), ("1.2.3.4.5", nil),
+    ] as [(String, String?)])
+    func namesEndingInANumberAreRefused(input: String, address: String?) {
+        #expect(HostName.normalize(input) == nil)
+        #expect(HostName.legacyIPv4Address(input) == address)
+        #expect(ResolutionError.invalidHostName(input).description.contains(address.map { "write \($0)" } ?? "its last label is a number"))
+    }
+
+    @Test("names with numbers elsewhere stay names", arguments: [
+        "123.test", "0x7f.test", "a1.b2", "1a.test", "a.1a", "a.0xz", "1-2.test", "1.2.3.4", "::1",
+    ])
+    func numbersOutsideTheLastLabelAreFine(input: String) {
+        #expect(HostName.normalize(input) == input)
+        #expect(HostName.legacyIPv4Address(input) == nil)
+    }
+
     @Test func aLongUnicodeLabelIsRejectedWhenItsALabelExceeds63Bytes() {
         #expect(HostName.normalize(String(repeating: "ü", count: 60) + ".test") == nil)
     }

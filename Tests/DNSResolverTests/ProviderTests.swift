@@ -227,4 +227,29 @@ struct ProviderTests {
         let transport = FakeDoHTransport { _ in Self.json("zz-not-hex", type: "text/html") }
         await #expect(throws: DoHClient.Failure.self) { try await endpoint.lookup("a.test", families: .ipv4, transport: transport, timeout: 5) }
     }
+
+    @Test("no provider sends a query to a URL that is not https")
+    func cleartextURLsAreNotQueried() async throws {
+        let providers: [any ResolutionProvider] = [
+            DoHEndpoint(url: URL(string: "http://dns.test/dns-query")!, bootstrapAddresses: [IPAddress("192.0.2.53")!]),
+            DoHEndpoint(url: URL(string: "HTTP://dns.test/dns-query")!, bootstrapAddresses: [], method: .get),
+            JSONDoHEndpoint(url: URL(string: "http://json.test/resolve")!),
+            AlibabaHTTPDNSEndpoint(url: URL(string: "http://ali.test")!, accountID: "100000"),
+            DNSPodHTTPDNSEndpoint(url: URL(string: "http://dnspod.test")!),
+        ]
+        for provider in providers {
+            let transport = FakeDoHTransport { _ in Self.json(#"{"Status":0}"#) }
+            do {
+                _ = try await provider.lookup("a.test", families: .both, transport: transport, timeout: 5)
+                Issue.record("\(provider) answered")
+            } catch {
+                guard case .endpointFailed(_, let reason) = error else {
+                    Issue.record("\(provider): \(error)")
+                    continue
+                }
+                #expect(reason.contains("not sent") && reason.contains("https only"), "\(provider): \(reason)")
+            }
+            #expect(transport.requests.isEmpty, "\(provider) sent \(transport.requests.count) request(s)")
+        }
+    }
 }

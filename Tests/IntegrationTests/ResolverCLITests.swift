@@ -60,6 +60,19 @@ extension ResolverIntegrationSuites {
             #expect(invalid.stderrText.contains("invalid host name 'bad name.test'"))
         }
 
+        @Test("a host ending in a number is refused before any lookup, with the address it stands for")
+        func numericHosts() async throws {
+            // Sent to DoH (REFUSED), these went on to getaddrinfo, which read them as addresses.
+            let resolve = try await httpdns(["resolve", "-v", "0x7f.1", "2130706433"] + doh)
+            #expect(resolve.status == 2)
+            #expect(resolve.stderrText.contains("invalid host name '0x7f.1' (an IPv4 address in a legacy form, which is not looked up: write 127.0.0.1)"))
+            #expect(!resolve.stderrText.contains("cache miss"), "a lookup started: \(resolve.stderrText)")
+            let port = fixture.servers.httpsPort
+            let fetch = try await httpdns(["fetch", "https://1.2.3:\(port)/"] + doh)
+            #expect(fetch.status != 0 && fetch.stdoutText.isEmpty)
+            #expect(fetch.stderrText.contains("invalid host name '1.2.3' (an IPv4 address in a legacy form, which is not looked up: write 1.2.0.3)"), "\(fetch.stderrText)")
+        }
+
         @Test("--provider json, httpdns-ali (signed) and httpdns-dnspod (encrypted) with the options each needs")
         func providers() async throws {
             let server = try await ProviderTestServer.shared()

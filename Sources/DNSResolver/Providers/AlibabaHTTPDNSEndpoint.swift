@@ -15,6 +15,8 @@ import HTTPDNSCore
 /// endpoint, so `HostResolver` fails over.
 public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomStringConvertible {
     /// The service's base URL, e.g. `https://203.107.1.1` (no account in it).
+    /// Queries go only to an `https` URL: with any other scheme each lookup fails unsent
+    /// (`.endpointFailed`, "not sent: 'http' scheme").
     public var url: URL
     public var bootstrapAddresses: [IPAddress]
     /// The account ID the API is addressed with.

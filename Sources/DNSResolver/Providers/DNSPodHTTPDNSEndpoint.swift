@@ -14,6 +14,8 @@ import HTTPDNSCore
 /// but 200, undecryptable or malformed text is a failure of the endpoint.
 public struct DNSPodHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomStringConvertible {
     /// The service's base URL, e.g. `https://119.29.29.99`.
+    /// Queries go only to an `https` URL: with any other scheme each lookup fails unsent
+    /// (`.endpointFailed`, "not sent: 'http' scheme").
     public var url: URL
     public var bootstrapAddresses: [IPAddress]
     /// The key ID sent as `id=` (the encrypted form).

@@ -10,6 +10,8 @@ import HTTPDNSCore
 /// RCODE, `TC`, a status other than 200 or malformed JSON is a failure of the endpoint.
 public struct JSONDoHEndpoint: ResolutionProvider, Hashable, CustomStringConvertible {
     /// The API URL, e.g. `https://dns.google/resolve` or `https://cloudflare-dns.com/dns-query`.
+    /// Queries go only to an `https` URL: with any other scheme each lookup fails unsent
+    /// (`.endpointFailed`, "not sent: 'http' scheme").
     public var url: URL
     public var bootstrapAddresses: [IPAddress]
 

@@ -67,11 +67,12 @@ enum ProviderHTTP {
     static let maxResponseBytes = 65_535
 
     /// GETs `url` and returns the body of a 200 response.
-    /// - Throws: `.endpointFailed` for a transport error, any status but 200 (429 and 5xx included), or
-    ///   a body over the limit.
+    /// - Throws: `.endpointFailed` for a URL that is not `https` (not sent), a transport error, any
+    ///   status but 200 (429 and 5xx included), or a body over the limit.
     static func get(
         _ url: URL, endpoint: URL, accept: String?, bootstrap: [IPAddress], transport: any DoHTransport, timeout: TimeInterval
     ) async throws(DoHClient.Failure) -> DoHHTTPResponse {
+        if let refusal = cleartextRefusal(url) { throw .endpointFailed(endpoint, reason: refusal) }
         let response: DoHHTTPResponse
         do {
             response = try await transport.send(
@@ -91,6 +92,14 @@ enum ProviderHTTP {
             throw .endpointFailed(endpoint, reason: "response of \(response.body.count) bytes exceeds the \(maxResponseBytes)-byte limit")
         }
         return response
+    }
+
+    /// Why a query to `url` is not sent, or nil when it may be: only over HTTPS (RFC 8484 §3; the
+    /// HTTPDNS APIs' plain-HTTP variants would hand the answers to the network this library guards
+    /// against). The endpoints' initializers take any URL; this is where it is checked.
+    static func cleartextRefusal(_ url: URL) -> String? {
+        url.scheme?.lowercased() == "https" ? nil
+            : "not sent: \(url.scheme.map { "'\($0)'" } ?? "no") scheme; DoH and HTTPDNS queries go over https only (RFC 8484 §3)"
     }
 
     /// What an error response says, when it says it briefly: the `code`, `message`, `msg` or `error`
