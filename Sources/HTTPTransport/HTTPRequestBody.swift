@@ -1,14 +1,23 @@
 import Foundation
 
 /// A request body, sent byte-exact. With a known length the request carries `Content-Length`;
-/// without one, HTTP/1.1 uses chunked transfer coding and HTTP/2 DATA frames.
+/// without one, HTTP/1.1 uses chunked transfer coding and HTTP/2 DATA frames. A `Content-Length`
+/// header in `HTTPRequest.headers` must equal a known length (else `.invalidRequest`), and gives a
+/// stream of unknown length its length.
+///
+/// Exactly the known length is sent: a file or stream that ends before it, or holds more, fails
+/// the request with `.bodyReadFailed` (curl 26) and the connection is not reused, since either
+/// would break the message framing (a server waiting for the rest for ever; over HTTP/1.1
+/// keep-alive, the excess read as the next request).
 public enum HTTPRequestBody: Sendable {
     /// Bytes in memory.
     case data(Data)
     /// The contents of a file, read as it is sent (never loaded whole). The file is opened before
-    /// the request starts; an unreadable file fails the request with `.invalidRequest`.
+    /// the request starts, and its size then is the body's length; an unreadable file fails the
+    /// request with `.invalidRequest`.
     case file(URL)
-    /// Bytes pulled from `stream` as they are sent; `length` in bytes if known.
+    /// Bytes pulled from `stream` as they are sent; `length` in bytes if known (the stream must
+    /// then hold exactly that many).
     /// - Warning: The stream is read by the thread driving libcurl (the transfer thread, or the
     ///   thread starting a request) while it holds the transfer loop; a stream that blocks for long
     ///   stalls other transfers. Streams from memory or files are fine.

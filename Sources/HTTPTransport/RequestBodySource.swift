@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,8 +14,10 @@ final class RequestBodySource {
     }
 
     private var storage: Storage
-    /// Bytes, when known up front.
-    let length: Int64?
+    /// Bytes, when known up front: the body's `Content-Length`. Exactly this many are sent (see `read`).
+    private(set) var length: Int64?
+    /// Bytes handed to libcurl since the start (or the offset rewound to).
+    private var sent: Int64 = 0
     /// Set when reading failed; the transfer reports it.
     private(set) var failure: String?
 
@@ -50,8 +53,57 @@ final class RequestBodySource {
         }
     }
 
+    /// Takes a `Content-Length` header given with the body as its length: a stream of unknown
+    /// length then has one; any other body must already have that length.
+    /// - Throws: `HTTPClientError(.invalidRequest)` when the value is no length, or differs from
+    ///   the body's.
+    func declare(contentLength value: String, url: URL) throws {
+        guard let declared = Int64(value.trimmingWhitespace()), declared >= 0 else {
+            throw HTTPClientError(kind: .invalidRequest, message: "Content-Length header '\(value)' is not a length in bytes", url: url)
+        }
+        if let length, length != declared {
+            throw HTTPClientError(kind: .invalidRequest,
+                                  message: "Content-Length header \(declared) does not match the body's \(length) bytes (the difference would be read as part of the next request on the connection)", url: url)
+        }
+        length = declared
+    }
+
     /// Copies up to `buffer.count` bytes; 0 at the end. Returns nil on a read error.
+    ///
+    /// A body of known length sends exactly that many bytes. A source that ends early, or turns
+    /// out to hold more, fails the request (`failure`) instead: short, the server would wait for
+    /// the rest for ever; long, the excess would be taken as the start of the next request on the
+    /// connection. Excess is seen when the last read of the declared bytes brings more (it asks
+    /// for one byte past them, which costs no wait: the read was needed anyway); it is never sent.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        guard let length else { return readSource(into: buffer) }
+        let remaining = length - sent
+        // libcurl stops asking once the declared length is sent.
+        guard remaining > 0 else { return 0 }
+        let asked = Int(min(Int64(buffer.count), remaining + 1))
+        guard let count = readSource(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<asked])) else { return nil }
+        if count == 0 {
+            failure = "\(sourceName) ended after \(sent) of its \(length) bytes"
+            return nil
+        }
+        if Int64(count) > remaining {
+            failure = "\(sourceName) holds more than its \(length) bytes; none of the excess was sent"
+            return nil
+        }
+        sent += Int64(count)
+        return count
+    }
+
+    /// The source, for messages.
+    private var sourceName: String {
+        switch storage {
+        case .data: "the body"
+        case .file(_, let path): "body file '\(path)'"
+        case .stream: "the body stream"
+        }
+    }
+
+    private func readSource(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         switch storage {
         case .data(let data, let offset):
             let count = min(buffer.count, data.count - offset)
@@ -88,9 +140,12 @@ final class RequestBodySource {
         case .data(let data, _):
             guard offset >= 0, offset <= Int64(data.count) else { return false }
             storage = .data(data, offset: Int(offset))
+            sent = offset
             return true
         case .file(let fd, _):
-            return lseek(fd, off_t(offset), SEEK_SET) == off_t(offset)
+            guard lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else { return false }
+            sent = offset
+            return true
         case .stream:
             return false
         }

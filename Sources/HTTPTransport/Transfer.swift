@@ -100,6 +100,13 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         do {
             bodySource = try request.body.map { try RequestBodySource($0, url: request.url) }
+            if let declared = request.headers[first: "Content-Length"] {
+                if let bodySource {
+                    try bodySource.declare(contentLength: declared, url: request.url)
+                } else if declared.trimmingWhitespace() != "0" {
+                    throw HTTPClientError(kind: .invalidRequest, message: "Content-Length header '\(declared)' on a request without a body", url: request.url)
+                }
+            }
             sink = try ResponseBodySink(destination, url: request.url)
         } catch {
             curl_easy_cleanup(easy)
@@ -305,6 +312,9 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             guard Self.isToken(field.name) else {
                 throw HTTPClientError(kind: .invalidRequest, message: "invalid header name '\(field.name)'", url: url)
             }
+            // A body's Content-Length is its length (checked in init), which libcurl sends itself
+            // (CURLOPT_POSTFIELDSIZE_LARGE).
+            if bodySource != nil, field.name.lowercased() == "content-length" { continue }
             guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
                 throw HTTPClientError(kind: .invalidRequest, message: "header '\(field.name)' has a line break in its value", url: url)
             }

@@ -77,6 +77,20 @@ struct URLSessionTests {
         #expect(sameBytes(data, payload))
     }
 
+    @Test("a body stream longer or shorter than its Content-Length fails, and never reaches the next request")
+    func streamLengthMismatchFails() async throws {
+        let session = fixture.urlSession()
+        for count in [50, 10] {
+            var request = echoRequest()
+            request.httpBodyStream = InputStream(data: Data(repeating: 66, count: count))
+            request.setValue("20", forHTTPHeaderField: "Content-Length")
+            await #expect(throws: URLError.self, "\(count) bytes sent as 20") { _ = try await session.data(for: request) }
+            let (data, response) = try await session.data(from: fixture.url("a.test"))
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            #expect(String(decoding: data, as: UTF8.self) == "vhost=a.test\n")
+        }
+    }
+
     enum PlainUploadAPI: String, CaseIterable, Sendable {
         case uploadFromData, uploadFromFile, uploadTaskFromData, uploadTaskFromFile
     }

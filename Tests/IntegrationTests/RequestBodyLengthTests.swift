@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import HTTPDNS
+import TestSupport
+
+/// A body of known length is sent with exactly that many bytes: over a keep-alive HTTP/1.1
+/// connection, excess bytes would be read as the start of the next request (request smuggling),
+/// and a body that ends early would leave the server waiting for the rest.
+@Suite("Request body length")
+struct RequestBodyLengthTests {
+    let fixture: Fixture
+    init() throws { fixture = try Fixture() }
+
+    func post(_ body: HTTPRequestBody, headers: HTTPHeaders = HTTPHeaders()) -> HTTPRequest {
+        var request = fixture.loopbackRequest("/echo")
+        request.method = "POST"
+        request.body = body
+        request.headers = headers
+        return request
+    }
+
+    func bytes(_ count: Int, _ value: UInt8 = 65) -> Data { Data(repeating: value, count: count) }
+
+    @Test("a stream longer than its declared length fails, and the next request on the connection is unharmed")
+    func longStreamFails() async throws {
+        let (client, _) = fixture.clientOnOwnPool(inlineWait: 0.001)
+        _ = try await client.execute(fixture.loopbackRequest())  // a pooled connection to reuse
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.execute(post(.stream(InputStream(data: bytes(300)), length: 200)))
+        }
+        #expect(error?.kind == .bodyReadFailed)
+        #expect(error?.message.contains("the body stream holds more than its 200 bytes") == true, "\(String(describing: error))")
+        // Sent whole, the extra 100 bytes were the start of this request: nginx answered 400.
+        let next = try await client.execute(fixture.loopbackRequest())
+        #expect(next.status == 200)
+        #expect(next.text == "vhost=a.test\n")
+        #expect(next.connection.reusedConnection == false, "the connection of the failed request was reused")
+    }
+
+    @Test("a stream shorter than its declared length fails at once instead of waiting for ever")
+    func shortStreamFails() async throws {
+        let (client, _) = fixture.clientOnOwnPool(inlineWait: 0.001)
+        let begin = ContinuousClock.now
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.execute(post(.stream(InputStream(data: bytes(100)), length: 200)))
+        }
+        #expect(ContinuousClock.now - begin < .seconds(5))
+        #expect(error?.kind == .bodyReadFailed)
+        #expect(error?.message.contains("the body stream ended after 100 of its 200 bytes") == true, "\(String(describing: error))")
+        let next = try await client.execute(fixture.loopbackRequest())
+        #expect(next.text == "vhost=a.test\n")
+    }
+
+    @Test("a stream of exactly its declared length is echoed, over HTTP/1.1 and HTTP/2", arguments: [HTTPVersionPreference.http1_1, .http2])
+    func exactStream(version: HTTPVersionPreference) async throws {
+        let payload = Data((0..<70_000).map { UInt8($0 % 251) })
+        var request = post(.stream(InputStream(data: payload), length: Int64(payload.count)))
+        request.httpVersion = version
+        let response = try await fixture.client().execute(request)
+        #expect(response.body == payload)
+    }
+
+    @Test("a Content-Length header that differs from the body's length is refused before sending")
+    func mismatchedHeaderIsRefused() async throws {
+        let client = fixture.client(version: .http1_1)
+        for value in ["3", "11", "-1", "ten"] {
+            let error = await #expect(throws: HTTPClientError.self) {
+                try await client.execute(post(.data(bytes(10)), headers: ["Content-Length": value]))
+            }
+            #expect(error?.kind == .invalidRequest, "Content-Length: \(value)")
+        }
+        let bodiless = await #expect(throws: HTTPClientError.self) {
+            try await client.execute(HTTPRequest(url: fixture.url("a.test", "/"), headers: ["Content-Length": "5"]))
+        }
+        #expect(bodiless?.kind == .invalidRequest)
+    }
+
+    @Test("a matching Content-Length header is sent once; on a stream of unknown length it is the length")
+    func matchingHeaderIsTheLength() async throws {
+        let client = fixture.client(version: .http1_1)
+        var request = post(.data(bytes(10)), headers: ["Content-Length": "10"])
+        request.url = fixture.url("a.test", "/headers")
+        let headers = try await client.execute(request).text ?? ""
+        #expect(headers.components(separatedBy: "Content-Length:").count == 2, "\(headers)")
+        #expect(!headers.contains("chunked"))
+        // The header gives a stream its length: no chunked coding, and the excess is refused.
+        let echoed = try await client.execute(post(.stream(InputStream(data: bytes(20)), length: nil), headers: ["Content-Length": "20"]))
+        #expect(echoed.body == bytes(20))
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.execute(post(.stream(InputStream(data: bytes(50)), length: nil), headers: ["Content-Length": "20"]))
+        }
+        #expect(error?.kind == .bodyReadFailed)
+    }
+}
