@@ -9,8 +9,9 @@ enum PinsCommand {
     Connects to URL's host the way fetch does (DoH, IP-direct, SNI and verification on the name)
     and prints the chain the handshake verified, leaf first: subject, issuer, expiry, the SPKI pin
     (for --pinnedpubkey) and the certificate's SHA-256 (for --pin-cert). The last line is a
-    --pinnedpubkey option with every pin of the chain, ready to paste (keep the ones you mean to
-    trust, and add a backup).
+    --pinnedpubkey option with the server's own key pin, ready to paste (add a backup key's pin
+    before relying on it). The line before it lists the issuers' pins apart: a pin matches anywhere
+    in the chain, so an issuer's pin lets through every certificate that issuer signs, for any host.
 
     Options:
     \(ResolverOptions.help)
@@ -81,7 +82,11 @@ enum PinsCommand {
                 console.print("  pin:     \(certificate.publicKeyPin)")
                 console.print("  sha256:  \(certificate.certificatePin.sha256.map { String(format: "%02x", $0) }.joined())")
             }
-            console.print("--pinnedpubkey '\(chain.map(\.publicKeyPin.description).joined(separator: ";"))'")
+            if chain.count > 1 {
+                let issuers = chain.dropFirst().map(\.publicKeyPin.description).joined(separator: ";")
+                console.print("issuer pins (each matches any certificate its key signed, for any host): \(issuers)")
+            }
+            console.print("--pinnedpubkey '\(chain[0].publicKeyPin)'")
             return HTTPDNSTool.ExitStatus.success
         } catch let error as HTTPClientError {
             console.note("httpdns: \(error.message)")
