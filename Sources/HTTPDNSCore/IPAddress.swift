@@ -68,3 +68,13 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
         family == .ipv4 ? bytes[0] == 127 : bytes == [UInt8](repeating: 0, count: 15) + [1]
     }
 }
+
+extension IPAddress {
+    /// `host:port` as an URL authority writes it (RFC 3986 §3.2.2), for messages: an IPv6 literal
+    /// in brackets (`[::1]:443`), so the port cannot be read as the address's last group; a name
+    /// or an IPv4 address as it is (`a.test:443`, `127.0.0.1:443`).
+    package static func authority(host: String, port: Int) -> String {
+        // Only an IPv6 literal holds a colon; one already in brackets stays as it is.
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 import TLSTrust
 
 extension HTTPClient {
@@ -22,7 +23,7 @@ extension HTTPClient {
                 handler(event)
             } else {
                 // Never silent: this connection is not authenticated.
-                let line = "httpdns: WARNING: certificate verification is disabled; the connection to \(host):\(port)\(connection.remoteAddress.map { " (\($0))" } ?? "") is not authenticated\n"
+                let line = "httpdns: WARNING: certificate verification is disabled; the connection to \(IPAddress.authority(host: host, port: port))\(connection.remoteAddress.map { " (\($0))" } ?? "") is not authenticated\n"
                 FileHandle.standardError.write(Data(line.utf8))
             }
         }

@@ -282,7 +282,7 @@ public final class HTTPClient: Sendable {
         try Task.checkCancellation()
         if outcome.winner == nil, outcome.timedOut {
             let tried = ordered.map(\.description).joined(separator: ", ")
-            throw HTTPClientError(kind: .timedOut, message: "connecting to \(target.host):\(target.port) timed out after \(timeout) s (addresses tried: \(tried))",
+            throw HTTPClientError(kind: .timedOut, message: "connecting to \(IPAddress.authority(host: target.host, port: target.port)) timed out after \(timeout) s (addresses tried: \(tried))",
                                   url: request.url, curlCode: 28)
         }
         // No winner and no time-out: every address refused; libcurl fails the usual way.

@@ -522,12 +522,15 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         let seconds = limit.formatted(.number.precision(.fractionLength(0...3)))
         let routed = addressList.map { " (addresses: \($0))" } ?? ""
         let message = waitingForConnection
-            ? "request to \(displayHost):\(port)\(routed) timed out after \(seconds) s waiting for a free connection (all \(pool.connectionsPerHost ?? 0) allowed by maximumConnectionsPerHost were busy)"
-            : "request to \(displayHost):\(port)\(routed) timed out after \(seconds) s"
+            ? "request to \(endpoint)\(routed) timed out after \(seconds) s waiting for a free connection (all \(pool.connectionsPerHost ?? 0) allowed by maximumConnectionsPerHost were busy)"
+            : "request to \(endpoint)\(routed) timed out after \(seconds) s"
         var error = HTTPClientError(kind: .timedOut, message: message, url: url, curlCode: Int(CURLE_OPERATION_TIMEDOUT.rawValue))
         error.resolution = resolution
         return error
     }
+
+    /// `host:port` for messages, an IPv6 literal in brackets (`[::1]:443`).
+    private var endpoint: String { IPAddress.authority(host: displayHost, port: port) }
 
     /// The addresses the request was sent to, for messages ("a, b"); nil when the URL's host was used.
     private var addressList: String? { addresses.map { $0.map(\.description).joined(separator: ", ") } }
@@ -596,7 +599,6 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             detail = detail.replacingOccurrences(of: routeName, with: addresses.map(\.description).joined(separator: ", "))
         }
         let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
-        let endpoint = "\(displayHost):\(port)"
         let listed = addressList
         let tried = listed.map { " (addresses tried: \($0))" } ?? ""
         // A time-out may strike after connecting, or before every address was tried.
@@ -760,7 +762,7 @@ extension Transfer {
         guard let marker else { return nil }
         let presented = pool.trust.policy.identity.map { "the client certificate '\($0.certificate.subject)'" } ?? "a request without a client certificate"
         return HTTPClientError(kind: .clientCertificateRejected,
-                               message: "\(displayHost):\(port) rejected \(presented): HTTP 400 \"\(marker)\"",
+                               message: "\(endpoint) rejected \(presented): HTTP 400 \"\(marker)\"",
                                url: url, status: 400)
     }
 

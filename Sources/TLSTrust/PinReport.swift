@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 
 /// A certificate as the server presented it, with both of its pins.
 public struct PresentedCertificate: Sendable, Hashable, CustomStringConvertible {
@@ -61,7 +62,7 @@ public struct PinReport: Sendable, Hashable, CustomStringConvertible {
             "  \(certificate.publicKeyPin)  \(showsCertificatePins ? "\(certificate.certificatePin)  " : "")\(certificate.subject)"
         }.joined(separator: "\n")
         let expected = pinSet.pins.map(\.description).sorted().joined(separator: "; ")
-        return "certificate pinning failed for \(host):\(port)\(remoteAddress.map { " (\($0))" } ?? ""): no certificate of the chain matches \(expected)\nthe server presented:\n\(presented)"
+        return "certificate pinning failed for \(IPAddress.authority(host: host, port: port))\(remoteAddress.map { " (\($0))" } ?? ""): no certificate of the chain matches \(expected)\nthe server presented:\n\(presented)"
     }
 
     /// The JSON body POSTed to `PinSet.reportURL` (RFC 7469 §3 field names).

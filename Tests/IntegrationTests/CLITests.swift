@@ -95,6 +95,15 @@ struct CLITests {
         #expect(!result.stderrText.contains(".invalid"))
     }
 
+    @Test("an IPv6 address is bracketed before its port in messages: [::1]:PORT")
+    func ipv6EndpointIsBracketed() async throws {
+        let port = try FreePort.tcp()
+        let result = try await httpdns(["fetch", "https://[::1]:\(port)/"])
+        #expect(result.status == 7, "\(result.stderrText)")
+        #expect(result.stderrText.contains("could not connect to [::1]:\(port)"), "\(result.stderrText)")
+        #expect(!result.stderrText.contains(" ::1:\(port)"), "\(result.stderrText)")
+    }
+
     @Test("--max-time on a slow server exits 28")
     func slowExits28() async throws {
         let result = try await httpdns(["fetch", "--max-time", "1", fixture.url("a.test", "/slow").absoluteString] + doh)

@@ -111,4 +111,15 @@ extension PolicyRulesTests {
         #expect(object["known-pins"] as? [String] == ["sha256//" + Self.digest.base64EncodedString()])
         #expect(object["date-time"] as? String == "1970-01-01T00:00:00Z")
     }
+
+    @Test("the pin report's message brackets an IPv6 host before its port; a name stays as it is")
+    func reportMessageBracketsIPv6() {
+        let set = PinSet(pins: [.publicKey(sha256: Self.digest)])
+        let literal = PinReport(host: "2001:db8::1", port: 8443, remoteAddress: "2001:db8::1", presentedChain: [], pinSet: set,
+                                enforced: true, date: Date(timeIntervalSince1970: 0))
+        #expect(literal.description.hasPrefix("certificate pinning failed for [2001:db8::1]:8443 (2001:db8::1): "), "\(literal)")
+        let name = PinReport(host: "api.example.com", port: 443, remoteAddress: "192.0.2.1", presentedChain: [], pinSet: set,
+                             enforced: true, date: Date(timeIntervalSince1970: 0))
+        #expect(name.description.hasPrefix("certificate pinning failed for api.example.com:443 (192.0.2.1): "), "\(name)")
+    }
 }
