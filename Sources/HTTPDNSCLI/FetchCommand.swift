@@ -336,7 +336,7 @@ enum FetchCommand {
                 let write = console.output
                 destination = .streaming(head: { head in
                     if let connection = head.connection {
-                        describe(connection, version: head.version, status: head.status, url: hop.withLock { $0 }, console: console)
+                        describe(connection, statusLine: statusLine(head.version, head.status, head.reasonPhrase), url: hop.withLock { $0 }, console: console)
                     }
                 }, chunk: { chunk in write(chunk) })
                 describedAtHead = true
@@ -351,7 +351,7 @@ enum FetchCommand {
                 if let redirects {
                     try await client.execute(request, to: destination, redirects: redirects, redirected: { response, redirect in
                         if verbose {
-                            describe(response.connection, version: response.version, status: response.status,
+                            describe(response.connection, statusLine: statusLine(response.version, response.status, response.reasonPhrase),
                                      url: response.url ?? hop.withLock { $0 }, console: console)
                             if let redirect { console.note("* following the \(redirect.status) redirect to \(redirect.location.absoluteString)") }
                         }
@@ -368,10 +368,11 @@ enum FetchCommand {
             do {
                 let response = try await transfer.value
                 if plan.verbose, !describedAtHead {
-                    describe(response.connection, version: response.version, status: response.status, url: response.url ?? plan.request.url, console: console)
+                    describe(response.connection, statusLine: statusLine(response.version, response.status, response.reasonPhrase),
+                             url: response.url ?? plan.request.url, console: console)
                 }
                 if plan.include {
-                    var head = "\(response.version) \(response.status)\r\n"
+                    var head = statusLine(response.version, response.status, response.reasonPhrase) + "\r\n"
                     for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
                     console.output(Data((head + "\r\n").utf8))
                 }
@@ -409,9 +410,15 @@ enum FetchCommand {
         console.note("* resolved \(resolution.host) via \(from): \(resolution.addresses.map(\.description).joined(separator: ", "))\(ttl)")
     }
 
+    /// The status line as curl shows it: `HTTP/1.1 404 Not Found` (the reason phrase as received),
+    /// `HTTP/2 404` (HTTP/2 has none).
+    static func statusLine(_ version: HTTPVersion, _ status: Int, _ reasonPhrase: String?) -> String {
+        "\(version) \(status)" + (reasonPhrase.map { " " + $0 } ?? "")
+    }
+
     /// The -v report on one response: where the addresses came from, where we connected, what TLS
     /// carried, the status line. `url` is the request's (the hop's, after a redirect).
-    static func describe(_ connection: ConnectionReport, version: HTTPVersion, status: Int, url: URL, console: Console) {
+    static func describe(_ connection: ConnectionReport, statusLine: String, url: URL, console: Console) {
         if let resolution = connection.resolution {
             describe(resolution, console: console)
         } else if let proxy = connection.proxy {
@@ -430,6 +437,6 @@ enum FetchCommand {
             console.note("* TLS: \(tls.protocolVersion ?? "?"), SNI \(tls.serverName ?? "(none sent)"), ALPN \(tls.alpn ?? "(none)")")
             console.note("* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(tls.verified ? "verified" : "NOT verified") for \(url.host(percentEncoded: false).map { HostName.normalize($0) ?? $0 } ?? "?")")
         }
-        console.note("< \(version) \(status)")
+        console.note("< \(statusLine)")
     }
 }

@@ -98,7 +98,7 @@ final class URLProtocolLoader: @unchecked Sendable {  // immutable after init ex
 
             guard let redirect = collector.redirect, let redirectResponse = collector.response else {
                 if collector.response == nil, let response {
-                    let head = HTTPURLResponse.httpdns(url: hopURL, head: HTTPResponseHead(status: response.status, headers: response.headers, version: response.version))
+                    let head = HTTPURLResponse.httpdns(url: hopURL, head: HTTPResponseHead(status: response.status, headers: response.headers, version: response.version, reasonPhrase: response.reasonPhrase))
                     deliver { $0.urlProtocol($1, didReceive: head, cacheStoragePolicy: .notAllowed) }
                 }
                 if !collector.body.isEmpty { deliver { $0.urlProtocol($1, didLoad: collector.body) } }

@@ -55,7 +55,7 @@ extension HTTPClient {
                 // the stream (nginx on HTTP/2: RST_STREAM), which libcurl 7.88 reports as a
                 // failure. The redirect head is complete and its body is not wanted: follow it.
                 guard let head = redirectHead.head else { throw error }
-                response = HTTPResponse(status: head.status, headers: head.headers, version: head.version, body: Data(),
+                response = HTTPResponse(status: head.status, headers: head.headers, version: head.version, reasonPhrase: head.reasonPhrase, body: Data(),
                                         connection: ConnectionReport(remoteAddress: nil, remotePort: nil, resolution: nil,
                                                                      reusedConnection: false, tls: nil),
                                         url: url)

@@ -10,6 +10,9 @@ public struct HTTPResponse: Sendable {
     public var headers: HTTPHeaders
     /// Version the response came with.
     public var version: HTTPVersion
+    /// The reason phrase of the HTTP/1.x status line, as received (`Not Found`; empty when the line
+    /// has none); nil for HTTP/2 and HTTP/3. See `HTTPResponseHead.reasonPhrase`.
+    public var reasonPhrase: String? = nil
     /// The body when the destination was `.memory`; empty otherwise.
     public var body: Data
     /// Where the request went and what TLS negotiated.

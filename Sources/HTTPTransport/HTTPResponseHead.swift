@@ -6,15 +6,22 @@ public struct HTTPResponseHead: Sendable {
     public var headers: HTTPHeaders
     /// Version from the status line (`HTTP/1.1`, `HTTP/2`).
     public var version: HTTPVersion
+    /// The reason phrase of an HTTP/1.x status line (RFC 9112 §4), as received: the text after
+    /// the status code and its space, without the line's CRLF (`Not Found` for
+    /// `HTTP/1.1 404 Not Found`); empty when the line has none. nil for HTTP/2 and HTTP/3, which
+    /// carry no reason phrase (RFC 9113 §8.3.2). Clients should ignore it (RFC 9112 §4); it is
+    /// kept for display, as curl's `-i` shows it.
+    public var reasonPhrase: String?
     /// Where the response came from (address, port, resolution, reuse, TLS when
     /// `HTTPRequest.reportsTLSDetails`), as known when the head arrived: `timing.total` is the time
     /// so far. Set on heads the client delivers (`ResponseBodyDestination.streaming`); nil otherwise.
     public var connection: ConnectionReport?
 
-    public init(status: Int, headers: HTTPHeaders, version: HTTPVersion, connection: ConnectionReport? = nil) {
+    public init(status: Int, headers: HTTPHeaders, version: HTTPVersion, reasonPhrase: String? = nil, connection: ConnectionReport? = nil) {
         self.status = status
         self.headers = headers
         self.version = version
+        self.reasonPhrase = reasonPhrase
         self.connection = connection
     }
 }

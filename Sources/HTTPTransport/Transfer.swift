@@ -45,6 +45,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private var status = 0
     private var headers = HTTPHeaders()
     private var statusLineVersion = HTTPVersion.unknown
+    /// The HTTP/1.x status line's reason phrase; nil for HTTP/2 and HTTP/3.
+    private var reasonPhrase: String?
     private var headDelivered = false
     private var tls: TLSReport?
     /// The TLS callbacks' state for https (pins for this host, what the handshake found).
@@ -404,6 +406,14 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
                 index += 1
             }
             status = code
+            // RFC 9112 §4: HTTP-version SP status-code SP [ reason-phrase ]. HTTP/2 and HTTP/3 have
+            // none (libcurl writes them a status line that ends in the space).
+            if statusLineVersion == .http1_1 || statusLineVersion == .http1_0 {
+                if index < end, bytes[index] == 0x20 { index += 1 }
+                reasonPhrase = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)
+            } else {
+                reasonPhrase = nil
+            }
             return bytes.count
         }
         if end == 0 {
@@ -423,7 +433,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     private func deliverHead() {
         headDelivered = true
-        var head = HTTPResponseHead(status: status, headers: headers, version: statusLineVersion)
+        var head = HTTPResponseHead(status: status, headers: headers, version: statusLineVersion, reasonPhrase: reasonPhrase)
         if let discardsBody, discardsBody(head) {
             sink.switchToDiscarding()
         } else if sink.wantsHead {
@@ -502,6 +512,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             status: responseCode != 0 ? responseCode : status,
             headers: headers,
             version: Self.version(version),
+            reasonPhrase: reasonPhrase,
             body: sink.takeBody(),
             connection: report))
     }

@@ -43,9 +43,20 @@ struct CLITests {
     func fetchIncludeHeaders() async throws {
         let result = try await httpdns(["fetch", "-i", "--http1.1", fixture.url("b.test").absoluteString] + doh)
         #expect(result.status == 0)
-        #expect(result.stdoutText.hasPrefix("HTTP/1.1 200\r\n"))
+        #expect(result.stdoutText.hasPrefix("HTTP/1.1 200 OK\r\n"))
         #expect(result.stdoutText.contains("X-SNI: b.test\r\n"))
         #expect(result.stdoutText.hasSuffix("\r\n\r\nvhost=b.test\n"))
+    }
+
+    @Test("-i prints the HTTP/1.1 status line with its reason phrase as received, as curl; HTTP/2 has none")
+    func includeKeepsReasonPhrase() async throws {
+        let url = fixture.url("a.test", "/status/404").absoluteString
+        let http1 = try await httpdns(["fetch", "-i", "--http1.1", url] + doh)
+        #expect(http1.status == 0, "\(http1.stderrText)")
+        #expect(http1.stdoutText.hasPrefix("HTTP/1.1 404 Not Found\r\n"), "\(http1.stdoutText)")
+        let http2 = try await httpdns(["fetch", "-i", url] + doh)
+        #expect(http2.status == 0, "\(http2.stderrText)")
+        #expect(http2.stdoutText.hasPrefix("HTTP/2 404\r\n"), "\(http2.stdoutText)")
     }
 
     @Test("the naive IP URL with a Host header exits 60")

@@ -288,6 +288,19 @@ struct TransportTests {
         #expect(uncapped.count > 2, "\(uncapped.count) connections without a limit")
     }
 
+    @Test("the HTTP/1.1 reason phrase is kept as received, in the response and its streamed head; HTTP/2 has none",
+          arguments: [HTTPVersionPreference.http1_1, .http2])
+    func reasonPhrase(version: HTTPVersionPreference) async throws {
+        let fixture = try Fixture()
+        let heads = LockedValue<[HTTPResponseHead]>([])
+        let response = try await fixture.client(version: version).execute(HTTPRequest(url: fixture.url("a.test", "/status/404")),
+                                                                           to: .streaming(head: { head in heads.withLock { $0.append(head) } }, chunk: { _ in }))
+        let expected = version == .http1_1 ? "Not Found" : nil
+        #expect(response.status == 404)
+        #expect(response.reasonPhrase == expected)
+        #expect(heads.withLock { $0.map(\.reasonPhrase) } == [expected])
+    }
+
     @Test("a streaming destination's head says where the response comes from, before the body")
     func streamingHeadCarriesTheConnection() async throws {
         let fixture = try Fixture()
