@@ -57,13 +57,15 @@ enum FetchCommand {
     \(TrustOptions.help)
       -h, --help                This help.
 
-    Exit status: 0 ok, 2 usage or bad input, 6 could not resolve host, 7 could not connect,
+    Exit status: 0 ok, 2 usage or bad input (found before any traffic, a --cert, --key or
+    --pass that cannot be used included), 6 could not resolve host, 7 could not connect,
     18 the connection closed before the whole body came (no -o file is left), 22 HTTP status
     >= 400 with -f, 23 writing the output failed, 28 timeout, 35 TLS handshake
-    failed, 47 too many redirects, 56 connection broken while receiving, 58 client certificate
-    problem or rejected, 60 certificate verification failed, 90 pin mismatch, 91 no valid OCSP
-    staple with --cert-status (the same numbers as curl); 130/143 interrupted by SIGINT/SIGTERM
-    (no output file is left behind).
+    failed, 47 too many redirects, 56 connection broken while receiving, 58 the client
+    certificate was rejected by the server or refused by TLS in the handshake, 60 certificate
+    verification failed, 90 pin mismatch, 91 no valid OCSP staple with --cert-status (curl's
+    numbers, except that curl gives some bad input its own, such as 58 for a --cert it cannot
+    load); 130/143 interrupted by SIGINT/SIGTERM (no output file is left behind).
     """
 
     static let parser = ArgumentParser(command: "fetch", options: [
@@ -305,14 +307,15 @@ enum FetchCommand {
     }
 
     static func execute(_ plan: Plan, console: Console) async -> Int32 {
-        let resolver = plan.resolverOptions.makeResolver(observer: console.resolverObserver(verbose: plan.verbose))
         let trust: TrustPolicy
         do {
             trust = try plan.trustOptions.policy(base: plan.resolverOptions.trust)
         } catch {
+            // An identity that cannot be loaded is bad input, found before any traffic.
             if !plan.silent { console.note("httpdns: \(error)") }
-            return TrustOptions.exitStatus(for: error)
+            return HTTPDNSTool.ExitStatus.usage
         }
+        let resolver = plan.resolverOptions.makeResolver(observer: console.resolverObserver(verbose: plan.verbose))
         let status = await { () async -> Int32 in
             var configuration = HTTPClient.Configuration(trust: trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
             configuration.racesAddresses = plan.resolverOptions.providerOptions.happyEyeballs

@@ -6,7 +6,8 @@ public enum HTTPDNSTool {
     /// Exit statuses, following curl's where the same failure exists (curl(1) "EXIT CODES").
     public enum ExitStatus {
         public static let success: Int32 = 0
-        /// Usage error or bad input (a malformed URL, `--resolve`, PEM file, unknown option).
+        /// Usage error or bad input found before any traffic (a malformed URL, `--resolve`, PEM
+        /// file, unknown option, a client identity that cannot be loaded).
         public static let usage: Int32 = 2
         public static let couldNotResolve: Int32 = 6
         public static let couldNotConnect: Int32 = 7
@@ -15,7 +16,9 @@ public enum HTTPDNSTool {
         public static let tlsHandshakeFailed: Int32 = 35
         public static let tooManyRedirects: Int32 = 47
         public static let certificateVerificationFailed: Int32 = 60
-        /// The client certificate could not be loaded or the server rejected it (CURLE_SSL_CERTPROBLEM).
+        /// The server rejected the client certificate, or TLS refused it during the handshake
+        /// (CURLE_SSL_CERTPROBLEM). One that cannot be loaded is bad input (`usage`), found
+        /// before any traffic.
         public static let clientCertificateProblem: Int32 = 58
         /// No certificate of the verified chain matched a pin (CURLE_SSL_PINNEDPUBKEYNOTMATCH).
         public static let pinMismatch: Int32 = 90

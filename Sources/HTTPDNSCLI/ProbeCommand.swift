@@ -27,8 +27,8 @@ enum ProbeCommand {
     serves a pinned key. Any trust failure (pin mismatch, verification, --cert-status without a
     staple) makes that address FAILED, so probe exits 1, not fetch's 60/90/91.
 
-    Exit status: 0 every address healthy, 1 any address unhealthy, 2 usage, 6 could not resolve host,
-    58 the client certificate could not be loaded.
+    Exit status: 0 every address healthy, 1 any address unhealthy, 2 usage or bad input (a --cert,
+    --key or --pass that cannot be used included), 6 could not resolve host.
     """
 
     static let parser = ArgumentParser(command: "probe", options: [
@@ -82,8 +82,9 @@ enum ProbeCommand {
         do {
             trust = try trustOptions.policy(base: options.trust)
         } catch {
+            // An identity that cannot be loaded is bad input, found before any traffic.
             console.note("httpdns: \(error)")
-            return TrustOptions.exitStatus(for: error)
+            return HTTPDNSTool.ExitStatus.usage
         }
         let resolver = options.makeResolver(observer: console.resolverObserver(verbose: verbose))
         let host = url.host(percentEncoded: false) ?? ""

@@ -26,7 +26,10 @@ struct TrustOptions {
                                 colons allowed); repeatable; combines with --pinnedpubkey.
       -E, --cert FILE[:PASSWORD]
                                 Client certificate for mutual TLS: PKCS#12 (AES or legacy
-                                3DES/RC2) or PEM with the key inside or in --key.
+                                3DES/RC2) or PEM with the key inside or in --key. It is loaded
+                                before any traffic: a file that cannot be used (not a
+                                certificate, wrong or missing password, no key or another
+                                certificate's key, expired) exits 2.
           --cert-type P12|PEM   Type of --cert (default: P12 for .p12/.pfx files, else PEM).
           --key FILE            PEM private key for a PEM --cert (may be encrypted).
           --pass PASSWORD       Password of the PKCS#12 file or passphrase of the key.
@@ -90,8 +93,7 @@ struct TrustOptions {
         requiresOCSPStapling = parsed.has("cert-status")
     }
 
-    /// A missing or unreadable file is bad input (exit 2), found before any traffic; what is wrong
-    /// inside a readable file is a client-certificate problem (exit 58, as curl).
+    /// A missing or unreadable file is bad input (exit 2), found before any traffic.
     private static func checkReadable(_ path: String, option: String, command: String) throws(UsageError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -138,7 +140,9 @@ struct TrustOptions {
     }
 
     /// The target policy: `base`'s anchors with these pins, identity and requirements.
-    /// - Throws: `TrustError` from loading the identity.
+    /// - Throws: `TrustError` from loading the identity (wrong or missing password, not a
+    ///   certificate, no key, key mismatch, expired): bad input found before any traffic, which
+    ///   the commands exit 2 for, where curl gives 58.
     func policy(base: TrustPolicy) throws(TrustError) -> TrustPolicy {
         var policy = base
         if !pins.isEmpty { policy.pinSets = [PinSet(pins: Set(pins))] }
@@ -146,18 +150,5 @@ struct TrustOptions {
         policy.requiresOCSPStapling = requiresOCSPStapling
         if insecure { policy.verification = .insecureSkippingAllVerification }
         return policy
-    }
-
-    /// Exit status for a `TrustError` met while building the policy: 58 for the client
-    /// certificate (as curl), 2 otherwise.
-    static func exitStatus(for error: TrustError) -> Int32 {
-        switch error {
-        case .wrongPassword, .noPrivateKey, .keyMismatch, .identityExpired, .invalidIdentity:
-            HTTPDNSTool.ExitStatus.clientCertificateProblem
-        case .unreadableFile(let path, _) where path.hasSuffix(".p12") || path.hasSuffix(".pfx") || path.hasSuffix(".key"):
-            HTTPDNSTool.ExitStatus.clientCertificateProblem
-        default:
-            HTTPDNSTool.ExitStatus.usage
-        }
     }
 }

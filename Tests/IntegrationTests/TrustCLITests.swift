@@ -132,12 +132,9 @@ extension TrustSuites {
             #expect(pem.status == 0, "\(pem.stderrText)")
         }
 
-        @Test("client certificate problems exit 58: wrong password, rejected certificate, none sent")
+        @Test("a client certificate the server rejects, or none sent where one is required, exits 58")
         func clientCertificateProblemsExit58() async throws {
             let url = fixture.url("mtls.test").absoluteString
-            let wrong = try await httpdns(["fetch", "--cert", "\(fixture.file("CLIENT_P12").path):nope", url] + doh)
-            #expect(wrong.status == 58)
-            #expect(wrong.stderrText.contains("wrong password"))
             let untrusted = try await httpdns(["fetch", "--cert", "\(fixture.file("UNTRUSTED_CLIENT_P12").path):secret", url] + doh)
             #expect(untrusted.status == 58)
             let none = try await httpdns(["fetch", url] + doh)
@@ -150,6 +147,36 @@ extension TrustSuites {
             // The server's 400 page is the error's, not output (it used to reach stdout).
             #expect(untrusted.stdout.isEmpty, "\(String(decoding: untrusted.stdout, as: UTF8.self))")
             #expect(none.stdout.isEmpty, "\(String(decoding: none.stdout, as: UTF8.self))")
+        }
+
+        @Test("a client identity that cannot be loaded is bad input (2), found before any traffic, and says why",
+              arguments: [
+                (["--cert", "GARBAGE", "--cert-type", "P12"], "not a PKCS#12 file"),
+                (["--cert", "GARBAGE"], "no certificate found"),
+                (["--cert", "CLIENT_P12:nope"], "wrong password"),
+                (["--cert", "CLIENT_CERT", "--key", "CLIENT_ENCRYPTED_KEY"], "no passphrase was given"),
+                (["--cert", "CLIENT_NOKEY_P12:secret"], "has no private key"),
+                (["--cert", "CLIENT_CERT", "--key", "CLIENT_EXPIRED_KEY"], "does not belong to the client certificate"),
+                (["--cert", "CLIENT_EXPIRED_CERT", "--key", "CLIENT_EXPIRED_KEY"], "is not valid now"),
+              ])
+        func unloadableIdentityExits2(options: [String], reason: String) async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-identity-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let garbage = directory.appendingPathComponent("garbage")
+            try Data("not an identity\n".utf8).write(to: garbage)
+            // GARBAGE and the servers' CLIENT_* keys stand for files, a ":PASSWORD" kept after them.
+            let resolved = options.map { option in
+                let name = option.split(separator: ":", maxSplits: 1).first.map(String.init) ?? option
+                let path = name == "GARBAGE" ? garbage.path : name.hasPrefix("CLIENT_") ? fixture.file(name).path : name
+                return path + option.dropFirst(name.count)
+            }
+            let result = try await httpdns(["fetch"] + resolved + [fixture.url("mtls.test").absoluteString] + doh)
+            #expect(result.status == 2, "\(resolved): \(result.stderrText)")
+            #expect(result.stderrText.hasPrefix("httpdns: "), "\(result.stderrText)")
+            #expect(result.stderrText.contains(reason), "\(result.stderrText)")
+            #expect(result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
+            #expect(result.stdout.isEmpty)
         }
 
         @Test("any other HTTP 400 page over TLS is output as it is, short or long")
