@@ -3,29 +3,38 @@ import Foundation
 import Glibc
 #endif
 
-/// Where a command writes: the body to `output`, messages to `error`. Injected so tests can run
-/// commands in-process.
+/// Where a command writes: the body to `output`, messages to `error`, a body sent to standard
+/// error (`fetch -o /dev/stderr`) to `errorOutput`. Injected so tests can run commands in-process.
 public struct Console: Sendable {
     public var output: @Sendable (Data) -> Void
     public var error: @Sendable (String) -> Void
+    /// Bytes for standard error, byte-exact.
+    public var errorOutput: @Sendable (Data) -> Void
 
-    public init(output: @escaping @Sendable (Data) -> Void, error: @escaping @Sendable (String) -> Void) {
+    /// - Parameter errorOutput: by default the bytes go to `error` as UTF-8 text.
+    public init(output: @escaping @Sendable (Data) -> Void, error: @escaping @Sendable (String) -> Void,
+                errorOutput: (@Sendable (Data) -> Void)? = nil) {
         self.output = output
         self.error = error
+        self.errorOutput = errorOutput ?? { error(String(decoding: $0, as: UTF8.self)) }
     }
 
     /// The process's standard output and standard error. Output that cannot be written (a closed
     /// pipe, a full disk) ends the process with curl's status 23 ("failed writing output") instead
     /// of a crash.
     public static let standard = Console(
-        output: { data in
-            guard writeAll(data, to: 1) else {
-                let reason = String(cString: strerror(errno))
-                _ = writeAll(Data("httpdns: writing the output failed: \(reason)\n".utf8), to: 2)
-                exit(23)
-            }
-        },
-        error: { _ = writeAll(Data($0.utf8), to: 2) })
+        output: { writeOutput($0, to: 1) },
+        error: { _ = writeAll(Data($0.utf8), to: 2) },
+        errorOutput: { writeOutput($0, to: 2) })
+
+    /// Writes a body to `fd`, or ends the process with status 23.
+    private static func writeOutput(_ data: Data, to fd: Int32) {
+        guard writeAll(data, to: fd) else {
+            let reason = String(cString: strerror(errno))
+            _ = writeAll(Data("httpdns: writing the output failed: \(reason)\n".utf8), to: 2)
+            exit(23)
+        }
+    }
 
     /// write(2) until done; false on an error other than EINTR.
     private static func writeAll(_ data: Data, to fd: Int32) -> Bool {

@@ -22,6 +22,9 @@ enum FetchCommand {
                                 standard input. Repeated, joined with '&'.
       -o, --output FILE         Write the body to FILE (atomically: written beside it, renamed when
                                 the transfer succeeds; never a partial file). "-" is stdout.
+                                A FILE that is stdout or stderr (/dev/stdout, /dev/fd/2, the
+                                file either is redirected to) is written through that
+                                descriptor instead, as "-" is.
                                 A missing or unwritable directory is refused before any
                                 traffic (exit 2); a write failing later exits 23.
       -i, --include             Print the status line and response headers before the body (on
@@ -94,7 +97,7 @@ enum FetchCommand {
     /// Everything a fetch needs, validated before any network traffic.
     struct Plan {
         var request: HTTPRequest
-        var output: URL?
+        var output: FetchOutput
         var include: Bool
         var verbose: Bool
         var silent: Bool
@@ -206,23 +209,7 @@ enum FetchCommand {
         let resolverOptions = try ResolverOptions(parsed, environment: environment, command: "fetch")
         let trustOptions = try TrustOptions(parsed, command: "fetch")
 
-        var output: URL?
-        if let path = parsed.value("output"), path != "-" {  // "-" is standard output, as in curl
-            guard !path.isEmpty else { throw UsageError("-o needs a file name", command: "fetch") }
-            let file = URL(fileURLWithPath: path)
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), isDirectory.boolValue {
-                throw UsageError("-o: '\(path)' is a directory", command: "fetch")
-            }
-            let directory = file.deletingLastPathComponent().path
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw UsageError("-o: directory '\(directory)' does not exist", command: "fetch")
-            }
-            guard FileManager.default.isWritableFile(atPath: directory) else {
-                throw UsageError("-o: directory '\(directory)' is not writable", command: "fetch")
-            }
-            output = file
-        }
+        let output = try FetchOutput(path: parsed.value("output"))
 
         var redirects: RedirectPolicy?
         if parsed.has("location") {
@@ -331,8 +318,12 @@ enum FetchCommand {
             let hop = LockedValue(plan.request.url)
             let destination: ResponseBodyDestination
             var describedAtHead = false
-            if let output = plan.output {
+            if case .file(let output) = plan.output {
                 destination = .file(output)
+            } else if plan.output == .standardError {
+                // Through the descriptor, at its offset, as the shell's own writes around it.
+                let write = console.errorOutput
+                destination = .handler { chunk in write(chunk) }
             } else if plan.include {
                 destination = .memory(limit: nil)
             } else if plan.verbose {
@@ -379,7 +370,7 @@ enum FetchCommand {
                     for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
                     console.output(Data((head + "\r\n").utf8))
                 }
-                if plan.output == nil && plan.include { console.output(response.body) }
+                if plan.output == .standardOutput && plan.include { console.output(response.body) }
                 return HTTPDNSTool.ExitStatus.success
             } catch let error as HTTPClientError {
                 if plan.verbose {

@@ -374,6 +374,24 @@ struct CLITests {
         #expect(!result.stderrText.contains("unsupported pin"), "\(result.stderrText)")
     }
 
+    @Test("-o naming stdout or stderr (/dev/stdout, /dev/fd/2, /proc/self/fd/1, the file > or 2> sent it to) writes through that descriptor, in place: the shell's writes around it stay",
+          arguments: [(1, "/dev/stdout"), (1, "/dev/fd/1"), (1, "/proc/self/fd/1"), (1, "LOG"),
+                      (2, "/dev/stderr"), (2, "/dev/fd/2"), (2, "/proc/self/fd/2"), (2, "LOG")])
+    func outputToStandardStreamWritesInPlace(fd: Int, path: String) async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // { echo before; fetch -o PATH; echo after; } with descriptor fd sent to the file log ("LOG"
+        // names that file itself).
+        let log = directory.appendingPathComponent("log").path
+        let command = ([binary.path, "fetch", "-o", path == "LOG" ? log : path, fixture.url("b.test").absoluteString] + doh)
+            .map { "'" + $0 + "'" }.joined(separator: " ")
+        let echo = fd == 1 ? "" : " >&2"
+        let result = try await Command.runDetached(URL(fileURLWithPath: "/bin/bash"),
+                                                   ["-c", "{ echo before\(echo); \(command); s=$?; echo after\(echo); } \(fd)>'\(log)'; echo \"status=$s\""])
+        #expect(result.stdoutText == "status=0\n", "\(result.stdoutText)\(result.stderrText)")
+        #expect(try String(contentsOfFile: log, encoding: .utf8) == "before\nvhost=b.test\nafter\n")
+    }
+
     @Test("-o - writes the body to stdout, as curl does")
     func outputDash() async throws {
         let result = try await httpdns(["fetch", "-o", "-", fixture.url("b.test").absoluteString] + doh)

@@ -1,0 +1,70 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where `fetch` writes the body: `-o FILE`, checked before any traffic.
+enum FetchOutput: Equatable {
+    /// Standard output: no `-o`, `-o -`, or an `-o` naming the file standard output already is.
+    case standardOutput
+    /// Standard error, written through its descriptor: an `-o` naming the file it already is.
+    case standardError
+    /// A file, replaced atomically when the transfer succeeds (written in place for a device).
+    case file(URL)
+
+    /// Names that are the process's own descriptors 1 and 2, whatever they are open on.
+    private static let descriptorNames: [String: Int32] = [
+        "/dev/stdout": 1, "/dev/fd/1": 1, "/proc/self/fd/1": 1,
+        "/dev/stderr": 2, "/dev/fd/2": 2, "/proc/self/fd/2": 2,
+    ]
+
+    /// The output for `-o path`; nil or "-" is standard output, as in curl.
+    ///
+    /// A path that is the file standard output or standard error is open on (by name, as
+    /// `/dev/stdout`, or by device and inode, as the file `>` redirected it to) is written through
+    /// that descriptor. Replacing it instead would follow `/proc/self/fd/1` to the file and rename
+    /// a new one over it, cutting off the shell's own writes around the command, which go on to the
+    /// unlinked old file.
+    /// - Throws: `UsageError` for an empty name, a directory, or a missing or unwritable directory.
+    init(path: String?) throws(UsageError) {
+        guard let path, path != "-" else {
+            self = .standardOutput
+            return
+        }
+        guard !path.isEmpty else { throw UsageError("-o needs a file name", command: "fetch") }
+        switch Self.descriptorNames[path] ?? Self.standardDescriptor(sameFileAs: path) {
+        case 1:
+            self = .standardOutput
+            return
+        case 2:
+            self = .standardError
+            return
+        default:
+            break
+        }
+        let file = URL(fileURLWithPath: path)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw UsageError("-o: '\(path)' is a directory", command: "fetch")
+        }
+        let directory = file.deletingLastPathComponent().path
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw UsageError("-o: directory '\(directory)' does not exist", command: "fetch")
+        }
+        guard FileManager.default.isWritableFile(atPath: directory) else {
+            throw UsageError("-o: directory '\(directory)' is not writable", command: "fetch")
+        }
+        self = .file(file)
+    }
+
+    /// 1 or 2 when `path` is the file (same device and inode) standard output or standard error is
+    /// open on, standard output first; nil otherwise or when `path` does not exist.
+    private static func standardDescriptor(sameFileAs path: String) -> Int32? {
+        var target = stat()
+        guard stat(path, &target) == 0 else { return nil }
+        return [Int32(1), 2].first { fd in
+            var open = stat()
+            return fstat(fd, &open) == 0 && open.st_dev == target.st_dev && open.st_ino == target.st_ino
+        }
+    }
+}
