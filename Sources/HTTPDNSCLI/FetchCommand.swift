@@ -29,6 +29,8 @@ enum FetchCommand {
                                 traffic (exit 2); a write failing later exits 23.
       -i, --include             Print the status line and response headers before the body (on
                                 standard output even with -o, where curl writes them into FILE).
+      -I, --head                Send HEAD and print the status line and response headers.
+      -A, --user-agent NAME     Send User-Agent: NAME ("" sends none); an -H User-Agent wins.
       -L, --location            Follow redirects (301, 302, 303, 307, 308): each new host is resolved
                                 over DoH again and gets its own SNI, Host and certificate check; a
                                 relative Location is resolved against the URL, never the address.
@@ -46,7 +48,7 @@ enum FetchCommand {
                                 curl, no encoding is asked for and the body is saved as sent.
           --http1.1             Use HTTP/1.1 only.
           --http2               Use HTTP/2 when the server offers it by ALPN (default).
-          --max-time SECONDS    Limit for the whole request (exit 28 when exceeded).
+      -m, --max-time SECONDS    Limit for the whole request (exit 28 when exceeded).
           --connect-timeout SECONDS
                                 Limit for connecting, TLS included (default 10).
       -x, --proxy URL           Send the request through this HTTP proxy (http:// or https://; no
@@ -87,7 +89,9 @@ enum FetchCommand {
         .init(names: ["--http1.1"], arity: .flag),
         .init(names: ["--compressed"], arity: .flag),
         .init(names: ["--http2"], arity: .flag),
-        .init(names: ["--max-time"], arity: .value),
+        .init(names: ["-m", "--max-time"], arity: .value),
+        .init(names: ["-A", "--user-agent"], arity: .value),
+        .init(names: ["-I", "--head"], arity: .flag),
         .init(names: ["--connect-timeout"], arity: .value),
         .init(names: ["-x", "--proxy"], arity: .value),
         .init(names: ["--noproxy"], arity: .value),
@@ -196,7 +200,15 @@ enum FetchCommand {
             }))
         }
 
-        let method = parsed.value("request") ?? (body == nil ? "GET" : "POST")
+        if let agent = parsed.value("user-agent"), !headers.contains(name: "User-Agent"), !omitted.contains(where: { $0.lowercased() == "user-agent" }) {
+            // As curl: -A "" sends no User-Agent at all; an -H User-Agent wins over -A.
+            if agent.isEmpty { omitted.insert("User-Agent") } else { headers.add(name: "User-Agent", value: agent) }
+        }
+        let head = parsed.has("head")
+        if head, body != nil {
+            throw UsageError("-I sends HEAD, which has no body: drop -d/--data-binary", command: "fetch")
+        }
+        let method = parsed.value("request") ?? (head ? "HEAD" : body == nil ? "GET" : "POST")
 
         var timeouts = Timeouts()
         if let text = parsed.value("max-time") { timeouts.total = try seconds(text, option: "--max-time") }
@@ -232,7 +244,7 @@ enum FetchCommand {
         request.reportsTLSDetails = parsed.has("verbose")
         request.timeouts = timeouts
         request.httpVersion = version
-        return Plan(request: request, output: output, include: parsed.has("include"), verbose: parsed.has("verbose"),
+        return Plan(request: request, output: output, include: parsed.has("include") || head, verbose: parsed.has("verbose"),
                     silent: parsed.has("silent") && !parsed.has("show-error"), resolverOptions: resolverOptions, timeouts: timeouts, httpVersion: version,
                     trustOptions: trustOptions, redirects: redirects, proxy: proxy, compressed: parsed.has("compressed"))
     }

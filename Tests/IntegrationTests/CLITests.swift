@@ -59,6 +59,26 @@ struct CLITests {
         #expect(http2.stdoutText.hasPrefix("HTTP/2 404\r\n"), "\(http2.stdoutText)")
     }
 
+    @Test("curl's -I, -A and -m: HEAD with the head printed, the User-Agent, the time limit")
+    func curlShortOptions() async throws {
+        let head = try await httpdns(["fetch", "-I", "--http1.1", fixture.url("b.test").absoluteString] + doh)
+        #expect(head.status == 0, "\(head.stderrText)")
+        #expect(head.stdoutText.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(head.stdoutText.hasSuffix("\r\n\r\n"), "a HEAD response has no body: \(head.stdoutText)")
+        let headers = fixture.url("a.test", "/headers").absoluteString
+        // (nginx's echo of the request headers works over HTTP/1.1 only.)
+        let agent = try await httpdns(["fetch", "--http1.1", "-A", "agent/7", headers] + doh)
+        #expect(agent.stdoutText.contains("User-Agent: agent/7"), "\(agent.stdoutText)")
+        let none = try await httpdns(["fetch", "--http1.1", "-A", "", headers] + doh)
+        #expect(none.status == 0 && !none.stdoutText.contains("User-Agent"), "\(none.stdoutText)")
+        let explicit = try await httpdns(["fetch", "--http1.1", "-A", "agent/7", "-H", "User-Agent: mine", headers] + doh)
+        #expect(explicit.stdoutText.contains("User-Agent: mine") && !explicit.stdoutText.contains("agent/7"))
+        let slow = try await httpdns(["fetch", "-m", "0.5", fixture.url("a.test", "/slow").absoluteString] + doh)
+        #expect(slow.status == 28, "\(slow.stderrText)")
+        let headWithBody = try await httpdns(["fetch", "-I", "-d", "x", fixture.url("a.test").absoluteString] + doh)
+        #expect(headWithBody.status == 2)
+    }
+
     @Test("the naive IP URL with a Host header exits 60")
     func naiveWayExits60() async throws {
         let url = "https://127.0.0.1:\(fixture.servers.httpsPort)/"
