@@ -102,7 +102,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         do {
             bodySource = try request.body.map { try RequestBodySource($0, url: request.url) }
-            if let declared = request.headers[first: "Content-Length"] {
+            // Each of them: two that differ would let the server pick either framing.
+            for declared in request.headers[all: "Content-Length"] {
                 if let bodySource {
                     try bodySource.declare(contentLength: declared, url: request.url)
                 } else if declared.trimmingWhitespace() != "0" {

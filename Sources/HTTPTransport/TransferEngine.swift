@@ -51,7 +51,8 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     /// True while a caller drives the loop for its own transfer (see `lead`): `watch` then keeps
     /// the sockets libcurl names out of the epoll set, so that they do not wake the transfer thread.
     private var leading = false
-    /// Every socket in the epoll set (except the eventfd and timerfd).
+    /// Every socket in the epoll set (except the eventfd and timerfd), and, during an inline wait,
+    /// the ones the waiting caller polls itself (`led`).
     private var socketOwners: [Int32: Watch] = [:]
     /// The sockets libcurl opened and has not closed, as told by the socket lifecycle callbacks
     /// (CURLOPT_OPENSOCKETFUNCTION, CURLOPT_CLOSESOCKETFUNCTION).

@@ -70,6 +70,10 @@ struct RequestBodyLengthTests {
             }
             #expect(error?.kind == .invalidRequest, "Content-Length: \(value)")
         }
+        var twice = post(.data(bytes(10)), headers: ["Content-Length": "10"])
+        twice.headers.add(name: "Content-Length", value: "0")
+        let conflicting = await #expect(throws: HTTPClientError.self) { try await client.execute(twice) }
+        #expect(conflicting?.kind == .invalidRequest)
         let bodiless = await #expect(throws: HTTPClientError.self) {
             try await client.execute(HTTPRequest(url: fixture.url("a.test", "/"), headers: ["Content-Length": "5"]))
         }
