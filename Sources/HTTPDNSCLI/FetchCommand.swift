@@ -27,8 +27,8 @@ enum FetchCommand {
                                 descriptor instead, as "-" is.
                                 A missing or unwritable directory is refused before any
                                 traffic (exit 2); a write failing later exits 23.
-      -i, --include             Print the status line and response headers before the body (on
-                                standard output even with -o, where curl writes them into FILE).
+      -i, --include             Print the status line and response headers before the body (into
+                                FILE with -o, as curl does).
       -I, --head                Send HEAD and print the status line and response headers.
       -A, --user-agent NAME     Send User-Agent: NAME ("" sends none); an -H User-Agent wins.
       -L, --location            Follow redirects (301, 302, 303, 307, 308): each new host is resolved
@@ -330,7 +330,20 @@ enum FetchCommand {
             let hop = LockedValue(plan.request.url)
             let destination: ResponseBodyDestination
             var describedAtHead = false
-            if case .file(let output) = plan.output {
+            // -i -o FILE: the head goes into FILE before the body, as curl writes it (see HeadAndBodyFile).
+            var headAndBody: HeadAndBodyFile?
+            if case .file(let output) = plan.output, plan.include {
+                guard let file = HeadAndBodyFile(replacing: output.path) else {
+                    if !plan.silent { console.note("httpdns: cannot write '\(output.path)': \(String(cString: strerror(errno)))") }
+                    return HTTPDNSTool.ExitStatus.writeFailed
+                }
+                headAndBody = file
+                destination = .streaming(head: { head in
+                    var text = statusLine(head.version, head.status, head.reasonPhrase) + "\r\n"
+                    for field in head.headers { text += "\(field.name): \(field.value)\r\n" }
+                    file.write(Data((text + "\r\n").utf8))
+                }, chunk: { chunk in file.write(chunk) })
+            } else if case .file(let output) = plan.output {
                 destination = .file(output)
             } else if plan.output == .standardError {
                 // Through the descriptor, at its offset, as the shell's own writes around it.
@@ -371,13 +384,22 @@ enum FetchCommand {
             // signalled process would (128 + signal number).
             let interruption = SignalInterruption(cancelling: transfer)
             defer { interruption.stop() }
+            // A write into the -i -o file that fails stops the transfer, as with a plain -o file.
+            headAndBody?.stopOnFailure { transfer.cancel() }
+            defer { headAndBody?.discard() }
             do {
                 let response = try await transfer.value
+                if let headAndBody {
+                    if let failure = headAndBody.failure ?? headAndBody.commit() {
+                        if !plan.silent { console.note("httpdns: writing '\(headAndBody.destinationPath)' failed: \(failure)") }
+                        return HTTPDNSTool.ExitStatus.writeFailed
+                    }
+                }
                 if plan.verbose, !describedAtHead {
                     describe(response.connection, statusLine: statusLine(response.version, response.status, response.reasonPhrase),
                              url: response.url ?? plan.request.url, console: console)
                 }
-                if plan.include {
+                if plan.include, headAndBody == nil {
                     var head = statusLine(response.version, response.status, response.reasonPhrase) + "\r\n"
                     for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
                     console.output(Data((head + "\r\n").utf8))
@@ -395,6 +417,10 @@ enum FetchCommand {
                 if !plan.silent { console.note("httpdns: \(error.message)") }
                 return error.curlExitStatus
             } catch is CancellationError {
+                if let failure = headAndBody?.failure, interruption.exitStatus == nil {
+                    if !plan.silent { console.note("httpdns: writing '\(headAndBody?.destinationPath ?? "")' failed: \(failure)") }
+                    return HTTPDNSTool.ExitStatus.writeFailed
+                }
                 return interruption.exitStatus ?? 1
             } catch {
                 if !plan.silent { console.note("httpdns: \(error)") }

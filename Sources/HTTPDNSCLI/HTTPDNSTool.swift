@@ -12,6 +12,8 @@ public enum HTTPDNSTool {
         public static let couldNotResolve: Int32 = 6
         public static let couldNotConnect: Int32 = 7
         public static let httpError: Int32 = 22
+        /// Writing the output failed (CURLE_WRITE_ERROR).
+        public static let writeFailed: Int32 = 23
         public static let timedOut: Int32 = 28
         public static let tlsHandshakeFailed: Int32 = 35
         public static let tooManyRedirects: Int32 = 47

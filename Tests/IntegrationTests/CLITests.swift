@@ -280,6 +280,36 @@ struct CLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["null"])
     }
 
+    @Test("-i -o FILE writes the head and then the body into FILE, as curl, and nothing on stdout; a failure leaves FILE as it was")
+    func includeIntoFile() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("out.txt")
+        let result = try await httpdns(["fetch", "-i", "--http1.1", "-o", output.path, fixture.url("b.test").absoluteString] + doh)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stdoutText.isEmpty, "\(result.stdoutText)")
+        let written = try String(contentsOf: output, encoding: .utf8)
+        #expect(written.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(written)")
+        #expect(written.contains("X-SNI: b.test\r\n"))
+        #expect(written.hasSuffix("\r\n\r\nvhost=b.test\n"))
+        // -f with a 404: no file is made, the earlier one stays as it was, nothing is left beside it.
+        let failed = try await httpdns(["fetch", "-i", "-f", "-o", output.path, fixture.url("a.test", "/status/404").absoluteString] + doh)
+        #expect(failed.status == 22)
+        #expect(try String(contentsOf: output, encoding: .utf8) == written)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.txt"])
+        // -I -o FILE: the head alone.
+        let head = try await httpdns(["fetch", "-I", "--http1.1", "-o", output.path, fixture.url("b.test").absoluteString] + doh)
+        #expect(head.status == 0, "\(head.stderrText)")
+        let headOnly = try String(contentsOf: output, encoding: .utf8)
+        #expect(headOnly.hasPrefix("HTTP/1.1 200 OK\r\n") && headOnly.hasSuffix("\r\n\r\n"), "\(headOnly)")
+        // A write that fails (a private "full" device: major 1, minor 7) stops the transfer: exit 23.
+        let full = directory.appendingPathComponent("full").path
+        #expect(mknod(full, S_IFCHR | 0o666, dev_t((1 << 8) | 7)) == 0, "mknod needs root")
+        let noSpace = try await httpdns(["fetch", "-i", "-o", full, fixture.url("a.test", "/large").absoluteString] + doh)
+        #expect(noSpace.status == 23, "\(noSpace.stderrText)")
+        #expect(noSpace.stderrText.contains("No space left on device"), "\(noSpace.stderrText)")
+    }
+
     @Test("-o through a symbolic link writes the link's target and keeps the link")
     func outputThroughSymlink() async throws {
         let directory = try scratchDirectory()

@@ -39,21 +39,23 @@ struct InlineWaitTests {
     @Test("sequential requests to a fast server complete on the sending thread")
     func sequentialRequestsCompleteInline() async throws {
         let (client, pool) = fixture.clientOnOwnPool(inlineWait: 0.05)
-        var idleAfterInline: [Int32]?
+        // The epoll set's sockets of the pool after each request that completed inline.
+        var afterInline: [[Int32]] = []
         repeat {
             for _ in 0..<20 {
                 let before = pool.inlineCompletions.load(ordering: .relaxed)
                 let response = try await client.execute(fixture.loopbackRequest())
                 #expect(response.text == "vhost=a.test\n")
                 if pool.inlineCompletions.load(ordering: .relaxed) == before + 1 {
-                    idleAfterInline = TransferEngine.shared.watchedSockets(of: pool).watched
+                    afterInline.append(TransferEngine.shared.watchedSockets(of: pool).watched)
                 }
             }
-        } while idleAfterInline == nil && ContinuousClock.now < Self.patience
-        #expect(pool.inlineCompletions.load(ordering: .relaxed) > 0, "no request completed on its sending thread")
+        } while !afterInline.contains([]) && ContinuousClock.now < Self.patience
+        #expect(!afterInline.isEmpty, "no request completed on its sending thread")
         // libcurl watches no idle connection; one left idle by an inline wait is not in the epoll
-        // set either, so the next inline wait takes it without a system call.
-        #expect(idleAfterInline == [], "an idle connection's socket stayed in the epoll set")
+        // set either, so the next inline wait takes it without a system call. (A connection the
+        // transfer thread parked, after an earlier wait was handed over, may still be in it.)
+        #expect(afterInline.contains([]), "an idle connection's socket stayed in the epoll set: \(afterInline.prefix(5))")
     }
 
     @Test("maximumInlineWait 0 never waits on the sending thread")
