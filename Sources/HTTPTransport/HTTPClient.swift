@@ -72,7 +72,8 @@ public final class HTTPClient: Sendable {
         /// `curl_easy_perform` would. Past it, or as soon as another request is sent or this one is
         /// cancelled, the wait is handed to the transfer thread as usual. The waiting thread is
         /// blocked (not spinning), and it is one of Swift concurrency's threads, so keep this
-        /// short. Default: 0.001 (1 ms). 0: never wait on the sending thread.
+        /// short. Default: 0.001 (1 ms). 0: never wait on the sending thread. Values above 1 are
+        /// taken as 1.
         public var maximumInlineWait: Double = 0.001
 
         public init(
