@@ -208,6 +208,10 @@ enum FetchCommand {
         if head, body != nil {
             throw UsageError("-I sends HEAD, which has no body: drop -d/--data-binary", command: "fetch")
         }
+        // The library asks for no body only for HEAD; another method would print the body too.
+        if head, let method = parsed.value("request"), method != "HEAD" {
+            throw UsageError("-I sends HEAD; drop -X \(method)", command: "fetch")
+        }
         let method = parsed.value("request") ?? (head ? "HEAD" : body == nil ? "GET" : "POST")
 
         var timeouts = Timeouts()

@@ -47,7 +47,9 @@ public struct HTTPRequest: Sendable {
     /// Fields libcurl adds by itself (`Accept`, `User-Agent`, `Accept-Encoding`, `Expect`, ...) that
     /// are left out of the request: curl's `-H "Name:"` (CURLOPT_HTTPHEADER `Name:`). A name also in
     /// `headers` is sent with the given value. `Host` cannot be left out (it names the host the
-    /// request is for): `HTTPClient` fails such a request with `.invalidRequest`. Default: none.
+    /// request is for), nor `Content-Length` or `Transfer-Encoding` from a request with a body
+    /// (they frame it; without them the body would be read as the next request): `HTTPClient`
+    /// fails such a request with `.invalidRequest`. Default: none.
     public var omittedHeaders: Set<String> = []
 
     /// `idempotent` when set, else whether the method is one RFC 9110 §9.2.2 defines as idempotent:

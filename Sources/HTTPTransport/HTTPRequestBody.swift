@@ -17,7 +17,7 @@ public enum HTTPRequestBody: Sendable {
     /// request with `.invalidRequest`.
     case file(URL)
     /// Bytes pulled from `stream` as they are sent; `length` in bytes if known (the stream must
-    /// then hold exactly that many).
+    /// then hold exactly that many; a negative one fails the request with `.invalidRequest`).
     /// - Warning: The stream is read by the thread driving libcurl (the transfer thread, or the
     ///   thread starting a request) while it holds the transfer loop; a stream that blocks for long
     ///   stalls other transfers. Streams from memory or files are fine.

@@ -40,6 +40,9 @@ final class RequestBodySource {
             storage = .file(fd: fd, path: file.path)
             length = Int64(info.st_size)
         case .stream(let box, let length):
+            if let length, length < 0 {
+                throw HTTPClientError(kind: .invalidRequest, message: "a body stream's length must be 0 or more, or nil when unknown; got \(length)", url: url)
+            }
             storage = .stream(box.stream, opened: false)
             self.length = length
         }
@@ -80,7 +83,10 @@ final class RequestBodySource {
         let remaining = length - sent
         // libcurl stops asking once the declared length is sent.
         guard remaining > 0 else { return 0 }
-        let asked = Int(min(Int64(buffer.count), remaining + 1))
+        // A read that would end the body exactly at a full buffer leaves no room for the extra
+        // byte: it takes one byte less, so that the last read has room.
+        let asked = remaining < Int64(buffer.count) ? Int(remaining) + 1
+            : remaining == Int64(buffer.count) && buffer.count > 1 ? buffer.count - 1 : buffer.count
         guard let count = readSource(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<asked])) else { return nil }
         if count == 0 {
             failure = "\(sourceName) ended after \(sent) of its \(length) bytes"

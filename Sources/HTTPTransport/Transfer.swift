@@ -331,6 +331,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             guard name.lowercased() != "host" else {
                 throw HTTPClientError(kind: .invalidRequest, message: "the Host header cannot be left out: it names the host the request is for", url: url)
             }
+            // Without them a body has no framing: over HTTP/1.1 keep-alive the server would read it
+            // as the next request.
+            guard bodySource == nil || !["content-length", "transfer-encoding"].contains(name.lowercased()) else {
+                throw HTTPClientError(kind: .invalidRequest, message: "the \(name) header cannot be left out of a request with a body: it frames the body", url: url)
+            }
             // "Name:" is libcurl's way to leave out a header it would add.
             lines.append("\(name):")
         }

@@ -77,6 +77,9 @@ struct CLITests {
         #expect(slow.status == 28, "\(slow.stderrText)")
         let headWithBody = try await httpdns(["fetch", "-I", "-d", "x", fixture.url("a.test").absoluteString] + doh)
         #expect(headWithBody.status == 2)
+        // curl's -I -X GET still asks for no body; here the library would fetch it: refused.
+        let headWithMethod = try await httpdns(["fetch", "-I", "-X", "GET", fixture.url("a.test").absoluteString] + doh)
+        #expect(headWithMethod.status == 2, "\(headWithMethod.stdoutText)")
     }
 
     @Test("the naive IP URL with a Host header exits 60")

@@ -61,6 +61,33 @@ struct RequestBodyLengthTests {
         #expect(response.body == payload)
     }
 
+    @Test("a stream holding more than a declared length that fills libcurl's upload buffer exactly fails", arguments: [65_536, 131_072])
+    func excessAfterAFullBuffer(declared: Int) async throws {
+        let client = fixture.client(version: .http1_1)
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.execute(post(.stream(InputStream(data: bytes(declared + 1000)), length: Int64(declared))))
+        }
+        #expect(error?.kind == .bodyReadFailed, "\(String(describing: error))")
+        let exact = try await client.execute(post(.stream(InputStream(data: bytes(declared)), length: Int64(declared))))
+        #expect(exact.body == bytes(declared))
+    }
+
+    @Test("a negative stream length, or leaving out the headers that frame a body, is refused before sending")
+    func unframedBodiesAreRefused() async throws {
+        let client = fixture.client(version: .http1_1)
+        let negative = await #expect(throws: HTTPClientError.self) {
+            try await client.execute(post(.stream(InputStream(data: bytes(5)), length: -1)))
+        }
+        #expect(negative?.kind == .invalidRequest)
+        #expect(negative?.message.contains("0 or more") == true)
+        for header in ["Content-Length", "transfer-encoding"] {
+            var request = post(.data(bytes(5)))
+            request.omittedHeaders = [header]
+            let error = await #expect(throws: HTTPClientError.self) { try await client.execute(request) }
+            #expect(error?.kind == .invalidRequest, "\(header)")
+        }
+    }
+
     @Test("a Content-Length header that differs from the body's length is refused before sending")
     func mismatchedHeaderIsRefused() async throws {
         let client = fixture.client(version: .http1_1)
