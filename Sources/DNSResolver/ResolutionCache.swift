@@ -11,8 +11,9 @@ import Glibc
 /// Split into shards by the name's hash, each under its own lock, so that concurrent cache hits on
 /// different names do not wait for one another. The resolver still makes every change other than a
 /// hit's under its own lock (inserts, flushes), so those stay ordered with its in-flight queries;
-/// a hit takes only its shard's lock. The use order is one counter across shards, so eviction is by
-/// least recent use over the whole cache.
+/// a hit takes only its shard's lock and writes nothing shared. Use stamps are counted in inserts
+/// across shards, so eviction is by least recent use over the whole cache, to the resolution of one
+/// insert (see `hitStamp`).
 final class ResolutionCache: Sendable {
     struct Key: Hashable, Sendable {
         let name: String
@@ -63,7 +64,7 @@ final class ResolutionCache: Sendable {
         var expires: TimeInterval
         /// The provider kind that answered (`doh`, `json`, ...).
         var provider: String?
-        /// Use order, for LRU eviction.
+        /// Use order, for LRU eviction (`insertStamp`, `hitStamp`).
         var lastUsed: UInt64
     }
 
@@ -78,7 +79,8 @@ final class ResolutionCache: Sendable {
     let capacity: Int
     private let shards: [Shard]
     private let total = Atomic<Int>(0)
-    private let useCounter = Atomic<UInt64>(0)
+    /// Inserts so far: the clock of the use order.
+    private let inserts = Atomic<UInt64>(0)
 
     /// One shard's entries under a pthread mutex of its own. Not a `LockedValue`: that one's
     /// `withLock` is generic and in another module, and a hit called it unspecialized (the
@@ -134,14 +136,23 @@ final class ResolutionCache: Sendable {
         shards[Int(UInt(bitPattern: key.nameHash) % UInt(Self.shardCount))]
     }
 
-    private func nextUse() -> UInt64 {
-        useCounter.wrappingAdd(1, ordering: .relaxed).newValue
+    /// A new entry's use stamp: the number of inserts so far (this one included), doubled.
+    private func insertStamp() -> UInt64 {
+        inserts.wrappingAdd(1, ordering: .relaxed).newValue &* 2
+    }
+
+    /// A hit's use stamp: one above the last insert's, so a hit counts as more recent than every
+    /// entry inserted before it, and less recent than every entry inserted after. Hits between two
+    /// inserts tie. A hit only reads the count: an atomic increment per hit (the former use counter)
+    /// made concurrent hits on different shards contend for its cache line.
+    private func hitStamp() -> UInt64 {
+        inserts.load(ordering: .relaxed) &* 2 &+ 1
     }
 
     /// The entry for `key`: live, or expired by at most `staleLimit` seconds (addresses only) when
     /// `staleLimit` is given. An entry past both is dropped. A hit counts as a use.
     func lookup(_ key: Key, now: TimeInterval, staleLimit: TimeInterval? = nil) -> Hit? {
-        let use = nextUse()
+        let use = hitStamp()
         return shard(for: key).withLock { entries -> Hit? in
             // One hash of the key: the entry is read and its use recorded in place, through the index
             // found (neither copied out nor stored again).
@@ -169,7 +180,7 @@ final class ResolutionCache: Sendable {
     /// The live entry for `key` and its remaining lifetime; an expired entry is left in place (it may
     /// still be served stale) but not returned.
     func value(for key: Key, now: TimeInterval) -> (value: Value, remaining: TimeInterval)? {
-        let use = nextUse()
+        let use = hitStamp()
         return shard(for: key).withLock { entries -> (value: Value, remaining: TimeInterval)? in
             guard let index = entries.index(forKey: key) else { return nil }
             let entry = entries.values[index]
@@ -193,7 +204,7 @@ final class ResolutionCache: Sendable {
         let target = shard(for: key)
         let isNew = target.withLock { $0[key] == nil }
         if isNew, count >= capacity { evictLeastRecentlyUsed() }
-        let entry = Entry(value: value, expires: expires, provider: provider, lastUsed: nextUse())
+        let entry = Entry(value: value, expires: expires, provider: provider, lastUsed: insertStamp())
         let added = target.withLock { $0.updateValue(entry, forKey: key) == nil }
         if added { total.add(1, ordering: .relaxed) }
     }

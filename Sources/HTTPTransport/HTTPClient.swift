@@ -97,6 +97,7 @@ public final class HTTPClient: Sendable {
     private let pool: PoolDescriptor
     private let engine: TransferEngine
     private let lastTarget = RequestTarget.Memo()
+    private let lastLists = TransferListMemo()
     /// `configuration.maximumInlineWait` in nanoseconds (see `TransferEngine.submit`).
     private let inlineWindow: UInt64
 
@@ -195,7 +196,8 @@ public final class HTTPClient: Sendable {
             }
         }
         let transfer = try Transfer(request: request, target: target, addresses: addresses, resolution: resolution,
-                                    configuration: configuration, destination: destination, pool: pool)
+                                    configuration: configuration, destination: destination, pool: pool,
+                                    proxy: proxy, lists: lastLists)
         transfer.discardsBody = discardsBody
         transfer.addressRaceTime = raceTime
         do {

@@ -21,6 +21,11 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         self.init(elements)
     }
 
+    /// Makes room for `count` fields without reallocating (a response head's usual number).
+    mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     /// Appends a field, keeping any with the same name.
     public mutating func add(name: String, value: String) {
         fields.append(Field(name: name, value: value))

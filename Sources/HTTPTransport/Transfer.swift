@@ -16,6 +16,9 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     private let cancelled = Atomic<Bool>(false)
     private var lists: [UnsafeMutablePointer<curl_slist>] = []
+    /// Lists shared with other transfers of the client (see `TransferListMemo`), held until the
+    /// easy handle is cleaned up.
+    private var sharedLists: [CurlStringList] = []
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let bodySource: RequestBodySource?
     private var sink: ResponseBodySink
@@ -76,8 +79,12 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     /// Configures the easy handle.
     /// - Throws: `HTTPClientError` for a request that cannot be sent as given.
+    /// - Parameters:
+    ///   - proxy: the proxy the client's `ProxyPolicy` picked for the request (nil for IP-direct).
+    ///   - lists: the client's memo of its last header and CURLOPT_CONNECT_TO lists.
     init(request: HTTPRequest, target: RequestTarget, addresses: [IPAddress]?, resolution: HostResolution?,
-         configuration: HTTPClient.Configuration, destination: ResponseBodyDestination, pool: PoolDescriptor) throws {
+         configuration: HTTPClient.Configuration, destination: ResponseBodyDestination, pool: PoolDescriptor,
+         proxy: URL?, lists: TransferListMemo) throws {
         // A new handle per request. Reusing finished ones (curl_easy_reset) saved some CPU, but
         // libcurl 7.88 keeps state a reset does not clear: `state.previouslypending` makes a handle
         // that once waited for a connection move the head of its pool's waiting queue to the tail
@@ -98,6 +105,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         self.isHTTPS = target.isHTTPS
         self.isIPLiteral = target.isIPLiteral
         self.failsOnHTTPError = request.failsOnHTTPError
+        // IP-direct requests (addresses given) never go through one.
+        self.proxy = addresses == nil ? proxy : nil
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         do {
@@ -117,7 +126,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             throw error
         }
         do {
-            try configure(request: request, target: target, configuration: configuration)
+            try configure(request: request, target: target, configuration: configuration, lists: lists)
         } catch {
             release()
             throw error
@@ -133,6 +142,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         curl_easy_cleanup(easy)
         for list in lists { curl_slist_free_all(list) }
         lists.removeAll()
+        sharedLists.removeAll()
         errorBuffer.deallocate()
     }
 
@@ -206,20 +216,20 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         }
     }
 
-    private func configure(request: HTTPRequest, target: RequestTarget, configuration: HTTPClient.Configuration) throws {
+    private func use(_ option: CURLoption, shared list: CurlStringList) throws {
+        sharedLists.append(list)
+        try check(httpdns_easy_setopt_ptr(easy, option, list.head), option)
+    }
+
+    private func configure(request: HTTPRequest, target: RequestTarget, configuration: HTTPClient.Configuration, lists: TransferListMemo) throws {
         let me = Unmanaged.passUnretained(self).toOpaque()
         try set(CURLOPT_URL, target.curlURL)
         try check(httpdns_easy_setopt_ptr(easy, CURLOPT_PRIVATE, me), CURLOPT_PRIVATE)
         try check(httpdns_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorBuffer), CURLOPT_ERRORBUFFER)
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_PROTOCOLS_STR, "http,https")
-        // The proxy, if the client's ProxyPolicy picks one for this URL, is set explicitly; else
-        // none ("" also stops libcurl reading the environment itself). IP-direct requests
-        // (addresses given) never go through one.
-        let proxy = addresses == nil
-            ? configuration.proxy.proxy(scheme: target.isHTTPS ? "https" : "http", host: target.host, port: target.port)
-            : nil
-        self.proxy = proxy
+        // The proxy, if the client's ProxyPolicy picked one for this URL, is set explicitly; else
+        // none ("" also stops libcurl reading the environment itself).
         try set(CURLOPT_PROXY, proxy?.absoluteString ?? "")
         // The proxy's answer to CONNECT ("200 Connection established") is not the response: passed
         // to the header callback it was taken for the response head (its status and fields, and no
@@ -269,8 +279,15 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         // (Happy Eyeballs), and its connection-reuse key includes the address set: a pooled
         // connection to other addresses is not reused.
         if let addresses, !addresses.isEmpty, !target.isIPLiteral {
-            let route = ConnectRoute.cached(host: target.host, addresses: addresses, port: target.port)
-            try set(CURLOPT_CONNECT_TO, list: ["\(target.curlHost):\(target.port):\(route.name):\(target.port)"])
+            let key = TransferListMemo.RouteKey(host: target.host, port: target.port, addresses: addresses)
+            let made = lists.route(for: key) {
+                let route = ConnectRoute.cached(host: target.host, addresses: addresses, port: target.port)
+                return CurlStringList(["\(target.curlHost):\(target.port):\(route.name):\(target.port)"]).map { (route, $0) }
+            }
+            guard let (route, list) = made else {
+                throw HTTPClientError(kind: .transferFailed, message: "out of memory", url: url)
+            }
+            try use(CURLOPT_CONNECT_TO, shared: list)
             self.route = route
         }
 
@@ -283,7 +300,14 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             try check(httpdns_easy_setopt_prereq_function(easy, prereqCallback), CURLOPT_PREREQFUNCTION)
             try check(httpdns_easy_setopt_ptr(easy, CURLOPT_PREREQDATA, me), CURLOPT_PREREQDATA)
         }
-        try configureHeaders(request: request, configuration: configuration)
+        let key = TransferListMemo.HeaderKey(headers: request.headers, omitted: request.omittedHeaders, hasBody: bodySource != nil)
+        let headerList = try lists.headers(for: key) {
+            guard let list = CurlStringList(try headerLines(request: request, configuration: configuration)) else {
+                throw HTTPClientError(kind: .transferFailed, message: "out of memory", url: url)
+            }
+            return list
+        }
+        try use(CURLOPT_HTTPHEADER, shared: headerList)
         // `failsOnHTTPError` is enforced here, not by CURLOPT_FAILONERROR, which stops at the status
         // line: a client-certificate rejection (a 400 page over TLS) must still be told apart (58).
         if configuration.decompressesResponses { try set(CURLOPT_ACCEPT_ENCODING, "") }
@@ -309,7 +333,9 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         }
     }
 
-    private func configureHeaders(request: HTTPRequest, configuration: HTTPClient.Configuration) throws {
+    /// The CURLOPT_HTTPHEADER lines for the request's header fields.
+    /// - Throws: `HTTPClientError.Kind.invalidRequest` for a field that cannot be sent.
+    private func headerLines(request: HTTPRequest, configuration: HTTPClient.Configuration) throws -> [String] {
         var lines: [String] = []
         for field in request.headers {
             guard Self.isToken(field.name) else {
@@ -345,7 +371,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
            let agent = configuration.userAgent {
             lines.append("User-Agent: \(agent)")
         }
-        try set(CURLOPT_HTTPHEADER, list: lines)
+        return lines
     }
 
     private static func milliseconds(_ seconds: Double) -> Int {
@@ -402,6 +428,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {  // "HTTP/"
             // A new status line: an interim (1xx) response's fields are dropped.
             headers = HTTPHeaders()
+            headers.reserveCapacity(16)
             var index = 0
             while index < end, bytes[index] != 0x20 { index += 1 }
             statusLineVersion = HTTPVersion(statusLine: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<index]), as: UTF8.self))
@@ -439,6 +466,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     private func deliverHead() {
         headDelivered = true
+        guard discardsBody != nil || sink.wantsHead else { return }
         var head = HTTPResponseHead(status: status, headers: headers, version: statusLineVersion, reasonPhrase: reasonPhrase)
         if let discardsBody, discardsBody(head) {
             sink.switchToDiscarding()

@@ -12,12 +12,22 @@ extension TestServers {
     /// exit handlers, a watchdog left by the script stops them within a second or so.
     ///
     /// Set `HTTPDNS_KEEP_TEST_SERVERS=1` to keep the directory (logs, configuration) after exit.
+    /// Set `HTTPDNS_TEST_SERVERS_DIR` to a directory `scripts/test-servers.sh start DIR` prepared to
+    /// use those servers instead (left running at exit): for tools that cannot start processes,
+    /// such as the benchmark under valgrind.
     /// - Returns: The running servers.
     /// - Throws: `TestServersError.startFailed` with the script's message (which names the missing
     ///   Debian package or shows the failing server's log); the same error on every later call.
     public static func shared() throws -> TestServers {
         try state.withLock { (state: inout Result<TestServers, TestServersError>?) throws(TestServersError) -> TestServers in
             if let state { return try state.get() }
+            if let directory = ProcessInfo.processInfo.environment["HTTPDNS_TEST_SERVERS_DIR"], !directory.isEmpty {
+                let result = Result { () throws(TestServersError) -> TestServers in
+                    try TestServers(directory: URL(fileURLWithPath: directory, isDirectory: true))
+                }
+                state = result  // no exit handler: they are someone else's to stop
+                return try result.get()
+            }
             let result = Result { () throws(TestServersError) -> TestServers in try start() }
             state = result
             atexit { TestServers.stopShared() }
