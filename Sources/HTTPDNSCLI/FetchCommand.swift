@@ -20,6 +20,8 @@ enum FetchCommand {
                                 Repeated, the pieces are joined with '&', as in curl.
           --data-binary DATA    POST DATA byte-exact; @FILE streams the file byte-exact, @- sends
                                 standard input. Repeated, joined with '&'.
+                                A FILE that is a pipe (@<(command), a FIFO, @/dev/stdin), as @-,
+                                is read whole first (at most 1 GiB) and sent with its length.
       -o, --output FILE         Write the body to FILE (atomically: written beside it, renamed when
                                 the transfer succeeds; never a partial file). "-" is stdout.
                                 A FILE that is stdout or stderr (/dev/stdout, /dev/fd/2, the
@@ -176,29 +178,7 @@ enum FetchCommand {
             }
         }
 
-        var body: HTTPRequestBody?
-        let formPieces = parsed.all("data"), binaryPieces = parsed.all("data-binary")
-        if !formPieces.isEmpty, !binaryPieces.isEmpty {
-            throw UsageError("use either -d or --data-binary, not both", command: "fetch")
-        }
-        if !formPieces.isEmpty {
-            // Repeated, the pieces are joined with '&', as curl does.
-            body = .data(try joined(formPieces.map { piece throws(UsageError) in try formData(piece) }))
-            if !headers.contains(name: "Content-Type") {
-                headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-            }
-        } else if binaryPieces.count == 1, let data = binaryPieces.first, data.hasPrefix("@"), data != "@-" {
-            // One file alone is streamed from disk.
-            let path = String(data.dropFirst())
-            guard FileManager.default.isReadableFile(atPath: path) else {
-                throw UsageError("--data-binary: cannot read file '\(path)'", command: "fetch")
-            }
-            body = .file(URL(fileURLWithPath: path))
-        } else if !binaryPieces.isEmpty {
-            body = .data(try joined(binaryPieces.map { piece throws(UsageError) in
-                piece.hasPrefix("@") ? try contents(of: String(piece.dropFirst()), option: "--data-binary") : Data(piece.utf8)
-            }))
-        }
+        let body = try requestBody(parsed, headers: &headers)
 
         if let agent = parsed.value("user-agent"), !headers.contains(name: "User-Agent"), !omitted.contains(where: { $0.lowercased() == "user-agent" }) {
             // As curl: -A "" sends no User-Agent at all; an -H User-Agent wins over -A.
@@ -282,31 +262,6 @@ enum FetchCommand {
             throw UsageError("\(option) needs a number of seconds (0 for no limit), got '\(text)'", command: "fetch")
         }
         return value == 0 ? nil : value
-    }
-
-    /// curl's `-d`: literal text, or `@FILE` with carriage returns and newlines removed.
-    private static func formData(_ text: String) throws(UsageError) -> Data {
-        guard text.hasPrefix("@") else { return Data(text.utf8) }
-        return Data(try contents(of: String(text.dropFirst()), option: "-d").filter { $0 != 0x0A && $0 != 0x0D })
-    }
-
-    /// The bytes of `path`, or of standard input for "-", as curl's `@-`.
-    private static func contents(of path: String, option: String) throws(UsageError) -> Data {
-        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
-        guard let contents = FileManager.default.contents(atPath: path) else {
-            throw UsageError("\(option): cannot read file '\(path)'", command: "fetch")
-        }
-        return contents
-    }
-
-    /// `pieces` joined with '&' (curl's rule for a repeated -d or --data-binary).
-    private static func joined(_ pieces: [Data]) -> Data {
-        var body = Data()
-        for (index, piece) in pieces.enumerated() {
-            if index > 0 { body.append(0x26) }
-            body.append(piece)
-        }
-        return body
     }
 
     static func execute(_ plan: Plan, console: Console) async -> Int32 {

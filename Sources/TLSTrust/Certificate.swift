@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 internal import COpenSSL
 internal import CHTTPDNSShims
 
@@ -46,26 +47,21 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         return result
     }
 
-    /// Every certificate in a PEM file; a DER file (one certificate) is accepted too.
+    /// Every certificate in a PEM file; a DER file (one certificate) is accepted too. The file may
+    /// be a pipe (`/dev/fd/N`, a FIFO, `/dev/stdin`): it is read once, whole.
     /// - Throws: `TrustError.unreadableFile`, `TrustError.invalidPEM`, `TrustError.noCertificates`.
     public static func certificates(contentsOf file: URL) throws(TrustError) -> [Certificate] {
         // `URL.path` is worked out anew at each use (a third of this function's time at start-up).
         let path = file.path
-        let files = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard files.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw TrustError.unreadableFile(path: path, reason: "no such file")
-        }
-        guard !isDirectory.boolValue else {
-            throw TrustError.unreadableFile(path: path, reason: "is a directory")
-        }
-        guard let data = files.contents(atPath: path) else {
-            throw TrustError.unreadableFile(path: path, reason: "permission denied or unreadable")
-        }
+        return try certificates(fileContents: try FileContents.trustFile(path), source: path)
+    }
+
+    /// The certificates of a file's bytes: one DER certificate, or PEM.
+    static func certificates(fileContents data: Data, source: String) throws(TrustError) -> [Certificate] {
         if let first = data.first, first == 0x30, let der = try? Certificate(der: data) {
             return [der]
         }
-        return try certificates(pem: data, source: path)
+        return try certificates(pem: data, source: source)
     }
 
     /// The subject in RFC 2253 form, e.g. `CN=a.test,O=Example`.

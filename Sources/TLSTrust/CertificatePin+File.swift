@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 internal import CHTTPDNSShims
 
 extension CertificatePin {
@@ -9,25 +10,19 @@ extension CertificatePin {
     /// ```
     /// openssl x509 -in server.pem -pubkey -noout > server.pubkey.pem
     /// ```
-    /// - Parameter file: The key or certificate file.
+    /// - Parameter file: The key or certificate file; a pipe (`/dev/fd/N`, a FIFO) is read once, whole.
     /// - Returns: `.publicKey(sha256:)` of the key (RFC 7469 §2.4).
     /// - Throws: `TrustError.unreadableFile` when the file cannot be read, `TrustError.invalidPin` when
     ///   it holds neither a public key nor a certificate.
     public static func publicKey(contentsOf file: URL) throws(TrustError) -> CertificatePin {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
-            throw TrustError.unreadableFile(path: file.path, reason: "no such file")
-        }
-        guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: file.path) else {
-            throw TrustError.unreadableFile(path: file.path, reason: isDirectory.boolValue ? "is a directory" : "permission denied or unreadable")
-        }
+        let data = try FileContents.trustFile(file.path)
         var digest = [UInt8](repeating: 0, count: 32)
         let ok = data.withUnsafeBytes { raw -> Int32 in
             guard let base = raw.bindMemory(to: UInt8.self).baseAddress else { return 0 }
             return httpdns_public_key_sha256(base, raw.count, &digest)
         }
         if ok == 1 { return .publicKey(sha256: Data(digest)) }
-        if let certificate = try? Certificate.certificates(contentsOf: file).first { return certificate.publicKeyPin }
+        if let certificate = try? Certificate.certificates(fileContents: data, source: file.path).first { return certificate.publicKeyPin }
         throw TrustError.invalidPin(pin: file.path, reason: "the file holds no PEM or DER public key (BEGIN PUBLIC KEY) and no certificate")
     }
 }

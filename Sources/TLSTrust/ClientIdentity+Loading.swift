@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 internal import COpenSSL
 internal import CHTTPDNSShims
 
@@ -21,7 +22,7 @@ extension ClientIdentity {
     ///   `.invalidIdentity` (not PKCS#12, or an algorithm OpenSSL cannot provide),
     ///   `.identityExpired`.
     public static func pkcs12(contentsOf file: URL, password: String?, validAt date: Date = Date()) throws(TrustError) -> ClientIdentity {
-        try pkcs12(data: try read(file), password: password, source: file.path, validAt: date)
+        try pkcs12(data: try FileContents.trustFile(file.path), password: password, source: file.path, validAt: date)
     }
 
     /// `pkcs12(contentsOf:password:validAt:)` for bytes in memory; `source` names them in errors.
@@ -67,10 +68,10 @@ extension ClientIdentity {
     ///   `.noPrivateKey`, `.keyMismatch`, `.identityExpired`.
     public static func pem(certificate certificateFile: URL, key keyFile: URL? = nil, passphrase: String? = nil,
                            validAt date: Date = Date()) throws(TrustError) -> ClientIdentity {
-        let certificateData = try read(certificateFile)
+        let certificateData = try FileContents.trustFile(certificateFile.path)
         let certificates = try Certificate.certificates(pem: certificateData, source: certificateFile.path)
         let keySource = keyFile ?? certificateFile
-        let keyData = keyFile == nil ? certificateData : try read(keySource)
+        let keyData = keyFile == nil ? certificateData : try FileContents.trustFile(keySource.path)
         var key: OpaquePointer?
         var message = [CChar](repeating: 0, count: 512)
         let status = keyData.withUnsafeBytes { raw -> Int32 in
@@ -110,13 +111,5 @@ extension ClientIdentity {
             throw TrustError.identityExpired(source: source, subject: leaf.subject, notAfter: leaf.expiresAt.formatted(.iso8601))
         }
         return ClientIdentity(certificate: leaf, chain: chain, privateKeyDER: keyDER, source: source)
-    }
-
-    private static func read(_ file: URL) throws(TrustError) -> Data {
-        do {
-            return try Data(contentsOf: file)
-        } catch {
-            throw TrustError.unreadableFile(path: file.path, reason: (error as NSError).localizedDescription)
-        }
     }
 }

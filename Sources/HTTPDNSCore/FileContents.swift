@@ -1,0 +1,97 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a whole file into memory, whatever kind of file it is: a regular file, or one that has no
+/// size to read up to and can be read only once, as a FIFO, the pipe a shell's process
+/// substitution names (`<(command)`, seen as `/dev/fd/63`), `/dev/stdin` or a terminal, all of
+/// which curl reads too. Callers read such a file once, here, and keep the bytes.
+package enum FileContents {
+    /// Why a file could not be read: a short phrase for a message ("no such file", "is a
+    /// directory", "permission denied", "it holds more than 16 MiB ...", or `strerror`'s text).
+    package struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        package let reason: String
+        package var description: String { reason }
+        package init(reason: String) { self.reason = reason }
+    }
+
+    /// The bytes of the file at `path`.
+    /// - Parameters:
+    ///   - path: Any readable file but a directory; symbolic links are followed.
+    ///   - limit: The most bytes read from a file that is not regular (a pipe has no size to check
+    ///     first, and may never end); more is a `Failure`. A regular file is read whole.
+    /// - Throws: `Failure` when the file is missing, a directory, not readable, too long or
+    ///   fails to read.
+    package static func read(_ path: String, limit: Int) throws(Failure) -> Data {
+        // Never nil when regular files are read too.
+        try read(path, limit: limit, readsRegularFile: true) ?? Data()
+    }
+
+    /// The bytes of the file at `path` when it is not a regular file (a pipe, which can be read only
+    /// once and has no length before it is read); nil for a regular file, which was opened, so it
+    /// exists and is readable, and can be read again or streamed from its path.
+    /// - Parameter limit: The most bytes read from a file that is not regular; more is a `Failure`.
+    /// - Throws: `Failure` as `read(_:limit:)`.
+    package static func readUnlessRegular(_ path: String, limit: Int) throws(Failure) -> Data? {
+        try read(path, limit: limit, readsRegularFile: false)
+    }
+
+    private static func read(_ path: String, limit: Int, readsRegularFile: Bool) throws(Failure) -> Data? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            switch errno {
+            case ENOENT: throw Failure(reason: "no such file")
+            case EACCES: throw Failure(reason: "permission denied")
+            default: throw Failure(reason: String(cString: strerror(errno)))
+            }
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Failure(reason: String(cString: strerror(errno))) }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            throw Failure(reason: "is a directory")
+        case S_IFREG:
+            return readsRegularFile ? try read(descriptor: fd, limit: Int.max, expected: Int(info.st_size)) : nil
+        default:
+            return try read(descriptor: fd, limit: limit, expected: 0)
+        }
+    }
+
+    /// Everything left to read from `fd` (standard input, say), which stays open.
+    /// - Parameter limit: The most bytes read; more is a `Failure`.
+    /// - Throws: `Failure` when reading fails or the input holds more than `limit` bytes.
+    package static func read(descriptor fd: Int32, limit: Int) throws(Failure) -> Data {
+        try read(descriptor: fd, limit: limit, expected: 0)
+    }
+
+    private static func read(descriptor fd: Int32, limit: Int, expected: Int) throws(Failure) -> Data {
+        var data = Data()
+        if expected > 0 { data.reserveCapacity(expected) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count == 0 { return data }
+            if count < 0 {
+                if errno == EINTR { continue }
+                if errno == EISDIR { throw Failure(reason: "is a directory") }
+                // Standard input the process was started without (`<&-`), or a write-only descriptor.
+                if errno == EBADF { throw Failure(reason: "it is closed (or open for writing only)") }
+                throw Failure(reason: String(cString: strerror(errno)))
+            }
+            guard data.count + count <= limit else {
+                throw Failure(reason: "it holds more than \(describe(bytes: limit)), the most read from a pipe or other file that is not a regular one")
+            }
+            data.append(buffer, count: count)
+        }
+    }
+
+    /// `16 MiB`, `1 GiB`, or a count of bytes.
+    private static func describe(bytes: Int) -> String {
+        if bytes >= 1 << 30, bytes % (1 << 30) == 0 { return "\(bytes >> 30) GiB" }
+        if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
+    }
+}
