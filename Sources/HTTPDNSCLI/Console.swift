@@ -20,8 +20,8 @@ public struct Console: Sendable {
     }
 
     /// The process's standard output and standard error. Output that cannot be written (a closed
-    /// pipe, a full disk) ends the process with curl's status 23 ("failed writing output") instead
-    /// of a crash.
+    /// pipe, a full disk, a stream the process was started without) ends the process with curl's
+    /// status 23 ("failed writing output") instead of a crash.
     public static let standard = Console(
         output: { writeOutput($0, to: 1) },
         error: { _ = writeAll(Data($0.utf8), to: 2) },
@@ -30,8 +30,11 @@ public struct Console: Sendable {
     /// Writes a body to `fd`, or ends the process with status 23.
     private static func writeOutput(_ data: Data, to fd: Int32) {
         guard writeAll(data, to: fd) else {
-            let reason = String(cString: strerror(errno))
-            _ = writeAll(Data("httpdns: writing the output failed: \(reason)\n".utf8), to: 2)
+            // EBADF: started with the stream closed (see `occupyClosedStandardDescriptors`).
+            let message = errno == EBADF
+                ? "cannot write to standard \(fd == 1 ? "output" : "error"): it is closed (or open for reading only)"
+                : "writing the output failed: \(String(cString: strerror(errno)))"
+            _ = writeAll(Data("httpdns: \(message)\n".utf8), to: 2)
             exit(23)
         }
     }

@@ -26,7 +26,7 @@ enum FetchCommand {
                                 the transfer succeeds; never a partial file). "-" is stdout.
                                 A FILE that is stdout or stderr (/dev/stdout, /dev/fd/2, the
                                 file either is redirected to) is written through that
-                                descriptor instead, as "-" is.
+                                descriptor instead, as "-" is (a closed stdout exits 23).
                                 A missing or unwritable directory is refused before any
                                 traffic (exit 2); a write failing later exits 23.
       -i, --include             Print the status line and response headers before the body (into

@@ -1,6 +1,9 @@
 import Foundation
 import HTTPDNSCLI
 
+// First, before anything opens a file: a descriptor 0, 1 or 2 the shell closed (`>&-`) must not be
+// reused by a socket or file the body would then be written into.
+Console.occupyClosedStandardDescriptors()
 // A closed stdout must be an error the tool reports (exit 23, as curl), not a silent SIGPIPE death.
 signal(SIGPIPE, SIG_IGN)
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -64,6 +64,14 @@ extension CLITests {
             #expect(result.stdoutText == "from a fifo")
         }
 
+        @Test("--data-binary @- with standard input closed is bad input (2) that says so")
+        func closedStandardInput() async throws {
+            let url = fixture.url("a.test", "/echo").absoluteString
+            let result = try await bash("$HTTPDNS fetch --data-binary @- \(quoted([url] + doh)) <&-")
+            #expect(result.status == 2, "\(result.stderrText)")
+            #expect(result.stderrText.contains("--data-binary: cannot read standard input: it is closed"), "\(result.stderrText)")
+        }
+
         @Test("a body file that is missing or a directory is refused before any traffic (2), saying which",
               arguments: [("--data-binary", "MISSING", "no such file"), ("--data-binary", "DIR", "is a directory"),
                           ("-d", "MISSING", "no such file"), ("-d", "DIR", "is a directory")])

@@ -336,6 +336,19 @@ struct CLITests {
         #expect(result.stderrText.contains("writing the output failed"))
     }
 
+    @Test("started with stdout closed (>&-), a body for stdout is exit 23 saying stdout is closed, never written into a file opened later; -o FILE still works",
+          arguments: [(["-o", "/dev/stdout"], 23), ([], 23), (["-i", "-o", "/dev/stdout"], 23), (["-o", "/dev/null"], 0)])
+    func closedStdoutAtStart(options: [String], status: Int) async throws {
+        let command = ([binary.path, "fetch"] + options + [fixture.url("a.test").absoluteString] + doh)
+            .map { "'" + $0 + "'" }.joined(separator: " ")
+        let result = try await Command.runDetached(URL(fileURLWithPath: "/bin/bash"), ["-c", "\(command) >&-; echo \"status=$?\" >&2"])
+        #expect(result.stderrText.hasSuffix("status=\(status)\n"), "\(result.stderrText)")
+        if status == 23 {
+            #expect(result.stderrText.hasPrefix("httpdns: cannot write to standard output: it is closed"), "\(result.stderrText)")
+            #expect(!result.stderrText.contains("Invalid argument"), "\(result.stderrText)")
+        }
+    }
+
     @Test("-x with --noproxy \"\" goes through the proxy even for a host the environment's no_proxy names, as curl does")
     func emptyNoproxyOverridesEnvironment() async throws {
         let proxy = try await ProxyTestServer.shared()
