@@ -20,7 +20,8 @@ Faults, by path prefix, for GET, POST, PUT, PATCH and DELETE: /fault/429/..., /f
 application/dns-message (over the largest DNS message); /fault/hang/... never answers (the connection
 stays open up to 60 s); /fault/truncate/... promises 1 MiB and closes after 64 KiB; /fault/400pieces
 answers 400 with 1,200 bytes in two writes 50 ms apart. /fault/drop
-reads the whole request, then closes the connection without answering. Every request is appended to --log
+reads the whole request, then closes the connection without answering. /fault/statusline/HEX answers
+200 with the status line "HTTP/1.1 200" and then the bytes HEX encodes (a reason phrase; none for a bare line). Every request is appended to --log
 as one line "METHOD PATH?QUERY".
 
 Usage: provider-test-server.py --port P --cert PEM --key KEY --log FILE [--account ID] [--secret S]
@@ -118,6 +119,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 time.sleep(0.05)
             return
         if name == "drop":
+            self.close_connection = True
+            return
+        if name == "statusline":
+            # /fault/statusline/HEX: the status line "HTTP/1.1 200" followed by the bytes HEX encodes
+            # (none: a bare line; "20": an empty reason phrase; a phrase in any encoding), written raw.
+            parts = urllib.parse.urlsplit(self.path).path.split("/")
+            tail = bytes.fromhex(parts[3] if len(parts) > 3 else "")
+            self.wfile.write(b"HTTP/1.1 200" + tail + b"\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nok\n")
+            self.wfile.flush()
             self.close_connection = True
             return
         return self.send(int(name), '{"code":"Busy"}')

@@ -402,9 +402,11 @@ enum FetchCommand {
     }
 
     /// The status line as curl shows it: `HTTP/1.1 404 Not Found` (the reason phrase as received),
-    /// `HTTP/2 404` (HTTP/2 has none).
+    /// `HTTP/2 404` (HTTP/2 has none), `HTTP/1.1 200` for a line with an empty one (no trailing
+    /// space).
     static func statusLine(_ version: HTTPVersion, _ status: Int, _ reasonPhrase: String?) -> String {
-        "\(version) \(status)" + (reasonPhrase.map { " " + $0 } ?? "")
+        guard let reasonPhrase, !reasonPhrase.isEmpty else { return "\(version) \(status)" }
+        return "\(version) \(status) \(reasonPhrase)"
     }
 
     /// The -v report on one response: where the addresses came from, where we connected, what TLS

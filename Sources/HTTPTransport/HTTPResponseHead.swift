@@ -8,7 +8,8 @@ public struct HTTPResponseHead: Sendable {
     public var version: HTTPVersion
     /// The reason phrase of an HTTP/1.x status line (RFC 9112 §4), as received: the text after
     /// the status code and its space, without the line's CRLF (`Not Found` for
-    /// `HTTP/1.1 404 Not Found`); empty when the line has none. nil for HTTP/2 and HTTP/3, which
+    /// `HTTP/1.1 404 Not Found`); empty when the line has none. Bytes that are not UTF-8 (obs-text,
+    /// RFC 9110 §5.5) are read as ISO-8859-1, one character per byte. nil for HTTP/2 and HTTP/3, which
     /// carry no reason phrase (RFC 9113 §8.3.2). Clients should ignore it (RFC 9112 §4); it is
     /// kept for display, as curl's `-i` shows it.
     public var reasonPhrase: String?

@@ -443,7 +443,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             // none (libcurl writes them a status line that ends in the space).
             if statusLineVersion == .http1_1 || statusLineVersion == .http1_0 {
                 if index < end, bytes[index] == 0x20 { index += 1 }
-                reasonPhrase = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)
+                reasonPhrase = HTTPResponseHead.reasonPhrase(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<end]))
             } else {
                 reasonPhrase = nil
             }

@@ -63,6 +63,20 @@ extension ResolverIntegrationSuites {
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
         }
 
+        @Test("fetch -i prints the HTTP/1.1 status line as sent: no trailing space without a reason phrase; a phrase that is not UTF-8 read as Latin-1, not U+FFFD",
+              arguments: [("", "HTTP/1.1 200"), ("20", "HTTP/1.1 200"), ("204f4b", "HTTP/1.1 200 OK"),
+                          ("20436166e9", "HTTP/1.1 200 Caf\u{E9}"), ("20e68890e58a9f", "HTTP/1.1 200 \u{6210}\u{529F}")])
+        func includePrintsStatusLineAsSent(tailHex: String, statusLine: String) async throws {
+            let url = server.url("/fault/statusline/\(tailHex)").absoluteString
+            let trust = ["--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path]
+            let result = try await fixture.httpdns(["fetch", "-i", url] + trust)
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(result.stdoutText.hasPrefix(statusLine + "\r\n"), "\(result.stdoutText.debugDescription)")
+            #expect(result.stdoutText.hasSuffix("\r\n\r\nok\n"), "\(result.stdoutText.debugDescription)")
+            let verbose = try await fixture.httpdns(["fetch", "-v", url] + trust)
+            #expect(verbose.stderrText.contains("< \(statusLine)\n"), "\(verbose.stderrText.debugDescription)")
+        }
+
         @Test("with racing off, libcurl falls through a black-holed first address after its share of the connect timeout")
         func fallThroughBlackHoleWithoutRacing() async throws {
             let hole = try ResolverIntegrationSuites.HappyEyeballsTests.blackHole("127.0.0.21", port: fixture.servers.httpsPort)

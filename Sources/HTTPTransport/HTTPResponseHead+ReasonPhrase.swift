@@ -1,0 +1,10 @@
+extension HTTPResponseHead {
+    /// The text of a reason phrase's bytes (RFC 9112 §4): UTF-8 when they are valid UTF-8 (ASCII
+    /// included), which printed as UTF-8 gives back the bytes received; otherwise ISO-8859-1, one
+    /// character per byte (RFC 9110 §5.5 leaves such obs-text octets to be read as Latin-1 at
+    /// most), so none is lost to U+FFFD: `0x43 0x61 0x66 0xE9` is "Café".
+    static func reasonPhrase(decoding bytes: UnsafeRawBufferPointer) -> String {
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+    }
+}
