@@ -443,7 +443,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             // none (libcurl writes them a status line that ends in the space).
             if statusLineVersion == .http1_1 || statusLineVersion == .http1_0 {
                 if index < end, bytes[index] == 0x20 { index += 1 }
-                reasonPhrase = HTTPResponseHead.reasonPhrase(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<end]))
+                reasonPhrase = HTTPResponseHead.fieldText(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<end]))
             } else {
                 reasonPhrase = nil
             }
@@ -460,7 +460,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         var valueEnd = end
         while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
         headers.add(name: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self),
-                    value: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self))
+                    value: HTTPResponseHead.fieldText(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd])))
         return bytes.count
     }
 

@@ -77,6 +77,16 @@ extension ResolverIntegrationSuites {
             #expect(verbose.stderrText.contains("< \(statusLine)\n"), "\(verbose.stderrText.debugDescription)")
         }
 
+        @Test("a response field value that is not UTF-8 is read as Latin-1, one character per byte, not U+FFFD")
+        func fieldValueObsTextIsLatin1() async throws {
+            // The status line's tail carries a field: "HTTP/1.1 200\r\nX-Name: Caf\xE9".
+            let url = server.url("/fault/statusline/0d0a582d4e616d653a20436166e9")
+            let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]))
+            let response = try await client.execute(HTTPRequest(url: url))
+            #expect(response.status == 200)
+            #expect(response.headers[first: "X-Name"] == "Caf\u{E9}")
+        }
+
         @Test("with racing off, libcurl falls through a black-holed first address after its share of the connect timeout")
         func fallThroughBlackHoleWithoutRacing() async throws {
             let hole = try ResolverIntegrationSuites.HappyEyeballsTests.blackHole("127.0.0.21", port: fixture.servers.httpsPort)
