@@ -292,8 +292,11 @@ enum FetchCommand {
             // -i -o FILE: the head goes into FILE before the body, as curl writes it (see HeadAndBodyFile).
             var headAndBody: HeadAndBodyFile?
             if case .file(let output) = plan.output, plan.include {
-                guard let file = HeadAndBodyFile(replacing: output.path) else {
-                    if !plan.silent { console.note("httpdns: cannot write '\(output.path)': \(String(cString: strerror(errno)))") }
+                let file: HeadAndBodyFile
+                do {
+                    file = try HeadAndBodyFile(replacing: output.path)
+                } catch {
+                    if !plan.silent { console.note("httpdns: \(error)") }
                     return HTTPDNSTool.ExitStatus.writeFailed
                 }
                 headAndBody = file
@@ -349,8 +352,12 @@ enum FetchCommand {
             do {
                 let response = try await transfer.value
                 if let headAndBody {
-                    if let failure = headAndBody.failure ?? headAndBody.commit() {
+                    if let failure = headAndBody.failure {
                         if !plan.silent { console.note("httpdns: writing '\(headAndBody.destinationPath)' failed: \(failure)") }
+                        return HTTPDNSTool.ExitStatus.writeFailed
+                    }
+                    if let failure = headAndBody.commit() {
+                        if !plan.silent { console.note("httpdns: \(failure)") }
                         return HTTPDNSTool.ExitStatus.writeFailed
                     }
                 }

@@ -73,16 +73,12 @@ enum FetchOutput: Equatable {
 /// `-i -o FILE`: the response head, then the body, written into FILE, as curl writes them. Like a
 /// plain `-o` file it is replaced atomically (a temporary file beside it, renamed once the transfer
 /// succeeded), so a failed transfer leaves FILE as it was; a device (not a regular file) is written
-/// in place, as the library's file destination does.
+/// in place: the library's file destination, `OutputFile`, with the head first.
 ///
 /// Written by the streaming destination's callbacks (one at a time, on the thread driving the
 /// transfer); read by the command once the transfer is over.
 final class HeadAndBodyFile: @unchecked Sendable {  // the callbacks run one at a time and the command acts after the transfer ended; `state` holds the lock for every access
-    private enum Target {
-        case replacement(FileReplacement)
-        case device(fd: Int32)
-    }
-    private let target: Target
+    private let file: OutputFile
     private struct State {
         var failure: String?
         var done = false
@@ -91,27 +87,10 @@ final class HeadAndBodyFile: @unchecked Sendable {  // the callbacks run one at 
     private let state = LockedValue(State())
     let destinationPath: String
 
-    /// nil with `errno` set when the file cannot be created or opened.
-    init?(replacing path: String) {
-        // A symbolic link is followed, as for a plain -o file.
-        let file = URL(fileURLWithPath: path).followingSymbolicLinks().path
-        var info = stat()
-        if stat(file, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
-            let fd = open(file, O_WRONLY | O_CLOEXEC)
-            guard fd >= 0 else { return nil }
-            target = .device(fd: fd)
-        } else {
-            guard let replacement = FileReplacement(replacing: file) else { return nil }
-            target = .replacement(replacement)
-        }
+    /// - Throws: `OutputFile.OpenFailure` when the file cannot be created or opened.
+    init(replacing path: String) throws(OutputFile.OpenFailure) {
+        file = try OutputFile(path: path)
         destinationPath = path
-    }
-
-    private var fd: Int32 {
-        switch target {
-        case .replacement(let replacement): replacement.fd
-        case .device(let fd): fd
-        }
     }
 
     /// Why a write failed, if one did.
@@ -129,20 +108,18 @@ final class HeadAndBodyFile: @unchecked Sendable {  // the callbacks run one at 
     func write(_ data: Data) {
         let stop = state.withLock { state -> (@Sendable () -> Void)? in
             guard state.failure == nil, !state.done else { return nil }
-            state.failure = data.withUnsafeBytes { writeFully($0, to: fd) }
+            state.failure = data.withUnsafeBytes { writeFully($0, to: file.fd) }
             return state.failure != nil ? state.onFailure : nil
         }
         stop?()
     }
 
-    /// Puts the file in place. - Returns: nil on success, else why not.
+    /// Puts the file in place. - Returns: nil on success, else why not ("cannot write 'FILE': REASON").
     func commit() -> String? {
         state.withLock { state -> String? in
             guard !state.done else { return nil }
             state.done = true
-            close(fd)
-            if case .replacement(let replacement) = target { return replacement.commit() }
-            return nil
+            return file.commit()
         }
     }
 
@@ -151,8 +128,7 @@ final class HeadAndBodyFile: @unchecked Sendable {  // the callbacks run one at 
         state.withLock { state in
             guard !state.done else { return }
             state.done = true
-            close(fd)
-            if case .replacement(let replacement) = target { replacement.discard() }
+            file.discard()
         }
     }
 }

@@ -8,10 +8,7 @@ import Glibc
 final class ResponseBodySink {
     private enum Storage {
         case memory(Data, limit: Int?)
-        case file(FileReplacement)
-        /// Written in place: the destination is a device, FIFO or socket (`/dev/null`, say), which
-        /// a rename would replace with a regular file.
-        case direct(fd: Int32, path: String)
+        case file(OutputFile)
         case handler(@Sendable (Data) -> Void)
         case streaming(head: @Sendable (HTTPResponseHead) -> Void, chunk: @Sendable (Data) -> Void)
         /// Takes and drops everything (the body of a redirect that will be followed).
@@ -32,26 +29,11 @@ final class ResponseBodySink {
         case .streaming(let head, let chunk):
             storage = .streaming(head: head, chunk: chunk)
         case .file(let requested):
-            // A symbolic link is followed: its target is what gets written (or replaced, or
-            // created), never the link itself.
-            let file = requested.followingSymbolicLinks()
-            var info = stat()
-            if stat(file.path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
-                guard (info.st_mode & S_IFMT) != S_IFDIR else {
-                    throw HTTPClientError(kind: .outputFailed, message: "cannot write '\(requested.path)': it is a directory", url: url)
-                }
-                let fd = open(file.path, O_WRONLY | O_CLOEXEC)
-                guard fd >= 0 else {
-                    throw HTTPClientError(kind: .outputFailed, message: "cannot open '\(requested.path)': \(String(cString: strerror(errno)))", url: url)
-                }
-                storage = .direct(fd: fd, path: file.path)
-                return
+            do {
+                storage = .file(try OutputFile(path: requested.path))
+            } catch {
+                throw HTTPClientError(kind: .outputFailed, message: error.description, url: url)
             }
-            // Keeps the permissions of a file it replaces (see FileReplacement).
-            guard let replacement = FileReplacement(replacing: file.path) else {
-                throw HTTPClientError(kind: .outputFailed, message: "cannot create a file in '\(file.deletingLastPathComponent().path)': \(String(cString: strerror(errno)))", url: url)
-            }
-            storage = .file(replacement)
         }
     }
 
@@ -93,10 +75,8 @@ final class ResponseBodySink {
             return true
         case .discarding:
             return true
-        case .file(let replacement):
-            return writeAll(bytes, to: replacement.fd, path: replacement.temporaryPath, url: url)
-        case .direct(let fd, let path):
-            return writeAll(bytes, to: fd, path: path, url: url)
+        case .file(let output):
+            return writeAll(bytes, to: output.fd, path: output.writtenPath, url: url)
         }
     }
 
@@ -118,31 +98,18 @@ final class ResponseBodySink {
     /// For a file destination, moves the complete body into place.
     /// - Throws: `HTTPClientError(.outputFailed)`.
     func commit(url: URL?) throws {
-        if case .direct(let fd, _) = storage {
-            close(fd)
-            storage = .memory(Data(), limit: 0)
-            return
-        }
-        guard case .file(let replacement) = storage else { return }
+        guard case .file(let output) = storage else { return }
         storage = .memory(Data(), limit: 0)
-        defer { close(replacement.fd) }
-        // No fsync: this runs on the transfer thread, where a flush of a large file to a busy disk
-        // would stall every other transfer. The rename is what keeps readers from ever seeing a
-        // partial file.
-        if let reason = replacement.commit() {
-            throw HTTPClientError(kind: .outputFailed, message: "cannot write '\(replacement.destinationPath)': \(reason)", url: url)
+        if let failure = output.commit() {
+            throw HTTPClientError(kind: .outputFailed, message: failure, url: url)
         }
     }
 
     /// Drops a partial body: a file destination's temporary file is removed.
     func discard() {
         switch storage {
-        case .file(let replacement):
-            close(replacement.fd)
-            replacement.discard()
-            storage = .memory(Data(), limit: 0)
-        case .direct(let fd, _):
-            close(fd)
+        case .file(let output):
+            output.discard()
             storage = .memory(Data(), limit: 0)
         default:
             break
