@@ -103,6 +103,16 @@ public final class HostResolver: HostResolving {
         }
     }
 
+    /// The answer for `host` when it is known without waiting: an IP literal, a static entry or a
+    /// cache hit (a stale one too, within `maximumStaleness`, which starts its refresh), with the
+    /// observer told as by `resolve(host:port:)`; nil when the providers or the system resolver
+    /// would be asked.
+    /// - Throws: `ResolutionError.invalidHostName`; a cached `.nameNotFound` or `.noAddresses`.
+    public func resolveImmediately(host: String, port: Int) throws -> HostResolution? {
+        guard case .answered(let answer) = try answerAtOnce(host: host, port: port, families: configuration.families) else { return nil }
+        return answer.resolution
+    }
+
     /// What a lookup can tell before waiting for anything.
     private enum Immediate {
         /// A literal, a static entry or a cache hit (fresh or stale).

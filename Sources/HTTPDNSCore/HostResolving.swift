@@ -126,4 +126,20 @@ public protocol HostResolving: Sendable {
     /// - Returns: At least one address.
     /// - Throws: `ResolutionError`.
     func resolve(host: String, port: Int) async throws -> HostResolution
+
+    /// The answer `resolve(host:port:)` would give without waiting for anything (an IP literal, a
+    /// static mapping, a cache hit), or nil when it would have to wait (a query, the system
+    /// resolver). `HTTPClient` asks it first for a request with a total time limit
+    /// (`Timeouts.total`): an answer known at once then needs no timer racing the lookup, which
+    /// cost two tasks per request. Must not wait (no lock held for long, no I/O).
+    ///
+    /// The default answers nil, which is always correct: `resolve(host:port:)` is then called.
+    /// - Throws: `ResolutionError`, as `resolve(host:port:)` would throw it at once (an invalid
+    ///   name, a cached NXDOMAIN).
+    func resolveImmediately(host: String, port: Int) throws -> HostResolution?
+}
+
+extension HostResolving {
+    /// nil: every lookup goes through `resolve(host:port:)`.
+    public func resolveImmediately(host: String, port: Int) throws -> HostResolution? { nil }
 }

@@ -69,15 +69,29 @@ public struct StaticHostResolver: HostResolving {
 
     public func resolve(host: String, port: Int) async throws -> HostResolution {
         guard let name = HostName.normalize(host) else { throw ResolutionError.invalidHostName(host) }
+        if let known = fixed(name: name, port: port) { return known }
+        guard let fallback else {
+            throw ResolutionError.resolverUnavailable(host: name, reasons: ["no --resolve entry for \(name):\(port)"])
+        }
+        return try await fallback.resolve(host: name, port: port)
+    }
+
+    /// An IP literal or an entry's addresses at once; else the fallback's immediate answer, if any.
+    /// - Throws: `ResolutionError.invalidHostName`, or what the fallback throws.
+    public func resolveImmediately(host: String, port: Int) throws -> HostResolution? {
+        guard let name = HostName.normalize(host) else { throw ResolutionError.invalidHostName(host) }
+        if let known = fixed(name: name, port: port) { return known }
+        return try fallback?.resolveImmediately(host: name, port: port)
+    }
+
+    /// A literal, or the addresses fixed for `name:port`.
+    private func fixed(name: String, port: Int) -> HostResolution? {
         if let literal = IPAddress(name) {
             return HostResolution(host: name, addresses: [literal], ttl: nil, source: .literal)
         }
         if let addresses = addresses(host: name, port: port) {
             return HostResolution(host: name, addresses: addresses, ttl: nil, source: .staticMapping)
         }
-        guard let fallback else {
-            throw ResolutionError.resolverUnavailable(host: name, reasons: ["no --resolve entry for \(name):\(port)"])
-        }
-        return try await fallback.resolve(host: name, port: port)
+        return nil
     }
 }

@@ -224,6 +224,8 @@ public final class HTTPClient: Sendable {
     private func resolve(_ target: RequestTarget, within limit: Double?, url: URL) async throws -> HostResolution {
         let resolver = self.resolver
         guard let limit else { return try await resolver.resolve(host: target.host, port: target.port) }
+        // An answer known at once (a cache hit) needs no timer racing it: two tasks per request.
+        if let known = try resolver.resolveImmediately(host: target.host, port: target.port) { return known }
         let outcome = FirstOutcome<HostResolution>()
         let lookup = Task { outcome.settle(await Result { try await resolver.resolve(host: target.host, port: target.port) }) }
         let timer = Task {

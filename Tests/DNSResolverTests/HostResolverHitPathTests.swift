@@ -42,6 +42,19 @@ struct HostResolverHitPathTests {
         #expect(!harness.resolver.bypasses("host"))
     }
 
+    @Test func resolveImmediatelyAnswersWhatIsKnownAndAsksNothing() async throws {
+        let harness = ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) { $0.families = .ipv4 }
+        #expect(try harness.resolver.resolveImmediately(host: "host1.test", port: 443) == nil)
+        #expect(harness.queries == 0)
+        #expect(try harness.resolver.resolveImmediately(host: "10.0.0.1", port: 443)?.source == .literal)
+        _ = try await harness.resolve("host1.test")
+        let known = try #require(try harness.resolver.resolveImmediately(host: "HOST1.test.", port: 443))
+        #expect(known.source == .cache)
+        #expect(known.addresses == [IPAddress("192.0.2.2")!])
+        #expect(harness.queries == 1)
+        #expect(throws: ResolutionError.self) { try harness.resolver.resolveImmediately(host: "bad..name", port: 443) }
+    }
+
     @Test func evictionIsLeastRecentlyUsedAcrossTheWholeCache() async throws {
         let harness = ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) { $0.cacheCapacity = 30; $0.families = .ipv4 }
         for name in Self.names.prefix(30) { _ = try await harness.resolve(name) }

@@ -112,7 +112,7 @@ struct RequestBodyLengthTests {
         let client = fixture.client(version: .http1_1)
         var request = post(.data(bytes(10)), headers: ["Content-Length": "10"])
         request.url = fixture.url("a.test", "/headers")
-        let headers = try await client.execute(request).text ?? ""
+        let headers = try await client.execute(request).text
         #expect(headers.components(separatedBy: "Content-Length:").count == 2, "\(headers)")
         #expect(!headers.contains("chunked"))
         // The header gives a stream its length: no chunked coding, and the excess is refused.

@@ -201,6 +201,30 @@ struct TransportTests {
         #expect(error.message.contains("127.0.0.1"))
     }
 
+    @Test("with a total time limit, an answer the resolver knows at once is used without a timer racing its lookup")
+    func immediateResolutionUnderTotalLimit() async throws {
+        let fixture = try Fixture()
+        let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: AnswersOnlyAtOnce())
+        var request = HTTPRequest(url: fixture.url("a.test"))
+        request.timeouts = Timeouts(connect: 5, total: 3)
+        // `resolve` never answers: before, the lookup raced the 3 s limit and timed out.
+        let response = try await client.execute(request)
+        #expect(response.status == 200)
+        #expect(response.connection.resolution?.source == .cache)
+        #expect(response.connection.remoteAddress == "127.0.0.1")
+    }
+
+    /// Knows 127.0.0.1 for every name at once; its `resolve` waits until cancelled.
+    struct AnswersOnlyAtOnce: HostResolving {
+        func resolve(host: String, port: Int) async throws -> HostResolution {
+            try await Task.sleep(for: .seconds(3600))
+            throw CancellationError()
+        }
+        func resolveImmediately(host: String, port: Int) throws -> HostResolution? {
+            HostResolution(host: host, addresses: [IPAddress("127.0.0.1")!], ttl: 60, source: .cache)
+        }
+    }
+
     @Test("a total time limit stops a slow response (curl 28)")
     func totalTimeout() async throws {
         let fixture = try Fixture()
