@@ -111,21 +111,39 @@ public enum HostName {
     /// The IPv4 address browsers and curl read a host ending in a number as (inet_aton's forms:
     /// `0x7f.1`, `2130706433`, `1.2.3`, octal `0177.0.0.1`), for messages; nil when it is not one,
     /// or is an address in the standard dotted-decimal form already.
+    ///
+    /// The host is read as `normalize` reads it: after UTS #46 mapping, so full-width digits and
+    /// full stops count as ASCII ones (`１２７.０.０.１` is `127.0.0.1`, as in a browser's address
+    /// bar), and without the root label's dot (`127.0.1.` is `127.0.1`).
     public static func legacyIPv4Address(_ host: String) -> String? {
-        let lowered = asciiLowercased(Substring(host.hasSuffix(".") ? String(host.dropLast()) : host))
-        guard endsInNumber(lowered), IPAddress(host) == nil else { return nil }
+        guard IPAddress(host) == nil, let mapped = numberCheckForm(host), endsInNumber(mapped) else { return nil }
         var address = in_addr()
-        guard inet_aton(lowered, &address) != 0 else { return nil }
+        guard inet_aton(mapped, &address) != 0 else { return nil }
         return IPAddress(bytes: withUnsafeBytes(of: address.s_addr) { Array($0) })?.description
     }
 
     /// For a message about an invalid `host`: why, when it ends in a number (" (an IPv4 address in a
-    /// legacy form: write 127.0.0.1)"), else "".
+    /// legacy form: write 127.0.0.1)"), else "". Read after UTS #46 mapping and without the root
+    /// label's dot, as `legacyIPv4Address`.
     public static func numericHostHint(_ host: String) -> String {
         if let address = legacyIPv4Address(host) {
-            return " (an IPv4 address in a legacy form, which is not looked up: write \(address))"
+            let form = host.utf8.allSatisfy { $0 < 0x80 } ? "in a legacy form" : "written with non-ASCII characters"
+            return " (an IPv4 address \(form), which is not looked up: write \(address))"
         }
-        return endsInNumber(asciiLowercased(Substring(host))) ? " (its last label is a number: not a DNS name)" : ""
+        return numberCheckForm(host).map(endsInNumber) == true ? " (its last label is a number: not a DNS name)" : ""
+    }
+
+    /// `host` as `normalize` checks its last label: without the root label's dot (an ASCII one, or
+    /// one of the full stops UTS #46 maps to it), UTS #46 mapped when not ASCII (the same libidn2
+    /// call), ASCII lower case; nil when UTS #46 refuses it.
+    private static func numberCheckForm(_ host: String) -> String? {
+        var name = host
+        let hadTrailingDot = name.hasSuffix(".")
+        if hadTrailingDot { name.removeLast() }
+        guard !name.utf8.allSatisfy({ $0 < 0x80 }) else { return asciiLowercased(Substring(name)) }
+        guard var mapped = IDNA.toASCII(name) else { return nil }
+        if !hadTrailingDot, mapped.hasSuffix(".") { mapped.removeLast() }
+        return mapped
     }
 
     /// Whether `xn--` occurs anywhere in `bytes`: a possible A-label, which the full path checks.

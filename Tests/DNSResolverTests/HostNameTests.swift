@@ -50,11 +50,32 @@ struct HostNameTests {
     @Test("a name ending in a number is no DNS name", arguments: [
         ("0x7f.1", "127.0.0.1"), ("2130706433", "127.0.0.1"), ("1.2.3", "1.2.0.3"), ("0177.0.0.1", "127.0.0.1"),
         ("0X7F.0.0.1", "127.0.0.1"), ("127.0.1.", "127.0.0.1"), ("a.test.123", nil), ("a.0x1f", nil), ("a.0x", nil), ("1.2.3.4.5", nil),
+        // After UTS #46 mapping, as browsers read them: full-width digits, letters and full stops.
+        ("１２７.０.０.１", "127.0.0.1"), ("１２７．０．０．１", "127.0.0.1"), ("１２７。０。０。１。", "127.0.0.1"), ("０Ｘ７Ｆ.１", "127.0.0.1"),
+        ("a.test.１２３", nil), ("ａ.１", nil),
+        // The root label's dot changes nothing.
+        ("a.1.", nil), ("a.test.0x1f.", nil), ("1.2.3.4.", "1.2.3.4"), ("２１３０７０６４３３．", "127.0.0.1"),
     ] as [(String, String?)])
     func namesEndingInANumberAreRefused(input: String, address: String?) {
         #expect(HostName.normalize(input) == nil)
         #expect(HostName.legacyIPv4Address(input) == address)
         #expect(ResolutionError.invalidHostName(input).description.contains(address.map { "write \($0)" } ?? "its last label is a number"))
+    }
+
+    @Test("a host ending in a number gets the same hint with or without the root label's dot, in ASCII or full width",
+          arguments: [("a.1", "a.1."), ("a.1", "ａ.１"), ("a.1", "ａ．１｡"), ("0x7f.1", "0x7f.1."), ("0x7f.1", "０ｘ７ｆ．１．")])
+    func hintIgnoresRootDotAndWidth(plain: String, variant: String) {
+        #expect(HostName.normalize(variant) == nil)
+        #expect(HostName.legacyIPv4Address(variant) == HostName.legacyIPv4Address(plain))
+        let hint = HostName.numericHostHint(variant)
+        #expect(!hint.isEmpty)
+        #expect(hint.hasSuffix(HostName.legacyIPv4Address(plain).map { "write \($0))" } ?? "not a DNS name)"), "\(hint)")
+    }
+
+    @Test("a full-width address is named as such in the hint")
+    func fullWidthAddressHint() {
+        #expect(HostName.numericHostHint("１２７.０.０.１") == " (an IPv4 address written with non-ASCII characters, which is not looked up: write 127.0.0.1)")
+        #expect(HostName.numericHostHint("0x7f.1") == " (an IPv4 address in a legacy form, which is not looked up: write 127.0.0.1)")
     }
 
     @Test("names with numbers elsewhere stay names", arguments: [
