@@ -7,19 +7,21 @@ import HTTPDNS
 extension URLRequest {
     /// The transport request for this request with `body`.
     ///
-    /// Header names keep their case and compare case-insensitively; `Content-Length` and
-    /// `Transfer-Encoding` are left to libcurl, which frames the body itself. `additionalHeaders`
-    /// (the session's `httpAdditionalHeaders`) fill in names the request does not set.
+    /// Header names keep their case and compare case-insensitively; `Content-Length` is left out
+    /// (the body's own length is sent; for `httpBodyStream` the caller's value is its length).
+    /// `Transfer-Encoding` goes to `HTTPClient`, which checks it as for any request: `chunked`
+    /// sends the body chunked, anything else, or the field without a body, fails with
+    /// `.invalidRequest` (see `HTTPRequest.headers`). `additionalHeaders` (the session's
+    /// `httpAdditionalHeaders`) fill in names the request does not set.
     /// `timeoutInterval` limits connecting and stalls; `resourceTimeout` the whole request.
     func httpdnsRequest(body: HTTPRequestBody?, additionalHeaders: [AnyHashable: Any]?, resourceTimeout: Double?) -> HTTPRequest {
         var headers = HTTPHeaders()
         for (name, value) in (allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
-            guard !name.caseInsensitiveEquals("Content-Length"), !name.caseInsensitiveEquals("Transfer-Encoding") else { continue }
+            guard !name.caseInsensitiveEquals("Content-Length") else { continue }
             headers.add(name: name, value: value)
         }
         for (key, value) in additionalHeaders ?? [:] {
-            guard let name = key as? String, !headers.contains(name: name),
-                  !name.caseInsensitiveEquals("Content-Length"), !name.caseInsensitiveEquals("Transfer-Encoding") else { continue }
+            guard let name = key as? String, !headers.contains(name: name), !name.caseInsensitiveEquals("Content-Length") else { continue }
             headers.add(name: name, value: value as? String ?? "\(value)")
         }
         var request = HTTPRequest(url: url!, method: httpMethod ?? "GET", headers: headers, body: body)

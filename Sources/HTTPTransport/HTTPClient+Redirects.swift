@@ -28,18 +28,11 @@ extension HTTPClient {
                         redirected: (@Sendable (_ response: HTTPResponse, _ followed: HTTPRedirect?) -> Void)? = nil) async throws -> HTTPResponse {
         var current = request
         var followed = 0
-        var streamBodySent = false
         while true {
             var sent = current
             if let cookies, let value = cookies.cookieHeader(for: current.url) {
                 let existing = sent.headers[first: "Cookie"]
                 sent.headers.replaceOrAdd(name: "Cookie", value: existing.map { "\($0); \(value)" } ?? value)
-            }
-            if case .stream? = sent.body {
-                if streamBodySent {
-                    throw HTTPClientError(kind: .bodyReadFailed, message: "redirected to \(current.url.absoluteString), which needs the request body again, but it came from a stream that cannot be replayed (send .data or .file to follow 307/308 redirects)", url: current.url)
-                }
-                streamBodySent = true
             }
             let url = current.url, method = current.method
             let redirectHead = RedirectHead()
@@ -67,6 +60,9 @@ extension HTTPClient {
             redirected?(response, followed < policy.maximumRedirects ? redirect : nil)
             guard followed < policy.maximumRedirects else {
                 throw HTTPClientError(kind: .tooManyRedirects, message: "stopped after \(followed) redirect\(followed == 1 ? "" : "s"): \(url.absoluteString) redirects (\(redirect.status)) to \(redirect.location.absoluteString) (the limit is \(policy.maximumRedirects))", url: url, status: redirect.status)
+            }
+            if redirect.keepsBody, case .stream? = current.body {
+                throw HTTPClientError.streamBodyNotReplayable(method: method, url: url, "was redirected (\(redirect.status)) to \(redirect.location.absoluteString), which takes the same body")
             }
             followed += 1
             current = redirect.request(after: current)

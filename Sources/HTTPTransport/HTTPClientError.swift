@@ -85,6 +85,15 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 
+    /// `.bodyReadFailed` for a `.stream` body that has to go out again after being read: "`method`
+    /// `url` `reason`, but its body is a stream...", `reason` saying why ("was redirected (307) to
+    /// ..., which takes the same body"). A stream is read once; `.data` and `.file` bodies replay.
+    static func streamBodyNotReplayable(method: String, url: URL, _ reason: String, curlCode: Int? = nil) -> HTTPClientError {
+        HTTPClientError(kind: .bodyReadFailed,
+                        message: "\(method) \(url.absoluteString) \(reason), but its body is a stream that was already read and cannot be replayed: give the body as .data or .file (HTTPRequestBody) when the request may be redirected with 307/308 or sent again",
+                        url: url, curlCode: curlCode)
+    }
+
     /// The exit status curl uses for this failure (curl(1) "EXIT CODES").
     public var curlExitStatus: Int32 {
         switch kind {

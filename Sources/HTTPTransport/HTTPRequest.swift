@@ -10,6 +10,13 @@ public struct HTTPRequest: Sendable {
     /// The method, sent as given (`GET`, `POST`, `PUT`, ...).
     public var method: String
     /// Fields to send. A `Host` field (any case) replaces the one derived from the URL.
+    ///
+    /// The body's framing is the client's: `Content-Length` must equal a known body length (and
+    /// gives a `.stream` of unknown length its length); `Transfer-Encoding` may only be `chunked`,
+    /// on a request with a body and without `Content-Length` (RFC 9112 §6.1, §6.3), and sends the
+    /// body chunked over HTTP/1.1 (over HTTP/2, DATA frames without the field, RFC 9113 §8.2.2).
+    /// Any other transfer coding, the field on a request without a body, or both fields together
+    /// fail the request with `HTTPClientError.Kind.invalidRequest` before anything is sent.
     public var headers: HTTPHeaders
     /// The body, if any.
     public var body: HTTPRequestBody?

@@ -8,7 +8,14 @@ import Foundation
 /// Exactly the known length is sent: a file or stream that ends before it, or holds more, fails
 /// the request with `.bodyReadFailed` (curl 26) and the connection is not reused, since either
 /// would break the message framing (a server waiting for the rest for ever; over HTTP/1.1
-/// keep-alive, the excess read as the next request).
+/// keep-alive, the excess read as the next request). A file or stream of length 0 is read one
+/// byte ahead before the request is sent, since libcurl reads nothing of it: one holding a byte
+/// fails with `.bodyReadFailed` and nothing is sent.
+///
+/// When the request must go out again (a 307/308 redirect, or libcurl's resend after a reused
+/// connection closed before any response), `.data` and `.file` are sent again from the start; a
+/// `.stream` only while nothing has been read from it, else the request fails with
+/// `.bodyReadFailed`.
 public enum HTTPRequestBody: Sendable {
     /// Bytes in memory.
     case data(Data)

@@ -18,6 +18,8 @@ final class RequestBodySource {
     private(set) var length: Int64?
     /// Bytes handed to libcurl since the start (or the offset rewound to).
     private var sent: Int64 = 0
+    /// Bytes taken from a stream so far: while none are, the stream is still at its start.
+    private(set) var streamBytesTaken: Int64 = 0
     /// Set when reading failed; the transfer reports it.
     private(set) var failure: String?
 
@@ -69,6 +71,36 @@ final class RequestBodySource {
                                   message: "Content-Length header \(declared) does not match the body's \(length) bytes (the difference would be read as part of the next request on the connection)", url: url)
         }
         length = declared
+    }
+
+    /// Checks that a stream or file declared empty (length 0) is: libcurl reads nothing from a body
+    /// of length 0, so bytes in it would be dropped without a word. Reads one byte ahead, before
+    /// anything is sent (on the calling thread).
+    /// - Throws: `HTTPClientError(.bodyReadFailed)` when the source holds a byte or cannot be read.
+    func checkDeclaredEmpty(url: URL) throws {
+        guard length == 0 else { return }
+        var byte: UInt8 = 0
+        let count: Int?
+        switch storage {
+        case .data:
+            return
+        case .file(let fd, let path):
+            // A file the kernel generates (under /proc or /sys) has a size of 0 and contents.
+            let read = pread(fd, &byte, 1, 0)
+            if read < 0 { failure = "reading body file '\(path)' failed: \(String(cString: strerror(errno)))" }
+            count = read < 0 ? nil : read
+        case .stream:
+            count = withUnsafeMutableBytes(of: &byte) { readSource(into: $0) }
+        }
+        guard let count else {
+            throw HTTPClientError(kind: .bodyReadFailed, message: failure ?? "\(sourceName) could not be read", url: url)
+        }
+        if count > 0 {
+            let fix = if case .file = storage { "send its contents as .data" } else { "give the stream's real length, or nil when it is unknown" }
+            let message = "\(sourceName) holds bytes though its length is 0; nothing was sent (\(fix))"
+            failure = message
+            throw HTTPClientError(kind: .bodyReadFailed, message: message, url: url)
+        }
     }
 
     /// Copies up to `buffer.count` bytes; 0 at the end. Returns nil on a read error.
@@ -136,11 +168,13 @@ final class RequestBodySource {
                 failure = "reading the body stream failed: \(stream.streamError.map { "\($0)" } ?? "unknown error")"
                 return nil
             }
+            streamBytesTaken += Int64(count)
             return count
         }
     }
 
-    /// Moves back to `offset` from the start. False when the body cannot be re-read (streams).
+    /// Moves back to `offset` from the start. False when the body cannot be re-read: a stream
+    /// once a byte has been taken from it (one still at its start, or empty, starts again as is).
     func rewind(to offset: Int64) -> Bool {
         switch storage {
         case .data(let data, _):
@@ -153,7 +187,9 @@ final class RequestBodySource {
             sent = offset
             return true
         case .stream:
-            return false
+            guard offset == 0, streamBytesTaken == 0 else { return false }
+            sent = 0
+            return true
         }
     }
 }

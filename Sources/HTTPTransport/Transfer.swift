@@ -21,6 +21,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private var sharedLists: [CurlStringList] = []
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let bodySource: RequestBodySource?
+    /// How the body is delimited: the caller's `Transfer-Encoding: chunked` sends it chunked.
+    private let framing: RequestFraming
     private var sink: ResponseBodySink
     /// Set before submit: when it returns true for the response head, the body is dropped and the
     /// destination never sees it (a redirect that will be followed).
@@ -76,6 +78,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private var sendAttempts = 0
     /// Set when a second send of a non-idempotent request was refused.
     private var refusedResend = false
+    /// Set when libcurl had to send the body again and it could not be rewound (a stream, read).
+    private var refusedRewind = false
+    /// `HTTPRequest.isIdempotent`: whether libcurl may send the request a second time.
+    private let mayResend: Bool
 
     /// Configures the easy handle.
     /// - Throws: `HTTPClientError` for a request that cannot be sent as given.
@@ -107,18 +113,13 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         self.failsOnHTTPError = request.failsOnHTTPError
         // IP-direct requests (addresses given) never go through one.
         self.proxy = addresses == nil ? proxy : nil
+        self.mayResend = request.isIdempotent
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         do {
-            bodySource = try request.body.map { try RequestBodySource($0, url: request.url) }
-            // Each of them: two that differ would let the server pick either framing.
-            for declared in request.headers[all: "Content-Length"] {
-                if let bodySource {
-                    try bodySource.declare(contentLength: declared, url: request.url)
-                } else if declared.trimmingWhitespace() != "0" {
-                    throw HTTPClientError(kind: .invalidRequest, message: "Content-Length header '\(declared)' on a request without a body", url: request.url)
-                }
-            }
+            let bodySource = try request.body.map { try RequestBodySource($0, url: request.url) }
+            self.bodySource = bodySource
+            framing = try RequestFraming(request: request, body: bodySource)
             sink = try ResponseBodySink(destination, url: request.url)
         } catch {
             curl_easy_cleanup(easy)
@@ -324,7 +325,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             try check(httpdns_easy_setopt_ptr(easy, CURLOPT_READDATA, me), CURLOPT_READDATA)
             try check(httpdns_easy_setopt_seek_function(easy, seekCallback), CURLOPT_SEEKFUNCTION)
             try check(httpdns_easy_setopt_ptr(easy, CURLOPT_SEEKDATA, me), CURLOPT_SEEKDATA)
-            try check(httpdns_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bodySource.length ?? -1)), CURLOPT_POSTFIELDSIZE_LARGE)
+            // No length makes libcurl send chunked over HTTP/1.1 (adding the field itself) and plain
+            // DATA frames over HTTP/2; the source still stops at a known length.
+            let length = framing.chunked ? nil : bodySource.length
+            try check(httpdns_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(length ?? -1)), CURLOPT_POSTFIELDSIZE_LARGE)
             if method != "POST" { try set(CURLOPT_CUSTOMREQUEST, method) }
         } else if method == "HEAD" {
             try set(CURLOPT_NOBODY, 1)
@@ -342,8 +346,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
                 throw HTTPClientError(kind: .invalidRequest, message: "invalid header name '\(field.name)'", url: url)
             }
             // A body's Content-Length is its length (checked in init), which libcurl sends itself
-            // (CURLOPT_POSTFIELDSIZE_LARGE).
+            // (CURLOPT_POSTFIELDSIZE_LARGE), as it sends Transfer-Encoding: chunked when there is no
+            // length: given to libcurl, the caller's field went out beside Content-Length (any coding
+            // but chunked) or over HTTP/2 (RFC 9113 §8.2.2 forbids it there).
             if bodySource != nil, field.name.lowercased() == "content-length" { continue }
+            if field.name.lowercased() == "transfer-encoding" { continue }
             guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
                 throw HTTPClientError(kind: .invalidRequest, message: "header '\(field.name)' has a line break in its value", url: url)
             }
@@ -489,8 +496,15 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         return false
     }
 
+    /// CURLOPT_SEEKFUNCTION: libcurl rewinds the body to send the request again (on a fresh
+    /// connection after a reused one died, RFC 9110 §9.2.2; after a 417 to `Expect`). A refusal is
+    /// remembered for the message: a request that may not be resent says so, a stream that was read
+    /// says it cannot be replayed.
     fileprivate func seekBody(to offset: Int64) -> Int32 {
-        (bodySource?.rewind(to: offset) ?? false) ? CURL_SEEKFUNC_OK : CURL_SEEKFUNC_CANTSEEK
+        guard let bodySource else { return CURL_SEEKFUNC_CANTSEEK }
+        if bodySource.rewind(to: offset) { return CURL_SEEKFUNC_OK }
+        if mayResend { refusedRewind = true } else { refusedResend = true }
+        return CURL_SEEKFUNC_CANTSEEK
     }
 
     private func captureTLS() {
@@ -685,10 +699,14 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         case CURLE_WRITE_ERROR:
             kind = .outputFailed
             message = "writing the response body failed: \(reason)"
-        case CURLE_ABORTED_BY_CALLBACK where refusedResend:
+        case CURLE_ABORTED_BY_CALLBACK where refusedResend, CURLE_SEND_FAIL_REWIND where refusedResend:
             return HTTPClientError(kind: .transferFailed,
                                    message: "\(endpoint) closed the reused connection before answering \(method) \(url.absoluteString); not sent again because \(method) is not idempotent (RFC 9110 §9.2.2) and the server may have acted on it",
                                    url: url, curlCode: Int(CURLE_GOT_NOTHING.rawValue))
+        case CURLE_SEND_FAIL_REWIND where refusedRewind:
+            return HTTPClientError.streamBodyNotReplayable(
+                method: method, url: url, "had to be sent again (the reused connection to \(endpoint) closed before any response, or the server refused the request unprocessed)",
+                curlCode: Int(code.rawValue))
         case CURLE_ABORTED_BY_CALLBACK, CURLE_READ_ERROR, CURLE_SEND_FAIL_REWIND:
             kind = .bodyReadFailed
             message = bodySource?.failure ?? "the request body could not be sent: \(reason)"

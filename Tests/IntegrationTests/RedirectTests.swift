@@ -81,7 +81,8 @@ struct RedirectTests {
             try await client.execute(stream, redirects: .follow)
         }
         #expect(error.kind == .bodyReadFailed)
-        #expect(error.message.contains("cannot be replayed"))
+        #expect(error.message.hasPrefix("POST \(fixture.url("a.test", "/redirect/307").absoluteString) was redirected (307) to "), "\(error)")
+        #expect(error.message.contains("cannot be replayed: give the body as .data or .file"))
 
         let payload = urandom(3 << 20)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-redirect-\(UUID().uuidString)")

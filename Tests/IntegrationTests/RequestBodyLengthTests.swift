@@ -72,6 +72,33 @@ struct RequestBodyLengthTests {
         #expect(exact.body == bytes(declared))
     }
 
+    @Test("a stream or file of length 0 that holds bytes fails before sending; an empty one is sent", arguments: [HTTPVersionPreference.http1_1, .http2])
+    func zeroLengthSourceHoldingBytes(version: HTTPVersionPreference) async throws {
+        let client = fixture.client(version: version)
+        // libcurl reads nothing of a body of length 0: the bytes were dropped and the request succeeded.
+        let declared = await #expect(throws: HTTPClientError.self) {
+            try await client.execute(post(.stream(InputStream(data: bytes(4)), length: 0)))
+        }
+        #expect(declared?.kind == .bodyReadFailed)
+        #expect(declared?.message.contains("the body stream holds bytes though its length is 0; nothing was sent") == true, "\(String(describing: declared))")
+        let byHeader = await #expect(throws: HTTPClientError.self) {
+            try await client.execute(post(.stream(InputStream(data: bytes(4)), length: nil), headers: ["Content-Length": "0"]))
+        }
+        #expect(byHeader?.kind == .bodyReadFailed)
+        // A file the kernel generates has a size of 0 and contents.
+        let generated = await #expect(throws: HTTPClientError.self) {
+            try await client.execute(post(.file(URL(fileURLWithPath: "/proc/self/status"))))
+        }
+        #expect(generated?.kind == .bodyReadFailed)
+        #expect(generated?.message.contains("'/proc/self/status' holds bytes though its length is 0") == true, "\(String(describing: generated))")
+
+        let empty = try await client.execute(post(.stream(InputStream(data: Data()), length: 0)))
+        #expect(empty.status == 200)
+        #expect(empty.body.isEmpty)
+        let emptyByHeader = try await client.execute(post(.stream(InputStream(data: Data()), length: nil), headers: ["Content-Length": "0"]))
+        #expect(emptyByHeader.status == 200)
+    }
+
     @Test("a negative stream length, or leaving out the headers that frame a body, is refused before sending")
     func unframedBodiesAreRefused() async throws {
         let client = fixture.client(version: .http1_1)

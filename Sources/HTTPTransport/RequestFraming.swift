@@ -1,0 +1,59 @@
+import Foundation
+import HTTPDNSCore
+
+/// How a request's body is delimited on the wire (RFC 9112 §6), decided from the body and the
+/// caller's `Content-Length` and `Transfer-Encoding` fields before anything is sent.
+///
+/// The transport frames bodies itself, so the caller's fields are checked, never passed on: a
+/// body goes with `Content-Length` when its length is known, else chunked over HTTP/1.1 (DATA
+/// frames over HTTP/2, which has no `Transfer-Encoding`, RFC 9113 §8.2.2). `Transfer-Encoding:
+/// chunked` asks for chunked even with a known length; no other transfer coding can be sent, and a
+/// request never carries both fields (RFC 9112 §6.3: the server could pick either framing, the way
+/// requests are smuggled past a proxy).
+struct RequestFraming {
+    /// Whether the body goes chunked (libcurl is given no length): the caller's
+    /// `Transfer-Encoding: chunked`. The body's own length, when known, is still enforced.
+    let chunked: Bool
+
+    /// Checks the fields against `body`, giving a stream of unknown length the `Content-Length`
+    /// value, and checks that a source declared empty is (`RequestBodySource.checkDeclaredEmpty`).
+    /// - Throws: `HTTPClientError(.invalidRequest)` for a `Transfer-Encoding` other than `chunked`,
+    ///   one on a request without a body, one with `Content-Length`, or a `Content-Length` that is
+    ///   no length or differs from the body's; `.bodyReadFailed` for a source declared empty that
+    ///   holds bytes.
+    init(request: HTTPRequest, body: RequestBodySource?) throws {
+        let url = request.url
+        let codings = request.headers[all: "Transfer-Encoding"]
+        let contentLengths = request.headers[all: "Content-Length"]
+        if !codings.isEmpty {
+            let value = codings.joined(separator: ", ")
+            guard body != nil else {
+                throw HTTPClientError(kind: .invalidRequest,
+                                      message: "Transfer-Encoding header '\(value)' on \(request.method) \(url.absoluteString), which has no body: the server would wait for a chunked body that never comes (RFC 9112 §6.1); leave the header out",
+                                      url: url)
+            }
+            // Transfer codings are a list, case-insensitive (RFC 9110 §5.6.1, RFC 9112 §7).
+            let list = codings.flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespace().lowercased() }.filter { !$0.isEmpty }
+            guard list == ["chunked"] else {
+                throw HTTPClientError(kind: .invalidRequest,
+                                      message: "Transfer-Encoding header '\(value)' cannot be sent: the only transfer coding the client applies is chunked, alone (RFC 9112 §6.1); the body would go out uncoded and the server would misread it. Compress the body yourself and label it with Content-Encoding, or leave the header out",
+                                      url: url)
+            }
+            guard contentLengths.isEmpty else {
+                throw HTTPClientError(kind: .invalidRequest,
+                                      message: "Content-Length and Transfer-Encoding headers together on \(request.method) \(url.absoluteString): a request carries one or the other (RFC 9112 §6.3; with both, a server or proxy may read either framing). Leave out Content-Length to send the body chunked",
+                                      url: url)
+            }
+        }
+        // Each of them: two that differ would let the server pick either framing.
+        for declared in contentLengths {
+            if let body {
+                try body.declare(contentLength: declared, url: url)
+            } else if declared.trimmingWhitespace() != "0" {
+                throw HTTPClientError(kind: .invalidRequest, message: "Content-Length header '\(declared)' on a request without a body", url: url)
+            }
+        }
+        try body?.checkDeclaredEmpty(url: url)
+        chunked = !codings.isEmpty
+    }
+}
