@@ -10,7 +10,7 @@ extension URLRequest {
     /// Header names keep their case and compare case-insensitively; `Content-Length` is left out
     /// (the body's own length is sent; for `httpBodyStream` the caller's value is its length).
     /// `Transfer-Encoding` goes to `HTTPClient`, which checks it as for any request: `chunked`
-    /// sends the body chunked, anything else, or the field without a body, fails with
+    /// is honoured as there (chunked over HTTP/1.1), anything else, or the field without a body, fails with
     /// `.invalidRequest` (see `HTTPRequest.headers`). `additionalHeaders` (the session's
     /// `httpAdditionalHeaders`) fill in names the request does not set.
     /// `timeoutInterval` limits connecting and stalls; `resourceTimeout` the whole request.

@@ -13,8 +13,9 @@ public struct HTTPRequest: Sendable {
     ///
     /// The body's framing is the client's: `Content-Length` must equal a known body length (and
     /// gives a `.stream` of unknown length its length); `Transfer-Encoding` may only be `chunked`,
-    /// on a request with a body and without `Content-Length` (RFC 9112 §6.1, §6.3), and sends the
-    /// body chunked over HTTP/1.1 (over HTTP/2, DATA frames without the field, RFC 9113 §8.2.2).
+    /// on a request with a body and without `Content-Length` (RFC 9112 §6.1, §6.3); it sends the
+    /// body chunked when `httpVersion` (or the client's) is `.http1_1`, and is dropped otherwise
+    /// (HTTP/2 frames bodies itself and forbids the field, RFC 9113 §8.2.2).
     /// Any other transfer coding, the field on a request without a body, or both fields together
     /// fail the request with `HTTPClientError.Kind.invalidRequest` before anything is sent.
     public var headers: HTTPHeaders

@@ -7,12 +7,13 @@ import HTTPDNSCore
 /// The transport frames bodies itself, so the caller's fields are checked, never passed on: a
 /// body goes with `Content-Length` when its length is known, else chunked over HTTP/1.1 (DATA
 /// frames over HTTP/2, which has no `Transfer-Encoding`, RFC 9113 §8.2.2). `Transfer-Encoding:
-/// chunked` asks for chunked even with a known length; no other transfer coding can be sent, and a
+/// chunked` asks for chunked even with a known length on an HTTP/1.1 request (one that may use
+/// HTTP/2 keeps the length); no other transfer coding can be sent, and a
 /// request never carries both fields (RFC 9112 §6.3: the server could pick either framing, the way
 /// requests are smuggled past a proxy).
 struct RequestFraming {
-    /// Whether the body goes chunked (libcurl is given no length): the caller's
-    /// `Transfer-Encoding: chunked`. The body's own length, when known, is still enforced.
+    /// Whether the caller asked for the body chunked (`Transfer-Encoding: chunked`): over HTTP/1.1
+    /// libcurl is given no length. The body's own length, when known, is still enforced.
     let chunked: Bool
 
     /// Checks the fields against `body`, giving a stream of unknown length the `Content-Length`

@@ -292,7 +292,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             self.route = route
         }
 
-        try configureMethodAndBody(request: request, me: me)
+        try configureMethodAndBody(request: request, http1Only: (request.httpVersion ?? configuration.httpVersion) == .http1_1, me: me)
         if !request.isIdempotent {
             // libcurl resends a request whose reused connection died before any response byte
             // (lib/transfer.c Curl_retry_request), rewinding the body; it may have reached the
@@ -314,7 +314,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         if configuration.decompressesResponses { try set(CURLOPT_ACCEPT_ENCODING, "") }
     }
 
-    private func configureMethodAndBody(request: HTTPRequest, me: UnsafeMutableRawPointer) throws {
+    private func configureMethodAndBody(request: HTTPRequest, http1Only: Bool, me: UnsafeMutableRawPointer) throws {
         let method = request.method
         guard Self.isToken(method) else {
             throw HTTPClientError(kind: .invalidRequest, message: "invalid HTTP method '\(method)'", url: url)
@@ -325,9 +325,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             try check(httpdns_easy_setopt_ptr(easy, CURLOPT_READDATA, me), CURLOPT_READDATA)
             try check(httpdns_easy_setopt_seek_function(easy, seekCallback), CURLOPT_SEEKFUNCTION)
             try check(httpdns_easy_setopt_ptr(easy, CURLOPT_SEEKDATA, me), CURLOPT_SEEKDATA)
-            // No length makes libcurl send chunked over HTTP/1.1 (adding the field itself) and plain
-            // DATA frames over HTTP/2; the source still stops at a known length.
-            let length = framing.chunked ? nil : bodySource.length
+            // No length makes libcurl send chunked (adding the field itself); the source still stops
+            // at a known length. Only for HTTP/1.1: HTTP/2 has no chunked coding, and libcurl 7.88
+            // sending a body of no length on a shared HTTP/2 connection was seen to cut another
+            // stream's response short ("transfer closed with N bytes remaining").
+            let length = framing.chunked && http1Only ? nil : bodySource.length
             try check(httpdns_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(length ?? -1)), CURLOPT_POSTFIELDSIZE_LARGE)
             if method != "POST" { try set(CURLOPT_CUSTOMREQUEST, method) }
         } else if method == "HEAD" {

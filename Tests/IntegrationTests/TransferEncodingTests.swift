@@ -67,7 +67,7 @@ struct TransferEncodingTests {
         #expect(!head.lowercased().contains("content-length"), "\(head)")
     }
 
-    @Test("chunked over HTTP/2 sends the body in DATA frames without the field, which nginx would reset the stream for")
+    @Test("chunked on a request that may use HTTP/2 sends the body with its length and without the field, which nginx would reset the stream for")
     func chunkedOverHTTP2() async throws {
         let response = try await fixture.client(version: .http2).execute(post("/echo", coding: "chunked"))
         #expect(response.version == .http2)
