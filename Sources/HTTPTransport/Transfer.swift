@@ -440,7 +440,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             headers.reserveCapacity(16)
             var index = 0
             while index < end, bytes[index] != 0x20 { index += 1 }
-            statusLineVersion = HTTPVersion(statusLine: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<index]), as: UTF8.self))
+            statusLineVersion = HTTPVersion(statusLine: UnsafeRawBufferPointer(rebasing: bytes[0..<index]))
             while index < end, bytes[index] == 0x20 { index += 1 }
             var code = 0
             while index < end, bytes[index] >= 0x30, bytes[index] <= 0x39, code < 1000 {
@@ -842,13 +842,17 @@ extension Transfer {
 // MARK: Status lines
 
 extension HTTPVersion {
-    /// The version named by a status line's first word (`HTTP/1.1`, `HTTP/2`).
-    init(statusLine word: some StringProtocol) {
-        switch word {
-        case "HTTP/1.0": self = .http1_0
-        case "HTTP/1.1": self = .http1_1
-        case "HTTP/2", "HTTP/2.0": self = .http2
-        case "HTTP/3", "HTTP/3.0": self = .http3
+    /// The version named by a status line's first word, as bytes (`HTTP/1.1`, `HTTP/2`): read
+    /// for every response, so without making a string.
+    init(statusLine word: UnsafeRawBufferPointer) {
+        // After "HTTP/": "1.1", "1.0", "2", "2.0", "3", "3.0".
+        guard word.count >= 6, word.count <= 8, word.starts(with: "HTTP/".utf8) else { self = .unknown; return }
+        let major = word[5], rest = word.count == 6 ? nil : (word.count == 8 && word[6] == UInt8(ascii: ".") ? word[7] : 0xFF)
+        switch (major, rest) {
+        case (UInt8(ascii: "1"), UInt8(ascii: "1")): self = .http1_1
+        case (UInt8(ascii: "1"), UInt8(ascii: "0")): self = .http1_0
+        case (UInt8(ascii: "2"), nil), (UInt8(ascii: "2"), UInt8(ascii: "0")): self = .http2
+        case (UInt8(ascii: "3"), nil), (UInt8(ascii: "3"), UInt8(ascii: "0")): self = .http3
         default: self = .unknown
         }
     }

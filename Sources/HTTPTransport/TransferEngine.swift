@@ -301,7 +301,10 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     /// call, and the transfer thread adds it back when libcurl next watches it there.
     private func stopLeading() {
         leading = false
-        for (fd, owner) in socketOwners where owner.led {
+        // The led sockets first: changing the dictionary while iterating it copied it (per request).
+        var led: [(fd: Int32, owner: Watch)] = []
+        for (fd, owner) in socketOwners where owner.led { led.append((fd, owner)) }
+        for (fd, owner) in led {
             if owner.parked {
                 socketOwners[fd] = nil
                 continue
