@@ -11,15 +11,19 @@ final class PoolDescriptor: Sendable {
     let trust: CompiledTrust
     /// CURLMOPT_MAX_HOST_CONNECTIONS; nil: no limit.
     let connectionsPerHost: Int?
+    /// Whether HTTP/2 transfers share connections (CURLMOPT_PIPELINING); false for the pool of
+    /// requests with a body (see `HTTPClient.perform`).
+    let multiplexes: Bool
     /// How many transfers waited for their response on the sending thread (`TransferEngine.lead`),
     /// and how many of them completed there (for tests and benchmarks).
     let inlineWaits = Atomic<Int>(0)
     let inlineCompletions = Atomic<Int>(0)
 
-    init(id: Int, trust: CompiledTrust, connectionsPerHost: Int?) {
+    init(id: Int, trust: CompiledTrust, connectionsPerHost: Int?, multiplexes: Bool) {
         self.id = id
         self.trust = trust
         self.connectionsPerHost = connectionsPerHost
+        self.multiplexes = multiplexes
     }
 }
 
@@ -65,8 +69,9 @@ final class ConnectionPool {
         self.engine = engine
         _ = httpdns_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
         // HTTP/2 multiplexing is libcurl's default for multi handles; stated here because the
-        // transport depends on it.
-        _ = httpdns_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        // transport depends on it. A pool that does not multiplex gives each transfer a
+        // connection of its own (kept alive for the next).
+        _ = httpdns_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(descriptor.multiplexes ? CURLPIPE_MULTIPLEX : CURLPIPE_NOTHING))
         // libcurl's default cache size is 4 connections per easy handle *currently added*. The
         // engine removes a handle as soon as its transfer completes, so between bursts the limit
         // fell as low as 4 and idle keep-alive connections were closed, only to be opened again

@@ -183,9 +183,15 @@ public final class HTTPClient: Sendable {
         try Task.checkCancellation()
         let engine = self.engine
         let version = request.httpVersion ?? configuration.httpVersion
-        let pool = policy == configuration.trust && version == configuration.httpVersion
+        // A request with a body never shares an HTTP/2 connection: libcurl 7.88, driven through
+        // curl_multi_socket_action, was seen to drop DATA frames of other streams on a connection
+        // that also carried an upload ("transfer closed with 8192 bytes remaining" for a download
+        // beside POSTs, though the server sent every byte). Such requests go to a pool that gives
+        // each its own HTTP/2 connection, kept alive for the next.
+        let multiplexes = request.body == nil || version == .http1_1
+        let pool = policy == configuration.trust && version == configuration.httpVersion && multiplexes
             ? self.pool
-            : engine.pool(for: policy, version: version, connectionsPerHost: self.pool.connectionsPerHost)
+            : engine.pool(for: policy, version: version, connectionsPerHost: self.pool.connectionsPerHost, multiplexes: multiplexes)
         var raceTime: TimeInterval?
         if configuration.racesAddresses, let list = addresses, list.count > 1, !target.isIPLiteral {
             do {

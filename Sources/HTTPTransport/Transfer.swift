@@ -255,7 +255,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
         case .http2:
             try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
-            try set(CURLOPT_PIPEWAIT, 1)
+            if pool.multiplexes { try set(CURLOPT_PIPEWAIT, 1) }
         }
 
         let timeouts = request.timeouts ?? configuration.timeouts

@@ -91,15 +91,17 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         let trust: TrustPolicy
         let version: HTTPVersionPreference
         let connectionsPerHost: Int?
+        let multiplexes: Bool
     }
 
-    /// The pool for `policy`, `version` and `connectionsPerHost`, created on first use. Equal keys
-    /// share one pool.
-    func pool(for policy: TrustPolicy, version: HTTPVersionPreference, connectionsPerHost: Int?) -> PoolDescriptor {
-        let key = PoolKey(trust: policy, version: version, connectionsPerHost: connectionsPerHost)
+    /// The pool for `policy`, `version`, `connectionsPerHost` and `multiplexes`, created on first
+    /// use. Equal keys share one pool.
+    func pool(for policy: TrustPolicy, version: HTTPVersionPreference, connectionsPerHost: Int?, multiplexes: Bool = true) -> PoolDescriptor {
+        let key = PoolKey(trust: policy, version: version, connectionsPerHost: connectionsPerHost, multiplexes: multiplexes)
         return registry.withLock { pools in
             if let existing = pools[key] { return existing }
-            let descriptor = PoolDescriptor(id: pools.count + 1, trust: CompiledTrust(policy), connectionsPerHost: connectionsPerHost)
+            let descriptor = PoolDescriptor(id: pools.count + 1, trust: CompiledTrust(policy), connectionsPerHost: connectionsPerHost,
+                                            multiplexes: multiplexes)
             pools[key] = descriptor
             return descriptor
         }

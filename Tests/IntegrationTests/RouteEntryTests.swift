@@ -34,7 +34,7 @@ struct RouteEntryTests {
 
     @Test("a pool stores a route's entry once a request carrying it succeeded, and again for a new order")
     func routeEntryBookkeeping() throws {
-        let descriptor = PoolDescriptor(id: -1, trust: CompiledTrust(.system), connectionsPerHost: nil)
+        let descriptor = PoolDescriptor(id: -1, trust: CompiledTrust(.system), connectionsPerHost: nil, multiplexes: true)
         let pool = try #require(ConnectionPool(descriptor: descriptor, engine: .shared))
         defer { pool.close() }
         let first = IPAddress("192.0.2.1")!, second = IPAddress("192.0.2.2")!
