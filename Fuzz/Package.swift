@@ -2,6 +2,7 @@
 // libFuzzer targets for httpdns's parsers. Kept out of the main package: each target needs
 // `-sanitize=fuzzer`, which `swift build` of the main package does not pass. Build and run with
 // scripts/fuzz.sh; see Fuzz/README.md.
+import Foundation
 import PackageDescription
 
 /// One executable per fuzzer; each reaches internal parsers through `@testable import` (debug builds
@@ -16,6 +17,17 @@ let fuzzers: [(name: String, modules: [String])] = [
     ("FuzzCLIArguments", ["FuzzedCLI"]),
 ]
 
+/// The main package's name as the compiler knows it (`-package-name`): SwiftPM derives it from the
+/// package's identity, the name of its directory (the clone's, which varies), lower-cased, with
+/// characters other than letters, digits and `_` made `_`. The CLI's sources use `package` symbols
+/// of HTTPDNSCore, which only a module of that package may see.
+let mainPackageName: String = {
+    let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+    var name = String(directory.lowercased().map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
+    if name.first?.isNumber ?? true { name = "_" + name }
+    return name
+}()
+
 let package = Package(
     name: "httpdns-fuzz",
     dependencies: [.package(name: "httpdns", path: "..")],
@@ -25,7 +37,10 @@ let package = Package(
         .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver"]),
         // The CLI's sources under another module name (Sources/FuzzedCLI is a symbolic link to
         // ../../Sources/HTTPDNSCLI): the main package has no library product for them.
-        .target(name: "FuzzedCLI", dependencies: [.product(name: "HTTPDNS", package: "httpdns")]),
+        // `packageAccess: false`: SwiftPM then passes no package name of its own, which would come
+        // after this one and win.
+        .target(name: "FuzzedCLI", dependencies: [.product(name: "HTTPDNS", package: "httpdns")],
+                packageAccess: false, swiftSettings: [.unsafeFlags(["-package-name", mainPackageName])]),
         // Not a fuzzer: a bounded request loop for LeakSanitizer (scripts/sanitize.sh leaks).
         .executableTarget(name: "httpdns-leakcheck", dependencies: ["FuzzedCLI", .product(name: "HTTPDNS", package: "httpdns")]),
     ] + fuzzers.map { fuzzer in

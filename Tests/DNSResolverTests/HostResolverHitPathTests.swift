@@ -109,10 +109,12 @@ struct HostResolverHitPathTests {
         let hit = try await resolver.resolve(host: "host1.test", port: 443)
         #expect(hit.source == .cache)
         #expect(hit.provider == "doh")
+        // Measured on the system clock: a hit takes microseconds, and the TTL has barely moved
+        // (bounds with room for a loaded machine under the sanitizers, where this test took 30 s).
         let latency = try #require(hit.latency)
-        #expect(latency >= 0 && latency < 1)
+        #expect(latency >= 0 && latency < 5)
         let ttl = try #require(hit.ttl)
-        #expect(ttl > 299 && ttl <= 300)
+        #expect(ttl > 290 && ttl <= 300)
     }
 
     @Test func theObserverSeesTheHitThatIsReturned() async throws {
