@@ -261,6 +261,9 @@ enum FetchCommand {
         guard let value = Double(text), value.isFinite, value >= 0 else {
             throw UsageError("\(option) needs a number of seconds (0 for no limit), got '\(text)'", command: "fetch")
         }
+        guard value <= Timeouts.maximum else {
+            throw UsageError("\(option): too large number '\(text)' (at most \(Int(Timeouts.maximum)) seconds)", command: "fetch")
+        }
         return value == 0 ? nil : value
     }
 

@@ -63,8 +63,8 @@ enum ProbeCommand {
             url = parsedURL
             for (key, path) in [("connect-timeout", \Timeouts.connect), ("max-time", \Timeouts.total)] {
                 guard let text = parsed.value(key) else { continue }
-                guard let value = Double(text), value.isFinite, value > 0 else {
-                    throw UsageError("--\(key) needs a positive number of seconds, got '\(text)'", command: "probe")
+                guard let value = Double(text), value.isFinite, value > 0, value <= Timeouts.maximum else {
+                    throw UsageError("--\(key) needs a positive number of seconds (at most \(Int(Timeouts.maximum))), got '\(text)'", command: "probe")
                 }
                 timeouts[keyPath: path] = value
             }

@@ -29,8 +29,10 @@ package enum FileContents {
     }
 
     /// The bytes of the file at `path` when it is not a regular file (a pipe, which can be read only
-    /// once and has no length before it is read); nil for a regular file, which was opened, so it
-    /// exists and is readable, and can be read again or streamed from its path.
+    /// once and has no length before it is read) or is a regular file of size 0 (the kernel's files
+    /// under /proc and /sys, whose size says nothing of their contents); nil for any other regular
+    /// file, which was opened, so it exists and is readable, and can be read again or streamed
+    /// from its path.
     /// - Parameter limit: The most bytes read from a file that is not regular; more is a `Failure`.
     /// - Throws: `Failure` as `read(_:limit:)`.
     package static func readUnlessRegular(_ path: String, limit: Int) throws(Failure) -> Data? {
@@ -52,6 +54,8 @@ package enum FileContents {
         switch info.st_mode & S_IFMT {
         case S_IFDIR:
             throw Failure(reason: "is a directory")
+        case S_IFREG where info.st_size == 0:
+            return try read(descriptor: fd, limit: limit, expected: 0)
         case S_IFREG:
             return readsRegularFile ? try read(descriptor: fd, limit: Int.max, expected: Int(info.st_size)) : nil
         default:

@@ -25,7 +25,8 @@ extension URLRequest {
             headers.add(name: name, value: value as? String ?? "\(value)")
         }
         var request = HTTPRequest(url: url!, method: httpMethod ?? "GET", headers: headers, body: body)
-        let stall = timeoutInterval > 0 && timeoutInterval.isFinite ? timeoutInterval : nil
+        // Past `Timeouts.maximum` (24.8 days) an interval is as good as none.
+        let stall = timeoutInterval > 0 && timeoutInterval <= Timeouts.maximum ? timeoutInterval : nil
         request.timeouts = Timeouts(connect: stall, total: resourceTimeout, idle: stall)
         return request
     }

@@ -167,6 +167,7 @@ public final class HTTPClient: Sendable {
         var request = request
         let begin = ContinuousClock.now
         var limits = request.timeouts ?? configuration.timeouts
+        try limits.check(url: request.url)
         if addresses == nil, !target.isIPLiteral, proxy == nil {
             do {
                 let resolved = try await resolve(target, within: limits.total, url: request.url)

@@ -21,6 +21,13 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         self.init(elements)
     }
 
+    /// Appends `text` to the last field's value after one space (an obs-fold continuation line,
+    /// RFC 9112 §5.2); nothing when there is no field yet.
+    mutating func continueLastValue(with text: String) {
+        guard !fields.isEmpty else { return }
+        fields[fields.count - 1].value += fields[fields.count - 1].value.isEmpty ? text : " " + text
+    }
+
     /// Makes room for `count` fields without reallocating (a response head's usual number).
     mutating func reserveCapacity(_ count: Int) {
         fields.reserveCapacity(count)

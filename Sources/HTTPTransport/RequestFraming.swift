@@ -24,6 +24,13 @@ struct RequestFraming {
     ///   holds bytes.
     init(request: HTTPRequest, body: RequestBodySource?) throws {
         let url = request.url
+        if body != nil, request.method == "HEAD" {
+            // The response to HEAD has no body however the request is framed; a server that reads
+            // the request's body answers as to HEAD, while libcurl, sending a body, waits for one.
+            throw HTTPClientError(kind: .invalidRequest,
+                                  message: "a HEAD request cannot carry a body (RFC 9110 §9.3.2: its response never has one); send it without a body, or use another method",
+                                  url: url)
+        }
         let codings = request.headers[all: "Transfer-Encoding"]
         let contentLengths = request.headers[all: "Content-Length"]
         if !codings.isEmpty {

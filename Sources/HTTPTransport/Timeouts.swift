@@ -1,5 +1,13 @@
-/// Time limits for a request, in seconds.
+import Foundation
+
+/// Time limits for a request, in seconds. Each is nil (no limit of its own) or more than 0 and at
+/// most `maximum` seconds; a request with any other value (0, negative, NaN, infinite, larger)
+/// fails with `HTTPClientError.Kind.invalidRequest` before anything is resolved or sent.
 public struct Timeouts: Sendable, Hashable {
+    /// The longest limit accepted, in seconds: 2,147,483.647 (24.8 days), the most libcurl's
+    /// millisecond options (CURLOPT_TIMEOUT_MS, CURLOPT_CONNECTTIMEOUT_MS) are given.
+    public static let maximum: Double = Double(Int32.max) / 1000
+
     /// Longest time to establish the connection, TCP and TLS handshakes included, across all
     /// addresses tried (CURLOPT_CONNECTTIMEOUT_MS). `nil`: libcurl's default of 300 s.
     public var connect: Double?
@@ -17,5 +25,20 @@ public struct Timeouts: Sendable, Hashable {
         self.connect = connect
         self.total = total
         self.idle = idle
+    }
+}
+
+extension Timeouts {
+    /// - Throws: `HTTPClientError.Kind.invalidRequest` naming the first limit that is not nil nor
+    ///   a finite number of seconds above 0 and at most `maximum`.
+    func check(url: URL) throws(HTTPClientError) {
+        for (name, value) in [("connect", connect), ("total", total), ("idle", idle)] {
+            guard let value else { continue }
+            guard value.isFinite, value > 0, value <= Self.maximum else {
+                throw HTTPClientError(kind: .invalidRequest,
+                                      message: "Timeouts.\(name) must be a number of seconds above 0 and at most \(Int(Self.maximum)) (24.8 days), or nil for no limit; got \(value)",
+                                      url: url)
+            }
+        }
     }
 }

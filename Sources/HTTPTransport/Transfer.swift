@@ -292,7 +292,9 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             self.route = route
         }
 
-        try configureMethodAndBody(request: request, http1Only: (request.httpVersion ?? configuration.httpVersion) == .http1_1, me: me)
+        // HTTP/2 only over TLS (CURL_HTTP_VERSION_2TLS): a cleartext request is HTTP/1.1.
+        let http1Only = (request.httpVersion ?? configuration.httpVersion) == .http1_1 || !target.isHTTPS
+        try configureMethodAndBody(request: request, http1Only: http1Only, me: me)
         if !request.isIdempotent {
             // libcurl resends a request whose reused connection died before any response byte
             // (lib/transfer.c Curl_retry_request), rewinding the body; it may have reached the
@@ -461,6 +463,16 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         if end == 0 {
             // The blank line ends a head; the first final (non-1xx) one is the response's.
             if status >= 200, !headDelivered { deliverHead() }
+            return bytes.count
+        }
+        if bytes[0] == 0x20 || bytes[0] == 0x09 {
+            // obs-fold (RFC 9112 §5.2): a line that starts with white space continues the previous
+            // field's value, and the fold is read as one space (it was dropped, or taken for a field).
+            var start = 0
+            while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+            if start < end {
+                headers.continueLastValue(with: HTTPResponseHead.fieldText(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end])))
+            }
             return bytes.count
         }
         guard let colon = bytes[0..<end].firstIndex(of: 0x3A) else { return bytes.count }

@@ -53,6 +53,17 @@ extension CLITests {
             #expect(result.stdoutText == "piped\n")
         }
 
+        @Test("--data-binary @FILE sends a kernel file whose size reads 0 (/proc), as curl", arguments: ["--data-binary", "-d"])
+        func procFileBody(option: String) async throws {
+            let url = fixture.url("a.test", "/echo").absoluteString
+            let path = "/proc/sys/kernel/ostype"
+            let expected = try String(contentsOfFile: path, encoding: .utf8)
+            let result = try await bash("$HTTPDNS fetch \(option) @\(path) \(quoted([url] + doh))")
+            #expect(result.status == 0, "\(result.stderrText)")
+            // -d drops line breaks, as curl does.
+            #expect(result.stdoutText == (option == "-d" ? expected.replacingOccurrences(of: "\n", with: "") : expected))
+        }
+
         @Test("--data-binary @FIFO sends what a background writer puts into the FIFO")
         func fifoBody() async throws {
             let directory = try fixture.scratchDirectory("pipes")

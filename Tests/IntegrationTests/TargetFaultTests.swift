@@ -87,6 +87,17 @@ extension ResolverIntegrationSuites {
             #expect(response.headers[first: "X-Name"] == "Caf\u{E9}")
         }
 
+        @Test("a folded field value (obs-fold) is read as one value with a space for the fold, and the next field is still a field")
+        func obsFoldIsJoined() async throws {
+            // "HTTP/1.1 200\r\nX-Fold: a\r\n  b\r\n\tc: d\r\nX-Next: e": the fold lines belong to X-Fold.
+            let url = server.url("/fault/statusline/0d0a582d466f6c643a20610d0a2020620d0a09633a20640d0a582d4e6578743a2065")
+            let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]))
+            let response = try await client.execute(HTTPRequest(url: url))
+            #expect(response.headers[first: "X-Fold"] == "a b c: d")
+            #expect(response.headers[first: "X-Next"] == "e")
+            #expect(!response.headers.contains { $0.name.hasPrefix(" ") || $0.name.hasPrefix("\t") })
+        }
+
         @Test("with racing off, libcurl falls through a black-holed first address after its share of the connect timeout")
         func fallThroughBlackHoleWithoutRacing() async throws {
             let hole = try ResolverIntegrationSuites.HappyEyeballsTests.blackHole("127.0.0.21", port: fixture.servers.httpsPort)

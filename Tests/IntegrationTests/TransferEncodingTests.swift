@@ -55,6 +55,27 @@ struct TransferEncodingTests {
         #expect(error?.message.contains("Content-Length and Transfer-Encoding headers together") == true, "\(String(describing: error))")
     }
 
+    @Test("chunked is sent chunked on a cleartext request from a client that prefers HTTP/2 (cleartext is HTTP/1.1)")
+    func chunkedOverCleartext() async throws {
+        // A pool of its own: /headers does not read the body, so nginx closes the connection after.
+        let client = fixture.client(trust: fixture.freshTrust(), version: .http2)
+        var request = post("/headers", coding: "chunked")
+        request.url = fixture.servers.httpURL("a.test", path: "/headers")
+        let head = try await client.execute(request).text
+        #expect(head.components(separatedBy: "\r\nTransfer-Encoding: chunked\r\n").count == 2, "\(head)")
+        #expect(!head.lowercased().contains("content-length"), "\(head)")
+    }
+
+    @Test("a HEAD request with a body is refused before sending: its response never has one", arguments: [HTTPVersionPreference.http1_1, .http2])
+    func headWithBodyIsRefused(version: HTTPVersionPreference) async throws {
+        var request = HTTPRequest(url: fixture.url("a.test", "/"), method: "HEAD", body: .data(Data("x".utf8)))
+        request.connectTo = [IPAddress("127.0.0.1")!]
+        request.timeouts = Timeouts(connect: 5, total: 10)
+        let error = await #expect(throws: HTTPClientError.self) { try await fixture.client(version: version).execute(request) }
+        #expect(error?.kind == .invalidRequest)
+        #expect(error?.message.contains("HEAD request cannot carry a body") == true, "\(String(describing: error))")
+    }
+
     @Test("chunked (any case) sends the body chunked over HTTP/1.1, with the field once and no Content-Length")
     func chunkedIsSentChunked() async throws {
         // A pool of its own: /headers does not read the body, so nginx closes the connection after.

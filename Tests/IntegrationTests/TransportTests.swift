@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import HTTPDNS
 import TestSupport
@@ -199,6 +200,31 @@ struct TransportTests {
         #expect(error.kind == .couldNotConnect)
         #expect(error.curlExitStatus == 7)
         #expect(error.message.contains("127.0.0.1"))
+    }
+
+    @Test("a time limit that is not a number of seconds above 0 and at most Timeouts.maximum is refused before anything is resolved",
+          arguments: [Timeouts(total: .nan), Timeouts(total: .infinity), Timeouts(total: 1e20), Timeouts(total: 0),
+                      Timeouts(total: -1), Timeouts(connect: .nan), Timeouts(connect: 5, idle: Timeouts.maximum + 1)])
+    func unusableTimeLimitsAreRefused(timeouts: Timeouts) async throws {
+        let fixture = try Fixture()
+        let resolver = CountingResolver()
+        let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: resolver)
+        var request = HTTPRequest(url: fixture.url("a.test"))
+        request.timeouts = timeouts
+        // Before, a huge or non-finite limit crashed converting it to an integer.
+        let error = try await #require(throws: HTTPClientError.self) { try await client.execute(request) }
+        #expect(error.kind == .invalidRequest)
+        #expect(error.message.contains("must be a number of seconds above 0"), "\(error.message)")
+        #expect(resolver.lookups.load(ordering: .relaxed) == 0)
+    }
+
+    /// Counts lookups; answers 127.0.0.1.
+    final class CountingResolver: HostResolving {
+        let lookups = Atomic<Int>(0)
+        func resolve(host: String, port: Int) async throws -> HostResolution {
+            lookups.add(1, ordering: .relaxed)
+            return HostResolution(host: host, addresses: [IPAddress("127.0.0.1")!], ttl: 60, source: .staticMapping)
+        }
     }
 
     @Test("with a total time limit, an answer the resolver knows at once is used without a timer racing its lookup")
