@@ -168,6 +168,7 @@ public final class HTTPClient: Sendable {
         let begin = ContinuousClock.now
         var limits = request.timeouts ?? configuration.timeouts
         try limits.check(url: request.url)
+        try RequestFraming.checkFields(of: request)
         if addresses == nil, !target.isIPLiteral, proxy == nil {
             do {
                 let resolved = try await resolve(target, within: limits.total, url: request.url)

@@ -63,6 +63,14 @@ final class RequestBodySource {
     /// - Throws: `HTTPClientError(.invalidRequest)` when the value is no length, or differs from
     ///   the body's.
     func declare(contentLength value: String, url: URL) throws {
+        length = try Self.check(contentLength: value, against: length, url: url)
+    }
+
+    /// The length a `Content-Length` value declares, checked against a body's known `length`.
+    /// - Throws: `HTTPClientError(.invalidRequest)` for a value that is no length in bytes, or
+    ///   another length than `length`.
+    @discardableResult
+    static func check(contentLength value: String, against length: Int64?, url: URL) throws(HTTPClientError) -> Int64 {
         guard let declared = Int64(value.trimmingWhitespace()), declared >= 0 else {
             throw HTTPClientError(kind: .invalidRequest, message: "Content-Length header '\(value)' is not a length in bytes", url: url)
         }
@@ -70,7 +78,7 @@ final class RequestBodySource {
             throw HTTPClientError(kind: .invalidRequest,
                                   message: "Content-Length header \(declared) does not match the body's \(length) bytes (the difference would be read as part of the next request on the connection)", url: url)
         }
-        length = declared
+        return declared
     }
 
     /// Checks that a stream or file declared empty (length 0) is: libcurl reads nothing from a body

@@ -16,15 +16,28 @@ struct RequestFraming {
     /// libcurl is given no length. The body's own length, when known, is still enforced.
     let chunked: Bool
 
-    /// Checks the fields against `body`, giving a stream of unknown length the `Content-Length`
-    /// value, and checks that a source declared empty is (`RequestBodySource.checkDeclaredEmpty`).
-    /// - Throws: `HTTPClientError(.invalidRequest)` for a `Transfer-Encoding` other than `chunked`,
-    ///   one on a request without a body, one with `Content-Length`, or a `Content-Length` that is
-    ///   no length or differs from the body's; `.bodyReadFailed` for a source declared empty that
-    ///   holds bytes.
-    init(request: HTTPRequest, body: RequestBodySource?) throws {
+    /// Checks what needs no body source, so that a request that cannot be sent fails before its
+    /// host is resolved (bad input before any traffic): the method and field names are RFC 9110
+    /// §5.6.2 tokens, no field value holds CR, LF or NUL, a HEAD request has no body, and the
+    /// `Transfer-Encoding` and `Content-Length` fields can frame the body (`chunked` alone, only
+    /// with a body, never beside `Content-Length`; a non-zero length only with a body). The
+    /// lengths are checked against the body when the transfer is built (`init`).
+    /// - Throws: `HTTPClientError(.invalidRequest)` naming what is wrong.
+    static func checkFields(of request: HTTPRequest) throws(HTTPClientError) {
         let url = request.url
-        if body != nil, request.method == "HEAD" {
+        let hasBody = request.body != nil
+        guard Transfer.isToken(request.method) else {
+            throw HTTPClientError(kind: .invalidRequest, message: "invalid HTTP method '\(request.method)'", url: url)
+        }
+        for field in request.headers {
+            guard Transfer.isToken(field.name) else {
+                throw HTTPClientError(kind: .invalidRequest, message: "invalid header name '\(field.name)'", url: url)
+            }
+            guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                throw HTTPClientError(kind: .invalidRequest, message: "header '\(field.name)' has a line break in its value", url: url)
+            }
+        }
+        if hasBody, request.method == "HEAD" {
             // The response to HEAD has no body however the request is framed; a server that reads
             // the request's body answers as to HEAD, while libcurl, sending a body, waits for one.
             throw HTTPClientError(kind: .invalidRequest,
@@ -35,7 +48,7 @@ struct RequestFraming {
         let contentLengths = request.headers[all: "Content-Length"]
         if !codings.isEmpty {
             let value = codings.joined(separator: ", ")
-            guard body != nil else {
+            guard hasBody else {
                 throw HTTPClientError(kind: .invalidRequest,
                                       message: "Transfer-Encoding header '\(value)' on \(request.method) \(url.absoluteString), which has no body: the server would wait for a chunked body that never comes (RFC 9112 §6.1); leave the header out",
                                       url: url)
@@ -53,15 +66,29 @@ struct RequestFraming {
                                       url: url)
             }
         }
-        // Each of them: two that differ would let the server pick either framing.
         for declared in contentLengths {
-            if let body {
-                try body.declare(contentLength: declared, url: url)
-            } else if declared.trimmingWhitespace() != "0" {
+            if !hasBody, declared.trimmingWhitespace() != "0" {
                 throw HTTPClientError(kind: .invalidRequest, message: "Content-Length header '\(declared)' on a request without a body", url: url)
             }
+            // A body in memory has its length at hand (files and streams are checked when opened).
+            if case .data(let data) = request.body {
+                try RequestBodySource.check(contentLength: declared, against: Int64(data.count), url: url)
+            }
+        }
+    }
+
+    /// Checks the `Content-Length` fields against `body` (the request passed `checkFields`),
+    /// giving a stream of unknown length the value, and checks that a source declared empty is
+    /// (`RequestBodySource.checkDeclaredEmpty`).
+    /// - Throws: `HTTPClientError(.invalidRequest)` for a `Content-Length` that is no length or
+    ///   differs from the body's; `.bodyReadFailed` for a source declared empty that holds bytes.
+    init(request: HTTPRequest, body: RequestBodySource?) throws {
+        let url = request.url
+        // Each of them: two that differ would let the server pick either framing.
+        if let body {
+            for declared in request.headers[all: "Content-Length"] { try body.declare(contentLength: declared, url: url) }
         }
         try body?.checkDeclaredEmpty(url: url)
-        chunked = !codings.isEmpty
+        chunked = request.headers.contains(name: "Transfer-Encoding")
     }
 }

@@ -391,7 +391,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     }
 
     /// Whether `text` is a non-empty RFC 9110 §5.6.2 token (a method or a field name).
-    private static func isToken(_ text: String) -> Bool {
+    static func isToken(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.allSatisfy { isTokenCharacter($0) }
     }
 

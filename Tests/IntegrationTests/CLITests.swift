@@ -238,6 +238,8 @@ struct CLITests {
             ["fetch", "https://a.test/", "--bogus"],
             ["fetch", "https://a.test/", "--max-time", "soon"],
             ["fetch", "https://a.test/", "-m", "1e17"],
+            ["fetch", "https://a.test/", "-H", "Transfer-Encoding: chunked"],
+            ["fetch", "https://a.test/", "-H", "Content-Length: 3", "-d", "hello"],
             ["fetch", "https://a.test/", "--connect-timeout", "9999999999999999999"],
             ["probe", "https://a.test/", "--max-time", "1e300"],
             ["fetch", "https://a.test/", "-H", "no colon"],

@@ -218,6 +218,19 @@ struct TransportTests {
         #expect(resolver.lookups.load(ordering: .relaxed) == 0)
     }
 
+    @Test("a request whose method or fields cannot be sent is refused before its host is resolved",
+          arguments: [("GET", ["Transfer-Encoding": "chunked"], nil), ("POST", ["Content-Length": "3"], Data("hello".utf8)),
+                      ("POST", ["Bad Name": "x"], Data("x".utf8)), ("HEAD", [:], Data("x".utf8)), ("GE T", [:], nil)] as [(String, [String: String], Data?)])
+    func unsendableRequestsAreRefusedUnresolved(method: String, fields: [String: String], body: Data?) async throws {
+        let fixture = try Fixture()
+        let resolver = CountingResolver()
+        let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: resolver)
+        let request = HTTPRequest(url: fixture.url("a.test"), method: method, headers: HTTPHeaders(fields.map { ($0.key, $0.value) }), body: body.map { .data($0) })
+        let error = try await #require(throws: HTTPClientError.self) { try await client.execute(request) }
+        #expect(error.kind == .invalidRequest, "\(error.message)")
+        #expect(resolver.lookups.load(ordering: .relaxed) == 0)
+    }
+
     /// Counts lookups; answers 127.0.0.1.
     final class CountingResolver: HostResolving {
         let lookups = Atomic<Int>(0)
