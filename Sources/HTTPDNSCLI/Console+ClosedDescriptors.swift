@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +13,8 @@ extension Console {
     /// The placeholder is the end of a fresh pipe that cannot do what the descriptor is for (the
     /// read end for 1 and 2, the write end for 0), so using it fails with `EBADF`, which
     /// `Console.standard` reports as a closed stream, and no path names it (an `-o` path is never
-    /// taken for standard output because of it).
+    /// taken for standard output because of it). A path that reaches it anyway (`/dev/stdin`,
+    /// `/dev/fd/0`) is refused by `FileContents` as the closed stream, since reading it never ends.
     public static func occupyClosedStandardDescriptors() {
         for fd in Int32(0)...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
             var ends: [Int32] = [-1, -1]
@@ -25,6 +27,8 @@ extension Console {
                 close(placeholder)
             }
             if other != fd { close(other) }
+            // A path to the placeholder (`/dev/stdin`) is refused as the closed stream, not read.
+            FileContents.noteClosedStandardDescriptor(fd)
         }
     }
 }

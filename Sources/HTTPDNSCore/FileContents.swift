@@ -39,7 +39,41 @@ package enum FileContents {
         try read(path, limit: limit, readsRegularFile: false)
     }
 
+    /// Records that standard descriptor `fd` (0, 1 or 2) was closed when the process started and
+    /// now holds the placeholder pipe end `Console.occupyClosedStandardDescriptors` put there, so
+    /// that a path to it (`/dev/stdin`, `/dev/fd/0`, `/proc/self/fd/1`) is refused rather than read.
+    /// Reading the placeholder never ends: opening it by path reaches the pipe whose other end the
+    /// process itself holds (for 0, the write end: the read waits for ever; for 1 and 2, the
+    /// write end is gone: the open waits for a writer for ever).
+    package static func noteClosedStandardDescriptor(_ fd: Int32) {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return }
+        let name = fd == 0 ? "standard input" : fd == 1 ? "standard output" : "standard error"
+        closedStandardStreams.withLock { $0.append(ClosedStream(device: info.st_dev, inode: info.st_ino, name: name)) }
+    }
+
+    /// A placeholder on a standard descriptor the process was started without.
+    private struct ClosedStream {
+        let device: dev_t
+        let inode: ino_t
+        let name: String
+    }
+
+    private static let closedStandardStreams = LockedValue<[ClosedStream]>([])
+
+    /// The name of the closed standard stream whose placeholder `info` describes, if it is one.
+    private static func closedStandardStream(_ info: stat) -> String? {
+        closedStandardStreams.withLock { streams in
+            streams.first { $0.device == info.st_dev && $0.inode == info.st_ino }?.name
+        }
+    }
+
     private static func read(_ path: String, limit: Int, readsRegularFile: Bool) throws(Failure) -> Data? {
+        // Before opening: opening the placeholder of a closed standard output waits for ever.
+        var target = stat()
+        if stat(path, &target) == 0, let stream = closedStandardStream(target) {
+            throw Failure(reason: "it is \(stream), which is closed")
+        }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             switch errno {

@@ -83,6 +83,22 @@ extension CLITests {
             #expect(result.stderrText.contains("--data-binary: cannot read standard input: it is closed"), "\(result.stderrText)")
         }
 
+        /// Reopened by path, a standard descriptor the process was started without reaches the
+        /// placeholder pipe the process holds itself, whose read never ends: refused, never read.
+        @Test("with standard input or output closed, a path to it (/dev/stdin, /dev/fd/0, /dev/stdout) is bad input (2) naming the closed stream, not a read that never ends",
+              arguments: [("--data-binary @/dev/stdin", "<&-", "--data-binary: cannot read '/dev/stdin': it is standard input, which is closed"),
+                          ("-d @/dev/fd/0", "<&-", "-d: cannot read '/dev/fd/0': it is standard input, which is closed"),
+                          ("--data-binary @/proc/self/fd/0", "<&-", "--data-binary: cannot read '/proc/self/fd/0': it is standard input, which is closed"),
+                          ("--cacert /dev/stdin", "<&-", "--cacert: cannot read file '/dev/stdin': it is standard input, which is closed"),
+                          ("--data-binary @/dev/stdout", ">&-", "--data-binary: cannot read '/dev/stdout': it is standard output, which is closed")])
+        func closedStandardStreamByPath(options: String, redirection: String, message: String) async throws {
+            let url = fixture.url("a.test", "/echo").absoluteString
+            // `timeout` ends a read that hangs (124) well before the helper's own limit.
+            let result = try await bash("timeout 10 $HTTPDNS fetch \(options) \(quoted([url] + doh)) \(redirection)")
+            #expect(result.status == 2, "\(result.stderrText)")
+            #expect(result.stderrText.contains(message), "\(result.stderrText)")
+        }
+
         @Test("a body file that is missing or a directory is refused before any traffic (2), saying which",
               arguments: [("--data-binary", "MISSING", "no such file"), ("--data-binary", "DIR", "is a directory"),
                           ("-d", "MISSING", "no such file"), ("-d", "DIR", "is a directory")])
