@@ -13,6 +13,9 @@ struct ArgumentParser {
 
     struct Parsed {
         var values: [String: [String]] = [:]
+        /// Each value's bytes exactly as the command line gave them, beside `values`: the strings
+        /// have invalid UTF-8 replaced by U+FFFD, which a body must not (curl sends argv bytes).
+        var rawValues: [String: [[UInt8]]] = [:]
         var flags: Set<String> = []
         var positionals: [String] = []
         /// Options in the order given, for options whose order matters (`--http1.1` vs `--http2`).
@@ -20,20 +23,36 @@ struct ArgumentParser {
 
         func value(_ key: String) -> String? { values[key]?.last }
         func all(_ key: String) -> [String] { values[key] ?? [] }
+        /// The bytes of each value of `key`, as given on the command line.
+        func allBytes(_ key: String) -> [[UInt8]] { rawValues[key] ?? [] }
         func has(_ key: String) -> Bool { flags.contains(key) }
     }
 
     let command: String
     let options: [Option]
 
+    /// - Parameters:
+    ///   - arguments: The command line's arguments as strings.
+    ///   - raw: The same arguments' bytes (from `argv`, so possibly not UTF-8), one per argument;
+    ///     nil takes each string's UTF-8.
     /// - Throws: `UsageError` for an unknown option or a missing value.
-    func parse(_ arguments: [String]) throws(UsageError) -> Parsed {
+    func parse(_ arguments: [String], raw: [[UInt8]]? = nil) throws(UsageError) -> Parsed {
+        precondition(raw == nil || raw?.count == arguments.count, "one raw argument per argument")
+        let raw = raw ?? arguments.map { Array($0.utf8) }
         var parsed = Parsed()
         var index = 0
         var onlyPositionals = false
-        func store(_ option: Option, _ value: String?) {
+        /// Stores `value`, whose bytes are those of raw argument `rawIndex` from byte `offset` on.
+        /// What precedes a value in its argument (`--name=`, `-sX`) is ASCII, which a repaired
+        /// string keeps byte for byte, so the offset counts the same in both.
+        func store(_ option: Option, _ value: String?, rawIndex: Int = 0, offset: Int = 0) {
             parsed.order.append(option.key)
-            if let value { parsed.values[option.key, default: []].append(value) } else { parsed.flags.insert(option.key) }
+            guard let value else {
+                parsed.flags.insert(option.key)
+                return
+            }
+            parsed.values[option.key, default: []].append(value)
+            parsed.rawValues[option.key, default: []].append(Array(raw[rawIndex].dropFirst(offset)))
         }
         while index < arguments.count {
             let argument = arguments[index]
@@ -62,10 +81,11 @@ struct ArgumentParser {
                     store(option, nil)
                 case .value:
                     if let inline {
-                        store(option, inline)
+                        // The name before '=' is a known option, so ASCII: the raw '=' is at the same byte.
+                        store(option, inline, rawIndex: index - 1, offset: name.utf8.count + 1)
                     } else {
                         guard index < arguments.count else { throw UsageError("option '\(name)' needs a value", command: command) }
-                        store(option, arguments[index])
+                        store(option, arguments[index], rawIndex: index)
                         index += 1
                     }
                 }
@@ -84,10 +104,11 @@ struct ArgumentParser {
                     continue
                 }
                 if !characters.isEmpty {
-                    store(option, String(characters))
+                    // '-' and the option letters before the value are ASCII, one byte each.
+                    store(option, String(characters), rawIndex: index - 1, offset: argument.utf8.count - characters.utf8.count)
                 } else {
                     guard index < arguments.count else { throw UsageError("option '\(name)' needs a value", command: command) }
-                    store(option, arguments[index])
+                    store(option, arguments[index], rawIndex: index)
                     index += 1
                 }
                 break

@@ -16,8 +16,11 @@ extension FetchCommand {
     /// a length and goes out with Content-Length.
     /// - Throws: `UsageError` for both options at once, or a file that cannot be read (missing, a
     ///   directory, not readable, a pipe holding more than `pipedBodyLimit`).
+    ///
+    /// Data given inline is sent as the command line's bytes (`parsed.allBytes`), which need not
+    /// be UTF-8, as curl sends it.
     static func requestBody(_ parsed: ArgumentParser.Parsed, headers: inout HTTPHeaders) throws(UsageError) -> HTTPRequestBody? {
-        let formPieces = parsed.all("data"), binaryPieces = parsed.all("data-binary")
+        let formPieces = parsed.allBytes("data"), binaryPieces = parsed.allBytes("data-binary")
         if !formPieces.isEmpty, !binaryPieces.isEmpty {
             throw UsageError("use either -d or --data-binary, not both", command: "fetch")
         }
@@ -28,7 +31,7 @@ extension FetchCommand {
             // Repeated, the pieces are joined with '&', as curl does.
             return .data(try joined(formPieces.map { piece throws(UsageError) in try formData(piece) }))
         }
-        if binaryPieces.count == 1, let data = binaryPieces.first, data.hasPrefix("@"), data != "@-" {
+        if binaryPieces.count == 1, let data = parsed.all("data-binary").first, data.hasPrefix("@"), data != "@-" {
             let path = String(data.dropFirst())
             // One regular file alone is streamed from disk.
             let contents = try read(path, option: "--data-binary", streamsRegularFile: true)
@@ -36,14 +39,19 @@ extension FetchCommand {
         }
         if binaryPieces.isEmpty { return nil }
         return .data(try joined(binaryPieces.map { piece throws(UsageError) in
-            piece.hasPrefix("@") ? try contents(of: String(piece.dropFirst()), option: "--data-binary") : Data(piece.utf8)
+            piece.first == UInt8(ascii: "@") ? try contents(of: path(piece), option: "--data-binary") : Data(piece)
         }))
     }
 
-    /// curl's `-d`: literal text, or `@FILE` with carriage returns and newlines removed.
-    private static func formData(_ text: String) throws(UsageError) -> Data {
-        guard text.hasPrefix("@") else { return Data(text.utf8) }
-        return Data(try contents(of: String(text.dropFirst()), option: "-d").filter { $0 != 0x0A && $0 != 0x0D })
+    /// curl's `-d`: literal bytes, or `@FILE` with carriage returns and newlines removed.
+    private static func formData(_ piece: [UInt8]) throws(UsageError) -> Data {
+        guard piece.first == UInt8(ascii: "@") else { return Data(piece) }
+        return Data(try contents(of: path(piece), option: "-d").filter { $0 != 0x0A && $0 != 0x0D })
+    }
+
+    /// The path of an `@FILE` value (invalid UTF-8 in it read as U+FFFD, as every path option).
+    private static func path(_ piece: [UInt8]) -> String {
+        String(decoding: piece.dropFirst(), as: UTF8.self)
     }
 
     /// The bytes of `path`, or of standard input for "-", as curl's `@-`.

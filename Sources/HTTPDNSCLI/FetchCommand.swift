@@ -18,8 +18,9 @@ enum FetchCommand {
       -d, --data DATA           POST DATA as application/x-www-form-urlencoded (as curl); @FILE reads
                                 the file and drops CR/LF, as curl does; @- reads standard input.
                                 Repeated, the pieces are joined with '&', as in curl.
-          --data-binary DATA    POST DATA byte-exact; @FILE streams the file byte-exact, @- sends
-                                standard input. Repeated, joined with '&'.
+          --data-binary DATA    POST DATA byte-exact (the argument's bytes, UTF-8 or not, as -d's);
+                                @FILE streams the file byte-exact, @- sends standard input.
+                                Repeated, joined with '&'.
                                 A FILE that is a pipe (@<(command), a FIFO, @/dev/stdin), as @-,
                                 is read whole first (at most 1 GiB) and sent with its length.
       -o, --output FILE         Write the body to FILE (atomically: written beside it, renamed when
@@ -119,10 +120,11 @@ enum FetchCommand {
         var compressed = false
     }
 
-    static func run(_ arguments: [String], console: Console, environment: Environment) async -> Int32 {
+    /// - Parameter raw: `arguments`' bytes as given (`argv`), for the bodies given inline.
+    static func run(_ arguments: [String], raw: [[UInt8]], console: Console, environment: Environment) async -> Int32 {
         let plan: Plan
         do {
-            let parsed = try parser.parse(arguments)
+            let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
                 console.print(help)
                 return HTTPDNSTool.ExitStatus.success

@@ -52,6 +52,18 @@ public enum HTTPDNSTool {
     /// Runs one command line (without the program name) with `environment`'s variables (by default
     /// the process's) and returns the exit status.
     public static func run(_ arguments: [String], console: Console = .standard, environment: Environment = .process) async -> Int32 {
+        await run(arguments, raw: arguments.map { Array($0.utf8) }, console: console, environment: environment)
+    }
+
+    /// Runs one command line given as its bytes (`argv` without the program name), which need not
+    /// be UTF-8: request bodies given inline (`--data-binary`, `-d`) are sent byte for byte, as
+    /// curl sends them; everything else reads the arguments as UTF-8, invalid bytes as U+FFFD.
+    public static func run(rawArguments: [[UInt8]], console: Console = .standard, environment: Environment = .process) async -> Int32 {
+        let arguments = rawArguments.map { String(decoding: $0, as: UTF8.self) }
+        return await run(arguments, raw: rawArguments, console: console, environment: environment)
+    }
+
+    private static func run(_ arguments: [String], raw: [[UInt8]], console: Console, environment: Environment) async -> Int32 {
         guard let command = arguments.first else {
             console.note(usage)
             return ExitStatus.usage
@@ -61,7 +73,7 @@ public enum HTTPDNSTool {
         case "resolve":
             return await ResolveCommand.run(rest, console: console, environment: environment)
         case "fetch":
-            return await FetchCommand.run(rest, console: console, environment: environment)
+            return await FetchCommand.run(rest, raw: Array(raw.dropFirst()), console: console, environment: environment)
         case "probe":
             return await ProbeCommand.run(rest, console: console, environment: environment)
         case "pins":

@@ -396,6 +396,21 @@ struct CLITests {
         #expect(binary.stdoutText == "a&x\ny")
     }
 
+    @Test("inline data that is not UTF-8 is sent as the command line's bytes, as curl sends it, not as U+FFFD",
+          arguments: ["--data-binary $'\\xff\\xfe\\xe9'", "--data-binary=$'\\xff\\xfe\\xe9'", "-d $'\\xff\\xfe\\xe9'",
+                      "--data=$'\\xff\\xfe\\xe9'", "-sd$'\\xff\\xfe\\xe9'"])
+    func inlineDataIsByteExact(option: String) async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("echo.bin")
+        let command = ([binary.path, "fetch", "-o", output.path, fixture.url("a.test", "/echo").absoluteString] + doh)
+            .map { "'" + $0 + "'" }.joined(separator: " ")
+        // bash's $'\xff' passes the byte itself in argv, which Swift's String arguments would repair.
+        let result = try await Command.runDetached(URL(fileURLWithPath: "/bin/bash"), ["-c", "\(command) \(option)"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(try Data(contentsOf: output) == Data([0xFF, 0xFE, 0xE9]))
+    }
+
     @Test("-H 'Name:' leaves out a header libcurl adds, -H 'Name;' sends it empty, and Host cannot be left out, as in curl")
     func headerRemovalAndEmptyHeaders() async throws {
         let url = fixture.url("a.test", "/headers").absoluteString
