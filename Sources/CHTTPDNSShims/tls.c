@@ -1,5 +1,6 @@
 #define _GNU_SOURCE  // memmem, timegm
 #include "CHTTPDNSShims.h"
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/pkcs12.h>
@@ -10,6 +11,15 @@
 #include <string.h>
 #include <stdio.h>
 #include <limits.h>
+
+/* OpenSSL's first initialisation registers an atexit handler that frees its locks and tables
+ * (OPENSSL_cleanup). A process that exits while a transfer is still in flight on another thread
+ * (the CLI's -m running out during a DoH lookup, say) then crashed in that thread's next TLS call
+ * (pthread_rwlock_unlock on freed memory). Initialising OpenSSL first, at load, without that handler
+ * leaves its state alone at exit; the memory goes with the process. */
+__attribute__((constructor)) static void httpdns_openssl_init_without_atexit(void) {
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+}
 
 // MARK: Pool trust
 

@@ -26,6 +26,20 @@ import Testing
         #expect(HostName.normalize(text) == nil)
     }
 
+    /// Found in stop 13: an A-label whose U-label is not valid (it starts with U+00A8, which UTS #46
+    /// maps to a space and a combining mark) was accepted as it was, so its display form did not
+    /// normalize back to it. An A-label must round-trip through its U-label.
+    @Test(arguments: ["xn--maaClosedRangena-pta", "xn--maaclosedrangena-pta.test"])
+    func anALabelOfAnInvalidULabelIsRefused(_ text: String) {
+        #expect(HostName.normalize(text) == nil)
+    }
+
+    @Test(arguments: ["xn--bcher-kva.test", "XN--BCHER-KVA.test.", "bücher.test", "xn--mnchen-3ya.de"])
+    func validALabelsStillNormalize(_ text: String) throws {
+        let normalized = try #require(HostName.normalize(text))
+        #expect(HostName.normalize(HostName.unicode(normalized)) == normalized)
+    }
+
     @Test func addressesWithoutNULStillParse() {
         #expect(IPAddress("9.2.2.1")?.description == "9.2.2.1")
         #expect(HostName.normalize("[2001:DB8::1]") == "2001:db8::1")
