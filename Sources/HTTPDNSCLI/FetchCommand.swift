@@ -264,7 +264,7 @@ enum FetchCommand {
             throw UsageError("\(option) needs a number of seconds (0 for no limit), got '\(text)'", command: "fetch")
         }
         guard value <= Timeouts.maximum else {
-            throw UsageError("\(option): too large number '\(text)' (at most \(Int(Timeouts.maximum)) seconds)", command: "fetch")
+            throw UsageError("\(option): too large number '\(text)' (at most \(Timeouts.maximum) seconds)", command: "fetch")
         }
         return value == 0 ? nil : value
     }

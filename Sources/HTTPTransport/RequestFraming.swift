@@ -1,5 +1,8 @@
 import Foundation
 import HTTPDNSCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How a request's body is delimited on the wire (RFC 9112 §6), decided from the body and the
 /// caller's `Content-Length` and `Transfer-Encoding` fields before anything is sent.
@@ -34,8 +37,36 @@ struct RequestFraming {
                 throw HTTPClientError(kind: .invalidRequest, message: "invalid header name '\(field.name)'", url: url)
             }
             guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-                throw HTTPClientError(kind: .invalidRequest, message: "header '\(field.name)' has a line break in its value", url: url)
+                throw HTTPClientError(kind: .invalidRequest, message: "header '\(field.name)' has a line break or a NUL in its value", url: url)
             }
+        }
+        for name in request.omittedHeaders where !request.headers.contains(name: name) {
+            guard Transfer.isToken(name) else {
+                throw HTTPClientError(kind: .invalidRequest, message: "invalid header name '\(name)' in omittedHeaders", url: url)
+            }
+            guard name.lowercased() != "host" else {
+                throw HTTPClientError(kind: .invalidRequest, message: "the Host header cannot be left out: it names the host the request is for", url: url)
+            }
+            // Without them a body has no framing: over HTTP/1.1 keep-alive the server would read it
+            // as the next request.
+            guard !hasBody || !["content-length", "transfer-encoding"].contains(name.lowercased()) else {
+                throw HTTPClientError(kind: .invalidRequest, message: "the \(name) header cannot be left out of a request with a body: it frames the body", url: url)
+            }
+        }
+        switch request.body {
+        case .stream(_, let length?) where length < 0:
+            throw HTTPClientError(kind: .invalidRequest, message: "a body stream's length must be 0 or more, or nil when it is unknown; got \(length)", url: url)
+        case .file(let file):
+            // Opened only when the transfer is built; a missing file or a directory is known now.
+            var info = stat()
+            guard stat(file.path, &info) == 0 else {
+                throw HTTPClientError(kind: .invalidRequest, message: "cannot read body file '\(file.path)': \(String(cString: strerror(errno)))", url: url)
+            }
+            guard (info.st_mode & S_IFMT) != S_IFDIR else {
+                throw HTTPClientError(kind: .invalidRequest, message: "body file '\(file.path)' is a directory", url: url)
+            }
+        default:
+            break
         }
         if hasBody, request.method == "HEAD" {
             // The response to HEAD has no body however the request is framed; a server that reads

@@ -36,7 +36,7 @@ extension Timeouts {
             guard let value else { continue }
             guard value.isFinite, value > 0, value <= Self.maximum else {
                 throw HTTPClientError(kind: .invalidRequest,
-                                      message: "Timeouts.\(name) must be a number of seconds above 0 and at most \(Int(Self.maximum)) (24.8 days), or nil for no limit; got \(value)",
+                                      message: "Timeouts.\(name) must be a number of seconds above 0 and at most \(Self.maximum) (24.8 days), or nil for no limit; got \(value)",
                                       url: url)
             }
         }

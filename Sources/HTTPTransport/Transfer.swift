@@ -356,7 +356,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             if bodySource != nil, field.name.lowercased() == "content-length" { continue }
             if field.name.lowercased() == "transfer-encoding" { continue }
             guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-                throw HTTPClientError(kind: .invalidRequest, message: "header '\(field.name)' has a line break in its value", url: url)
+                throw HTTPClientError(kind: .invalidRequest, message: "header '\(field.name)' has a line break or a NUL in its value", url: url)
             }
             // "Name;" is libcurl's way to send a header with an empty value.
             lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")

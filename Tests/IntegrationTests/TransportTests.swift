@@ -231,6 +231,25 @@ struct TransportTests {
         #expect(resolver.lookups.load(ordering: .relaxed) == 0)
     }
 
+    @Test("omitted framing or Host, a negative stream length, a missing or directory body file are refused before resolving",
+          arguments: 0..<5)
+    func unsendableBodiesAreRefusedUnresolved(case index: Int) async throws {
+        let fixture = try Fixture()
+        let resolver = CountingResolver()
+        let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: resolver)
+        var request = HTTPRequest(url: fixture.url("a.test", "/echo"), method: "POST", body: .data(Data("x".utf8)))
+        switch index {
+        case 0: request.omittedHeaders = ["Host"]
+        case 1: request.omittedHeaders = ["Content-Length"]
+        case 2: request.body = .stream(InputStream(data: Data("x".utf8)), length: -1)
+        case 3: request.body = .file(URL(fileURLWithPath: "/nonexistent/body.bin"))
+        default: request.body = .file(FileManager.default.temporaryDirectory)
+        }
+        let error = try await #require(throws: HTTPClientError.self) { try await client.execute(request) }
+        #expect(error.kind == .invalidRequest, "\(error.message)")
+        #expect(resolver.lookups.load(ordering: .relaxed) == 0)
+    }
+
     /// Counts lookups; answers 127.0.0.1.
     final class CountingResolver: HostResolving {
         let lookups = Atomic<Int>(0)
