@@ -42,9 +42,7 @@ final class RequestBodySource {
             storage = .file(fd: fd, path: file.path)
             length = Int64(info.st_size)
         case .stream(let box, let length):
-            if let length, length < 0 {
-                throw HTTPClientError(kind: .invalidRequest, message: "a body stream's length must be 0 or more, or nil when unknown; got \(length)", url: url)
-            }
+            // A negative length never gets here (`RequestFraming.checkFields`).
             storage = .stream(box.stream, opened: false)
             self.length = length
         }

@@ -29,11 +29,11 @@ struct RequestFraming {
     static func checkFields(of request: HTTPRequest) throws(HTTPClientError) {
         let url = request.url
         let hasBody = request.body != nil
-        guard Transfer.isToken(request.method) else {
+        guard isToken(request.method) else {
             throw HTTPClientError(kind: .invalidRequest, message: "invalid HTTP method '\(request.method)'", url: url)
         }
         for field in request.headers {
-            guard Transfer.isToken(field.name) else {
+            guard isToken(field.name) else {
                 throw HTTPClientError(kind: .invalidRequest, message: "invalid header name '\(field.name)'", url: url)
             }
             guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
@@ -41,7 +41,7 @@ struct RequestFraming {
             }
         }
         for name in request.omittedHeaders where !request.headers.contains(name: name) {
-            guard Transfer.isToken(name) else {
+            guard isToken(name) else {
                 throw HTTPClientError(kind: .invalidRequest, message: "invalid header name '\(name)' in omittedHeaders", url: url)
             }
             guard name.lowercased() != "host" else {
@@ -121,5 +121,20 @@ struct RequestFraming {
         }
         try body?.checkDeclaredEmpty(url: url)
         chunked = request.headers.contains(name: "Transfer-Encoding")
+    }
+
+    /// Whether `text` is a non-empty RFC 9110 §5.6.2 token (a method or a field name).
+    private static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { isTokenCharacter($0) }
+    }
+
+    /// RFC 9110 §5.6.2 `tchar`.
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
     }
 }

@@ -83,8 +83,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// `HTTPRequest.isIdempotent`: whether libcurl may send the request a second time.
     private let mayResend: Bool
 
-    /// Configures the easy handle.
-    /// - Throws: `HTTPClientError` for a request that cannot be sent as given.
+    /// Configures the easy handle for `request`, which passed `RequestFraming.checkFields` (its
+    /// method, fields and framing are not checked again here).
+    /// - Throws: `HTTPClientError` for a request that cannot be sent as given (its body against its
+    ///   `Content-Length`, a body file that cannot be opened, a destination that cannot be written).
     /// - Parameters:
     ///   - proxy: the proxy the client's `ProxyPolicy` picked for the request (nil for IP-direct).
     ///   - lists: the client's memo of its last header and CURLOPT_CONNECT_TO lists.
@@ -305,7 +307,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         }
         let key = TransferListMemo.HeaderKey(headers: request.headers, omitted: request.omittedHeaders, hasBody: bodySource != nil)
         let headerList = try lists.headers(for: key) {
-            guard let list = CurlStringList(try headerLines(request: request, configuration: configuration)) else {
+            guard let list = CurlStringList(headerLines(request: request, configuration: configuration)) else {
                 throw HTTPClientError(kind: .transferFailed, message: "out of memory", url: url)
             }
             return list
@@ -318,9 +320,6 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     private func configureMethodAndBody(request: HTTPRequest, http1Only: Bool, me: UnsafeMutableRawPointer) throws {
         let method = request.method
-        guard Self.isToken(method) else {
-            throw HTTPClientError(kind: .invalidRequest, message: "invalid HTTP method '\(method)'", url: url)
-        }
         if let bodySource {
             try set(CURLOPT_POST, 1)
             try check(httpdns_easy_setopt_read_function(easy, readCallback), CURLOPT_READFUNCTION)
@@ -341,38 +340,21 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         }
     }
 
-    /// The CURLOPT_HTTPHEADER lines for the request's header fields.
-    /// - Throws: `HTTPClientError.Kind.invalidRequest` for a field that cannot be sent.
-    private func headerLines(request: HTTPRequest, configuration: HTTPClient.Configuration) throws -> [String] {
+    /// The CURLOPT_HTTPHEADER lines for the request's header fields, which `RequestFraming.checkFields`
+    /// found sendable.
+    private func headerLines(request: HTTPRequest, configuration: HTTPClient.Configuration) -> [String] {
         var lines: [String] = []
         for field in request.headers {
-            guard Self.isToken(field.name) else {
-                throw HTTPClientError(kind: .invalidRequest, message: "invalid header name '\(field.name)'", url: url)
-            }
             // A body's Content-Length is its length (checked in init), which libcurl sends itself
             // (CURLOPT_POSTFIELDSIZE_LARGE), as it sends Transfer-Encoding: chunked when there is no
             // length: given to libcurl, the caller's field went out beside Content-Length (any coding
             // but chunked) or over HTTP/2 (RFC 9113 §8.2.2 forbids it there).
             if bodySource != nil, field.name.lowercased() == "content-length" { continue }
             if field.name.lowercased() == "transfer-encoding" { continue }
-            guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-                throw HTTPClientError(kind: .invalidRequest, message: "header '\(field.name)' has a line break or a NUL in its value", url: url)
-            }
             // "Name;" is libcurl's way to send a header with an empty value.
             lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }
         for name in request.omittedHeaders.sorted() where !request.headers.contains(name: name) {
-            guard Self.isToken(name) else {
-                throw HTTPClientError(kind: .invalidRequest, message: "invalid header name '\(name)' in omittedHeaders", url: url)
-            }
-            guard name.lowercased() != "host" else {
-                throw HTTPClientError(kind: .invalidRequest, message: "the Host header cannot be left out: it names the host the request is for", url: url)
-            }
-            // Without them a body has no framing: over HTTP/1.1 keep-alive the server would read it
-            // as the next request.
-            guard bodySource == nil || !["content-length", "transfer-encoding"].contains(name.lowercased()) else {
-                throw HTTPClientError(kind: .invalidRequest, message: "the \(name) header cannot be left out of a request with a body: it frames the body", url: url)
-            }
             // "Name:" is libcurl's way to leave out a header it would add.
             lines.append("\(name):")
         }
@@ -388,21 +370,6 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private static func milliseconds(_ seconds: Double) -> Int {
         guard seconds.isFinite, seconds > 0 else { return 1 }
         return Int(min(seconds * 1000, Double(Int32.max)).rounded(.up))
-    }
-
-    /// Whether `text` is a non-empty RFC 9110 §5.6.2 token (a method or a field name).
-    static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { isTokenCharacter($0) }
-    }
-
-    /// RFC 9110 §5.6.2 `tchar`.
-    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
     }
 
     // MARK: Callbacks (transfer thread)
