@@ -155,7 +155,7 @@ public struct DoHClient: Sendable {
         case .truncated:
             return .failed(type: type, reason: "truncated DNS response (TC)")
         case .addresses, .nameError, .noData:
-            return .answer(answer)
+            return .answer(answer.aged(by: response.age))
         }
     }
 
@@ -229,5 +229,34 @@ public struct DoHClient: Sendable {
             ? failures[0].reason
             : failures.map { "\($0.type): \($0.reason)" }.joined(separator: "; ")
         throw .endpointFailed(endpoint.url, reason: reason)
+    }
+}
+
+extension DNSAddressAnswer {
+    /// The answer with `age` seconds taken off each TTL, never below 0: RFC 8484 §5.1, for a response
+    /// an HTTP cache held that long (its `Age` header). nil or 0 leaves it as it is.
+    func aged(by age: TimeInterval?) -> DNSAddressAnswer {
+        guard let age, age > 0 else { return self }
+        func less(_ ttl: UInt32) -> UInt32 { age >= TimeInterval(ttl) ? 0 : ttl - UInt32(age) }
+        switch self {
+        case .addresses(let addresses, let ttl, let canonicalName): return .addresses(addresses, ttl: less(ttl), canonicalName: canonicalName)
+        case .nameError(let negativeTTL): return .nameError(negativeTTL: negativeTTL.map(less))
+        case .noData(let negativeTTL): return .noData(negativeTTL: negativeTTL.map(less))
+        case .failure, .truncated: return self
+        }
+    }
+}
+
+extension DoHClient.Answer {
+    /// The answer with `age` seconds taken off each TTL, never below 0 (RFC 8484 §5.1, as for
+    /// `DNSAddressAnswer.aged(by:)`); for JSON DoH responses, which HTTP caches can hold as well.
+    func aged(by age: TimeInterval?) -> DoHClient.Answer {
+        guard let age, age > 0 else { return self }
+        func less(_ ttl: TimeInterval) -> TimeInterval { max(0, ttl - age) }
+        switch self {
+        case .addresses(let addresses, let ttl): return .addresses(addresses, ttl: less(ttl))
+        case .nameNotFound(let negativeTTL): return .nameNotFound(negativeTTL: negativeTTL.map(less))
+        case .noAddresses(let negativeTTL): return .noAddresses(negativeTTL: negativeTTL.map(less))
+        }
     }
 }

@@ -45,9 +45,9 @@ extension DoHEndpoint {
     /// - Parameters:
     ///   - text: The URL.
     ///   - bootstrapAddresses: Where to connect for the host; see above when empty.
-    ///   - method: `.post` (default) or `.get`.
+    ///   - method: `.get` (default) or `.post`.
     /// - Throws: `DoHEndpoint.ParseError` naming what is wrong.
-    public init(parsing text: String, bootstrapAddresses: [IPAddress] = [], method: Method = .post) throws(ParseError) {
+    public init(parsing text: String, bootstrapAddresses: [IPAddress] = [], method: Method = .get) throws(ParseError) {
         var template = text.trimmingWhitespace()
         if template.hasSuffix("{?dns}") { template.removeLast("{?dns}".count) }
         guard let components = URLComponents(string: template), let scheme = components.scheme else {

@@ -3,12 +3,15 @@ import HTTPDNSCore
 
 /// An RFC 8484 DNS-over-HTTPS server: its URL, the addresses to reach it at, and the HTTP method.
 public struct DoHEndpoint: Sendable, Hashable, CustomStringConvertible {
-    /// How queries are sent (RFC 8484 §4.1).
+    /// How queries are sent (RFC 8484 §4.1, which requires servers to implement both).
     public enum Method: String, Sendable, Hashable {
-        /// The query is the request body, `Content-Type: application/dns-message`.
+        /// The query is the request body, `Content-Type: application/dns-message`. Each POST is an
+        /// upload, which `HTTPClient` keeps off shared HTTP/2 connections (README, "Request
+        /// bodies"): A and AAAA then take a connection each, and a cold lookup two TLS handshakes.
         case post = "POST"
-        /// The query travels in the URL as `?dns=` in base64url without padding; responses are cacheable
-        /// by HTTP caches.
+        /// The query travels in the URL as `?dns=` in base64url without padding (§6), with DNS ID 0;
+        /// responses are cacheable by HTTP caches, whose `Age` is taken off the TTLs (§5.1). Queries
+        /// in flight share one HTTP/2 connection. The default.
         case get = "GET"
     }
 
@@ -17,7 +20,7 @@ public struct DoHEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// Where to connect for `url`'s host, so reaching the resolver needs no DNS itself. TLS is still
     /// verified for the URL's host. Empty: the transport resolves the host its own way.
     public var bootstrapAddresses: [IPAddress]
-    /// The HTTP method; POST by default.
+    /// The HTTP method; GET by default.
     public var method: Method
 
     /// - Parameters:
@@ -26,8 +29,8 @@ public struct DoHEndpoint: Sendable, Hashable, CustomStringConvertible {
     ///     a cleartext query would hand the answer to the network. `DoHEndpoint(parsing:)` refuses it
     ///     at once.
     ///   - bootstrapAddresses: Addresses of `url`'s host.
-    ///   - method: `.post` (default) or `.get`.
-    public init(url: URL, bootstrapAddresses: [IPAddress], method: Method = .post) {
+    ///   - method: `.get` (default) or `.post`.
+    public init(url: URL, bootstrapAddresses: [IPAddress], method: Method = .get) {
         self.url = url
         self.bootstrapAddresses = bootstrapAddresses
         self.method = method

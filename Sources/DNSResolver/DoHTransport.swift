@@ -9,11 +9,26 @@ public struct DoHHTTPResponse: Sendable {
     public var contentType: String?
     /// The response body: an RFC 1035 message when `status` is 200.
     public var body: Data
+    /// The `Age` header in seconds (RFC 9111 §5.1): how long an HTTP cache held the response. nil when
+    /// absent or not a number. RFC 8484 §5.1: the DNS TTLs are reduced by it.
+    public var age: TimeInterval?
 
-    public init(status: Int, contentType: String?, body: Data) {
+    public init(status: Int, contentType: String?, body: Data, age: TimeInterval? = nil) {
         self.status = status
         self.contentType = contentType
         self.body = body
+        self.age = age
+    }
+
+    /// An `Age` field value as seconds: delta-seconds (RFC 9111 §1.2.2, ASCII digits only), capped at
+    /// 2^31 as that section says for values too large to hold; nil for anything else (a cache then
+    /// ignores the field, and so does the resolver).
+    public static func age(fromField value: String?) -> TimeInterval? {
+        guard let digits = value?.trimmingWhitespace(), !digits.isEmpty,
+              digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        let cap: TimeInterval = 2_147_483_648
+        guard digits.utf8.count <= 10, let seconds = Double(digits) else { return cap }
+        return min(seconds, cap)
     }
 }
 

@@ -11,6 +11,13 @@ extension HTTPClient: DoHTransport {
         url: URL, method: String, headers: [(String, String)], body: Data?,
         connectTo: [IPAddress], timeout: TimeInterval, maxResponseBytes: Int
     ) async throws -> DoHHTTPResponse {
+        let request = dohRequest(url: url, method: method, headers: headers, body: body, connectTo: connectTo, timeout: timeout)
+        return DoHHTTPResponse(try await execute(request, to: .memory(limit: maxResponseBytes)))
+    }
+
+    /// The request `send` makes for a DoH exchange: HTTP/2, idempotent, `timeout` seconds in all.
+    func dohRequest(url: URL, method: String, headers: [(String, String)], body: Data?,
+                    connectTo: [IPAddress], timeout: TimeInterval) -> HTTPRequest {
         var request = HTTPRequest(url: url, method: method, headers: HTTPHeaders(headers), body: body.map { .data($0) })
         request.connectTo = connectTo.isEmpty ? nil : connectTo
         request.httpVersion = .http2
@@ -18,8 +25,15 @@ extension HTTPClient: DoHTransport {
         // libcurl's resend after a stale pooled connection for POST too.
         request.idempotent = true
         request.timeouts = Timeouts(connect: min(timeout, configuration.timeouts.connect ?? timeout), total: timeout)
-        let response = try await execute(request, to: .memory(limit: maxResponseBytes))
-        return DoHHTTPResponse(status: response.status, contentType: response.headers[first: "Content-Type"], body: response.body)
+        return request
+    }
+}
+
+extension DoHHTTPResponse {
+    /// The status, `Content-Type`, body and `Age` of `response`.
+    init(_ response: HTTPResponse) {
+        self.init(status: response.status, contentType: response.headers[first: "Content-Type"], body: response.body,
+                  age: Self.age(fromField: response.headers[first: "Age"]))
     }
 }
 

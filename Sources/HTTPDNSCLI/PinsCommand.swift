@@ -17,7 +17,8 @@ enum PinsCommand {
     \(ResolverOptions.help)
       -k, --insecure            Show the chain even when it does not verify (self-signed servers).
           --connect-timeout SECONDS
-                                Limit for connecting, TLS included (default 10).
+                                Limit for connecting, TLS included (default 10); also bounds
+                                connecting to the DoH/HTTPDNS endpoints (at most 5 s each).
       -h, --help                This help.
 
     Exit status: as fetch: 0 ok, 6 could not resolve, 7 could not connect, 60 verification failed.
@@ -64,7 +65,7 @@ enum PinsCommand {
 
         var trust = options.trust
         if insecure { trust.verification = .insecureSkippingAllVerification }
-        let client = HTTPClient(configuration: .init(trust: trust, timeouts: timeouts), resolver: options.makeResolver())
+        let client = HTTPClient(configuration: .init(trust: trust, timeouts: timeouts), resolver: options.makeResolver(connectTimeout: timeouts.connect))
         var request = HTTPRequest(url: url, method: "HEAD")
         request.reportsTLSDetails = true
         do {

@@ -15,7 +15,8 @@ enum ProbeCommand {
 
     Options:
           --connect-timeout SECONDS
-                                Limit for connecting to each address, TLS included (default 5).
+                                Limit for connecting to each address, TLS included (default 5),
+                                and to each DoH/HTTPDNS endpoint.
           --max-time SECONDS    Limit for each address's whole request (default 15).
           --json                One JSON object per address instead.
       -v, --verbose             Print resolver events on stderr.
@@ -86,7 +87,7 @@ enum ProbeCommand {
             console.note("httpdns: \(error)")
             return HTTPDNSTool.ExitStatus.usage
         }
-        let resolver = options.makeResolver(observer: console.resolverObserver(verbose: verbose))
+        let resolver = options.makeResolver(observer: console.resolverObserver(verbose: verbose), connectTimeout: timeouts.connect)
         let host = url.host(percentEncoded: false) ?? ""
         let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
         let addresses: [IPAddress]

@@ -99,7 +99,11 @@ struct ResolverOptions {
     }
 
     /// The resolver these options describe; its DoH queries trust what the command's TLS trusts.
-    func makeResolver(families: AddressFamilies = .both, observer: (any ResolverObserver)? = nil) -> HostResolver {
+    /// - Parameter connectTimeout: the command's `--connect-timeout` in seconds: each DoH or
+    ///   HTTPDNS exchange gets at most that long to connect (as curl gives its DoH requests the
+    ///   transfer's connect timeout, lib/doh.c), within the resolver's 5 s per exchange. nil: 5 s.
+    func makeResolver(families: AddressFamilies = .both, observer: (any ResolverObserver)? = nil,
+                      connectTimeout: Double? = nil) -> HostResolver {
         var configuration = HostResolver.Configuration(endpoints: endpoints)
         configuration.providers = providers
         configuration.staticEntries = staticEntries
@@ -107,6 +111,9 @@ struct ResolverOptions {
         configuration.families = families
         configuration.observer = observer
         providerOptions.apply(to: &configuration)
-        return HostResolver(configuration: configuration, dohTrust: dohTrust)
+        guard let connectTimeout else { return HostResolver(configuration: configuration, dohTrust: dohTrust) }
+        let client = HTTPClient(configuration: HTTPClient.Configuration(trust: dohTrust, timeouts: Timeouts(connect: connectTimeout)),
+                                resolver: SystemResolver())
+        return HostResolver(configuration: configuration, transport: client)
     }
 }

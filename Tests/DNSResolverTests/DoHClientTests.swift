@@ -6,7 +6,7 @@ import Testing
 @Suite("DoHClient")
 struct DoHClientTests {
     static let url = URL(string: "https://dns.test:8443/dns-query")!
-    static let post = DoHEndpoint(url: url, bootstrapAddresses: [IPAddress("192.0.2.53")!, IPAddress("2001:db8::53")!])
+    static let post = DoHEndpoint(url: url, bootstrapAddresses: [IPAddress("192.0.2.53")!, IPAddress("2001:db8::53")!], method: .post)
     static let get = DoHEndpoint(url: url, bootstrapAddresses: [IPAddress("192.0.2.53")!], method: .get)
     static let zone = FakeZone(hosts: [
         "both.test": .init(ipv4: ["192.0.2.1", "192.0.2.2"], ipv6: ["2001:db8::1"], ttl: 300),
@@ -173,6 +173,44 @@ struct DoHClientTests {
         }
         let answer = try await lookup("v4only.test", families: .ipv4, transport: transport)
         #expect(answer == .addresses([IPAddress("192.0.2.4")!], ttl: 120))
+    }
+
+    // MARK: HTTP caching (RFC 8484 §5.1)
+
+    @Test func anHTTPCachesAgeIsTakenOffEveryTTL() async throws {
+        let transport = FakeDoHTransport { request in
+            var response = Self.zone.respond(to: request.query)
+            response.age = 100
+            return response
+        }
+        // both.test: 300 s for both families; missing.test: NXDOMAIN, SOA MINIMUM 60 s.
+        #expect(try await lookup("both.test", endpoint: Self.get, transport: transport)
+            == .addresses([IPAddress("2001:db8::1")!, IPAddress("192.0.2.1")!, IPAddress("192.0.2.2")!], ttl: 200))
+        #expect(try await lookup("none.test", endpoint: Self.get, transport: transport) == .noAddresses(negativeTTL: 0))
+        #expect(try await lookup("missing.test", endpoint: Self.get, transport: transport) == .nameNotFound(negativeTTL: 0))
+    }
+
+    @Test func anAgeBeyondTheTTLLeavesZeroAndNoAgeLeavesTheTTL() async throws {
+        let aged = FakeDoHTransport { request in
+            var response = Self.zone.respond(to: request.query)
+            response.age = 86_400
+            return response
+        }
+        #expect(try await lookup("v4only.test", families: .ipv4, transport: aged) == .addresses([IPAddress("192.0.2.4")!], ttl: 0))
+        let fresh = FakeDoHTransport(zone: Self.zone)
+        #expect(try await lookup("v4only.test", families: .ipv4, transport: fresh) == .addresses([IPAddress("192.0.2.4")!], ttl: 120))
+    }
+
+    @Test(arguments: [
+        ("120", 120.0), (" 7 ", 7), ("0", 0), ("99999999999", 2_147_483_648), ("2147483649", 2_147_483_648),
+    ] as [(String, TimeInterval)])
+    func ageFieldIsDeltaSeconds(field: String, seconds: TimeInterval) {
+        #expect(DoHHTTPResponse.age(fromField: field) == seconds)
+    }
+
+    @Test(arguments: [nil, "", "-1", "1.5", "abc", "12a", "+3", "\u{0663}"] as [String?])
+    func anAgeFieldThatIsNotDeltaSecondsIsIgnored(field: String?) {
+        #expect(DoHHTTPResponse.age(fromField: field) == nil)
     }
 
     // MARK: Endpoint failures

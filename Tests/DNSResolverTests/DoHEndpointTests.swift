@@ -17,9 +17,12 @@ struct DoHEndpointTests {
         ])
     }
 
-    @Test func methodDefaultsToPOST() {
+    @Test func methodDefaultsToGET() throws {
+        // GET queries share one HTTP/2 connection; each POST, an upload, gets one of its own.
         let endpoint = DoHEndpoint(url: URL(string: "https://dns.test/dns-query")!, bootstrapAddresses: [])
-        #expect(endpoint.method == .post)
+        #expect(endpoint.method == .get)
+        #expect(try DoHEndpoint(parsing: "https://dns.test/dns-query").method == .get)
+        #expect(DoHEndpoint.wellKnown.allSatisfy { $0.method == .get })
     }
 
     @Test func parsingKeepsHostPortAndPath() throws {

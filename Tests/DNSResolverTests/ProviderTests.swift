@@ -38,6 +38,16 @@ struct ProviderTests {
         #expect(transport.requests.allSatisfy { Self.query($0)["name"] == "a.test" && $0.endpoint == "https://json.test/resolve" })
     }
 
+    @Test func jsonDoHTakesAnHTTPCachesAgeOffTheTTL() async throws {
+        let transport = FakeDoHTransport { _ in
+            var response = Self.json(#"{"Status":0,"Answer":[{"name":"a.test.","type":1,"TTL":120,"data":"192.0.2.1"}]}"#)
+            response.age = 45
+            return response
+        }
+        let answer = try await Self.jsonEndpoint.lookup("a.test", families: .ipv4, transport: transport, timeout: 5)
+        #expect(answer == .addresses([IPAddress("192.0.2.1")!], ttl: 75))
+    }
+
     @Test func jsonDoHNXDOMAINCarriesTheSOANegativeTTL() async throws {
         let transport = FakeDoHTransport { _ in
             Self.json(#"{"Status":3,"Authority":[{"name":"test.","type":6,"TTL":900,"data":"ns.test. host.test. 1 7200 3600 1209600 60"}]}"#)

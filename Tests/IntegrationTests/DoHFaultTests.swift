@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import HTTPDNS
 import TestSupport
@@ -77,17 +80,35 @@ extension ResolverIntegrationSuites {
             #expect(elapsed >= .seconds(0.9) && elapsed < .seconds(6), "took \(elapsed)")
         }
 
+        /// `httpdns fetch OPTIONS` of a.test resolved only through `doh` (dns.test at 127.0.0.1 on
+        /// `port`), and how long it took.
+        func fetchThrough(_ doh: URL, port: Int, _ options: [String]) async throws -> (CommandResult, Duration) {
+            let start = ContinuousClock.now
+            let result = try await fixture.httpdns(["fetch"] + options + ["--no-fallback", "--doh-url", doh.absoluteString,
+                                                                          "--resolve", "dns.test:\(port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path,
+                                                                          fixture.url("a.test").absoluteString])
+            return (result, ContinuousClock.now - start)
+        }
+
         @Test("fetch --max-time covers resolution: exit 28 at the limit, as curl's \"Resolving timed out\"")
         func cliMaxTimeCoversResolution() async throws {
             let hanging = try endpoint("hang", method: .post)
-            let start = ContinuousClock.now
-            let result = try await fixture.httpdns(["fetch", "--max-time", "1", "--no-fallback", "--doh-url", hanging.url.absoluteString,
-                                                    "--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path,
-                                                    fixture.url("a.test").absoluteString])
-            let elapsed = ContinuousClock.now - start
+            let (result, elapsed) = try await fetchThrough(hanging.url, port: server.port, ["--max-time", "1"])
             #expect(result.status == 28, "\(result.stderrText)")
             #expect(result.stderrText.contains("timed out"), "\(result.stderrText)")
             #expect(elapsed < .seconds(6), "took \(elapsed)")
+        }
+
+        @Test("fetch --connect-timeout bounds connecting to a DoH endpoint, as curl's DoH requests: exit 6 after it, not the resolver's 5 s")
+        func cliConnectTimeoutCoversDoHConnect() async throws {
+            let port = try FreePort.tcp()
+            let hole = try ResolverIntegrationSuites.HappyEyeballsTests.blackHole("127.0.0.1", port: port)
+            defer { hole.forEach { close($0) } }
+            let (result, elapsed) = try await fetchThrough(URL(string: "https://dns.test:\(port)/dns-query")!, port: port, ["--connect-timeout", "1"])
+            #expect(result.status == 6, "\(result.stderrText)")
+            #expect(result.stderrText.contains("dns.test:\(port)"), "\(result.stderrText)")
+            // Without the bound each exchange waits the resolver's 5 s request timeout.
+            #expect(elapsed < .seconds(4), "took \(elapsed)")
         }
 
         @Test("a faulty only endpoint is 'resolver unavailable' naming the fault", arguments: faults.map(\.name), [DoHEndpoint.Method.get, .post])

@@ -29,7 +29,7 @@ struct Fixture {
         return DoHEndpoint(url: URL(string: "https://dns.test:\(port)/dns-query")!, bootstrapAddresses: [IPAddress("127.0.0.1")!])
     }
 
-    func resolver(endpoints: [DoHEndpoint]? = nil, fallback: Bool = false, method: DoHEndpoint.Method = .post) -> HostResolver {
+    func resolver(endpoints: [DoHEndpoint]? = nil, fallback: Bool = false, method: DoHEndpoint.Method = .get) -> HostResolver {
         var endpoints = endpoints ?? [endpoint]
         for index in endpoints.indices { endpoints[index].method = method }
         let configuration = HostResolver.Configuration(endpoints: endpoints, requestTimeout: 3, fallbackToSystemResolver: fallback)

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import HTTPDNS
 import TestSupport
+@testable import DNSResolver
+import HTTPDNSCore
 
 /// The core promise: the connection goes to the DoH-resolved address while SNI, Host and
 /// certificate verification use the name; against real nginx virtual hosts and a real unbound.
@@ -61,12 +63,33 @@ struct IPDirectTests {
         #expect(h1.connection.tls?.alpn == "http/1.1")
     }
 
-    @Test("DoH over GET (base64url ?dns=) resolves like POST")
-    func dohGETResolves() async throws {
+    @Test("DoH over POST resolves like GET (base64url ?dns=, the default)")
+    func dohPOSTResolves() async throws {
         let fixture = try Fixture()
-        let resolution = try await fixture.resolver(method: .get).resolve(host: "a.test", port: 443)
+        let resolution = try await fixture.resolver(method: .post).resolve(host: "a.test", port: 443)
         #expect(Set(resolution.addresses.map(\.description)).isSuperset(of: ["127.0.0.1"]))
         #expect(resolution.ttl == 300)
+    }
+
+    @Test("a cold lookup of both families with the default method (GET) opens one connection to the DoH server")
+    func coldDualStackLookupSharesOneConnection() async throws {
+        let fixture = try Fixture()
+        for round in 0..<3 {
+            // A trust policy of its own: a cold pool, as in a fresh process.
+            let transport = ConnectionCountingTransport(HTTPClient(configuration: .init(trust: fixture.freshTrust()), resolver: SystemResolver()))
+            let endpoint = fixture.endpoint
+            #expect(endpoint.method == .get)
+            let answer = try await DoHClient(transport: transport).lookup("a.test", families: .both, endpoint: endpoint, timeout: 10)
+            guard case .addresses(let addresses, _) = answer else {
+                Issue.record("no addresses: \(answer)")
+                return
+            }
+            #expect(Set(addresses.map(\.description)) == ["127.0.0.1", "::1"])
+            // A and AAAA went out together; the second waited for the first's connection
+            // (CURLOPT_PIPEWAIT) and multiplexed on it, where two POSTs take one each.
+            #expect(transport.newConnections == [true, false] || transport.newConnections == [false, true],
+                    "round \(round): new connection per exchange: \(transport.newConnections)")
+        }
     }
 
     @Test("the naive way (IP in the URL plus a Host header) sends no SNI and fails verification")
@@ -165,5 +188,22 @@ struct IPDirectTests {
         let resolver = fixture.resolver(endpoints: [try fixture.deadEndpoint(), fixture.endpoint], fallback: false)
         let resolution = try await resolver.resolve(host: "b.test", port: 443)
         #expect(resolution.source == .doh(endpoint: fixture.servers.dohURL))
+    }
+}
+
+/// The HTTP client's DoH exchanges, recording for each whether it opened a new connection.
+private final class ConnectionCountingTransport: DoHTransport {
+    let client: HTTPClient
+    private let log = LockedValue<[Bool]>([])
+    init(_ client: HTTPClient) { self.client = client }
+
+    var newConnections: [Bool] { log.withLock { $0 } }
+
+    func send(url: URL, method: String, headers: [(String, String)], body: Data?,
+              connectTo: [IPAddress], timeout: TimeInterval, maxResponseBytes: Int) async throws -> DoHHTTPResponse {
+        let request = client.dohRequest(url: url, method: method, headers: headers, body: body, connectTo: connectTo, timeout: timeout)
+        let response = try await client.execute(request, to: .memory(limit: maxResponseBytes))
+        log.withLock { $0.append(!response.connection.reusedConnection) }
+        return DoHHTTPResponse(response)
     }
 }

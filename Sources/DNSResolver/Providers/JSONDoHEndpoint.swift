@@ -45,7 +45,7 @@ public struct JSONDoHEndpoint: ResolutionProvider, Hashable, CustomStringConvert
         do throws(DoHClient.Failure) {
             let request = ProviderHTTP.url(url, path: "", items: [("name", name), ("type", type == 1 ? "A" : "AAAA")])
             let response = try await ProviderHTTP.get(request, endpoint: url, accept: Self.mediaType, bootstrap: bootstrapAddresses, transport: transport, timeout: timeout)
-            return .success(try parse(response.body, name: name, type: type))
+            return .success(try parse(response.body, name: name, type: type).aged(by: response.age))
         } catch {
             return .failure(error)
         }
