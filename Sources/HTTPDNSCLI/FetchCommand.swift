@@ -198,8 +198,8 @@ enum FetchCommand {
         let method = parsed.value("request") ?? (head ? "HEAD" : body == nil ? "GET" : "POST")
 
         var timeouts = Timeouts()
-        if let text = parsed.value("max-time") { timeouts.total = try seconds(text, option: "--max-time") }
-        if let text = parsed.value("connect-timeout") { timeouts.connect = try seconds(text, option: "--connect-timeout") }
+        if let text = parsed.value("max-time") { timeouts.total = try TimeLimitOption.seconds(text, option: "--max-time", command: "fetch") }
+        if let text = parsed.value("connect-timeout") { timeouts.connect = try TimeLimitOption.seconds(text, option: "--connect-timeout", command: "fetch") }
         // (0 leaves the connect limit to libcurl's 300 s and the total unlimited.)
 
         var version = HTTPVersionPreference.http2
@@ -259,16 +259,6 @@ enum FetchCommand {
         return .fixed(url, bypass: list)
     }
 
-    /// A time limit in seconds; 0 is no limit (for --connect-timeout, libcurl's default of 300 s), as curl.
-    private static func seconds(_ text: String, option: String) throws(UsageError) -> Double? {
-        guard let value = Double(text), value.isFinite, value >= 0 else {
-            throw UsageError("\(option) needs a number of seconds (0 for no limit), got '\(text)'", command: "fetch")
-        }
-        guard value <= Timeouts.maximum else {
-            throw UsageError("\(option): too large number '\(text)' (at most \(Timeouts.maximum) seconds)", command: "fetch")
-        }
-        return value == 0 ? nil : value
-    }
 
     static func execute(_ plan: Plan, console: Console) async -> Int32 {
         let trust: TrustPolicy

@@ -51,10 +51,7 @@ enum PinsCommand {
             }
             guard parsedURL.scheme?.lowercased() == "https" else { throw UsageError("pins needs an https URL", command: "pins") }
             if let value = parsed.value("connect-timeout") {
-                guard let seconds = Double(value), seconds.isFinite, seconds > 0, seconds <= Timeouts.maximum else {
-                    throw UsageError("--connect-timeout needs a positive number of seconds (at most \(Timeouts.maximum)), got '\(value)'", command: "pins")
-                }
-                timeouts.connect = seconds
+                timeouts.connect = try TimeLimitOption.seconds(value, option: "--connect-timeout", command: "pins")
             }
             url = parsedURL
             options = try ResolverOptions(parsed, environment: environment, command: "pins")

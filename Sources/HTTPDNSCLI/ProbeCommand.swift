@@ -64,10 +64,7 @@ enum ProbeCommand {
             url = parsedURL
             for (key, path) in [("connect-timeout", \Timeouts.connect), ("max-time", \Timeouts.total)] {
                 guard let text = parsed.value(key) else { continue }
-                guard let value = Double(text), value.isFinite, value > 0, value <= Timeouts.maximum else {
-                    throw UsageError("--\(key) needs a positive number of seconds (at most \(Timeouts.maximum)), got '\(text)'", command: "probe")
-                }
-                timeouts[keyPath: path] = value
+                timeouts[keyPath: path] = try TimeLimitOption.seconds(text, option: "--\(key)", command: "probe")
             }
             options = try ResolverOptions(parsed, environment: environment, command: "probe")
             trustOptions = try TrustOptions(parsed, command: "probe")

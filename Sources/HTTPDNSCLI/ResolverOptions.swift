@@ -18,7 +18,7 @@ struct ResolverOptions {
                                 --provider says otherwise), repeatable, tried in order.
                                 Default: $HTTPDNS_DOH_URL, else Cloudflare, Google and Quad9 with
                                 their published bootstrap addresses.
-          --resolve HOST:PORT:ADDR[,ADDR]...
+          --resolve [+]HOST:PORT:ADDR[,ADDR]...
                                 Use these addresses for HOST:PORT (PORT may be *), as curl does;
                                 also how a --doh-url host is reached without system DNS.
           --cacert FILE         Also trust the CA certificates in this PEM file, for every TLS

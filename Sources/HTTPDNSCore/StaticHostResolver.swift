@@ -14,9 +14,12 @@ public struct StaticHostResolver: HostResolving {
         }
 
         /// Parses curl's `--resolve` syntax: `HOST:PORT:ADDR[,ADDR]...`, IPv6 addresses optionally in
-        /// brackets, PORT a number 1-65535 or `*`.
+        /// brackets, PORT a number 1-65535 or `*`. curl's `+` prefix (an entry that expires like a
+        /// DNS answer, since curl 7.75) is accepted and means the same here: entries live as long as
+        /// the resolver. curl's `-HOST:PORT` (removing an entry) has nothing to remove and is refused.
         /// - Throws: `StaticHostResolver.ParseError` naming what is wrong.
         public init(parsing text: String) throws {
+            let text = text.hasPrefix("+") ? String(text.dropFirst()) : text
             let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
             guard parts.count == 3, !parts[0].isEmpty else {
                 throw ParseError(entry: text, reason: "expected HOST:PORT:ADDR[,ADDR]...")

@@ -24,7 +24,7 @@ extension HTTPClient {
             } else {
                 // Never silent: this connection is not authenticated.
                 let line = "httpdns: WARNING: certificate verification is disabled; the connection to \(IPAddress.authority(host: host, port: port))\(connection.remoteAddress.map { " (\($0))" } ?? "") is not authenticated\n"
-                FileHandle.standardError.write(Data(line.utf8))
+                StandardError.write(line)
             }
         }
         if let report = connection.pinReport { deliver(report) }

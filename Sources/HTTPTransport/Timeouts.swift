@@ -9,7 +9,11 @@ public struct Timeouts: Sendable, Hashable {
     public static let maximum: Double = Double(Int32.max) / 1000
 
     /// Longest time to establish the connection, TCP and TLS handshakes included, across all
-    /// addresses tried (CURLOPT_CONNECTTIMEOUT_MS). `nil`: libcurl's default of 300 s.
+    /// addresses tried (CURLOPT_CONNECTTIMEOUT_MS). An HTTP/2 request's wait for a connection
+    /// another request is opening to the same host, to multiplex on it (CURLOPT_PIPEWAIT), counts
+    /// too, so a dead host costs one limit, not two; a wait for a free connection under
+    /// `HTTPClient.Configuration.maximumConnectionsPerHost` does not (it is queueing: `total`
+    /// bounds it). `nil`: libcurl's default of 300 s.
     public var connect: Double?
     /// Longest time for the whole request: resolving the name, the Happy Eyeballs race, the
     /// connection and the body (what is left after resolving becomes the transfer's

@@ -73,6 +73,9 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// Set when libcurl opens a socket for the transfer (CURLOPT_SOCKOPTFUNCTION): it is no longer
     /// waiting for a connection, and libcurl's own connect time-out (restarted then) applies.
     private(set) var openedSocket = false
+    /// Set when the transfer may wait for another transfer's connection to multiplex on it
+    /// (CURLOPT_PIPEWAIT), which libcurl 7.88 does not time out either; see `TransferEngine`.
+    private(set) var waitsToMultiplex = false
     /// How many times libcurl was about to send the request (CURLOPT_PREREQFUNCTION); counted only
     /// for non-idempotent requests, which must not go out twice.
     private var sendAttempts = 0
@@ -257,7 +260,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
         case .http2:
             try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
-            if pool.multiplexes { try set(CURLOPT_PIPEWAIT, 1) }
+            if pool.multiplexes {
+                try set(CURLOPT_PIPEWAIT, 1)
+                waitsToMultiplex = true
+            }
         }
 
         let timeouts = request.timeouts ?? configuration.timeouts
@@ -546,10 +552,14 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             connection: report))
     }
 
-    /// True while the transfer waits for a connection under CURLMOPT_MAX_HOST_CONNECTIONS: it has
-    /// opened no socket and has no connection to send on (CURLINFO_PRETRANSFER_TIME_T unset).
+    /// True while the transfer has no connection to send on (CURLINFO_PRETRANSFER_TIME_T unset), so
+    /// that the engine holds it to its connect limit counted from its start. A transfer that waited
+    /// for a free connection under CURLMOPT_MAX_HOST_CONNECTIONS, only until it opens a socket of
+    /// its own: that wait is queueing, and libcurl's connect limit starts then. One that may wait to
+    /// multiplex (`waitsToMultiplex`) waits for a connection being opened, which is connecting: when
+    /// that connection fails and it opens a socket of its own, it still counts from its start.
     var isWaitingForConnection: Bool {
-        guard !openedSocket else { return false }
+        guard !openedSocket || waitsToMultiplex else { return false }
         var value: curl_off_t = 0
         _ = httpdns_easy_getinfo_off(easy, CURLINFO_PRETRANSFER_TIME_T, &value)
         return value == 0
@@ -561,9 +571,13 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     func timeoutError(after limit: TimeInterval, waitingForConnection: Bool) -> HTTPClientError {
         let seconds = limit.formatted(.number.precision(.fractionLength(0...3)))
         let routed = addressList.map { " (addresses: \($0))" } ?? ""
-        let message = waitingForConnection
-            ? "request to \(endpoint)\(routed) timed out after \(seconds) s waiting for a free connection (all \(pool.connectionsPerHost ?? 0) allowed by maximumConnectionsPerHost were busy)"
-            : "request to \(endpoint)\(routed) timed out after \(seconds) s"
+        let message = switch (waitingForConnection, waitsToMultiplex, pool.connectionsPerHost) {
+        case (false, _, _): "request to \(endpoint)\(routed) timed out after \(seconds) s"
+        case (true, true, _):
+            "request to \(endpoint)\(routed) timed out after \(seconds) s without a connection (it waited to multiplex on one another request was opening to it)"
+        case (true, false, let limit):
+            "request to \(endpoint)\(routed) timed out after \(seconds) s waiting for a free connection (all \(limit ?? 0) allowed by maximumConnectionsPerHost were busy)"
+        }
         var error = HTTPClientError(kind: .timedOut, message: message, url: url, curlCode: Int(CURLE_OPERATION_TIMEDOUT.rawValue))
         error.resolution = resolution
         return error

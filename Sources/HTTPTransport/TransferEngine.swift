@@ -58,8 +58,9 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     /// (CURLOPT_OPENSOCKETFUNCTION, CURLOPT_CLOSESOCKETFUNCTION).
     private var curlSockets: Set<Int32> = []
     private var active: [ObjectIdentifier: Transfer] = [:]
-    /// When the transfers of pools with a connection limit are next checked against their time
-    /// limits (uptime ns; nil: none in flight); see `enforceTimeLimits`.
+    /// When the transfers of pools with a connection limit, and those that may wait to multiplex,
+    /// are next checked against their time limits (uptime ns; nil: none in flight); see
+    /// `enforceTimeLimits`.
     private var nextLimitCheck: UInt64?
     /// How often those checks run, and so how late past its limit a waiting transfer may fail.
     private static let limitCheckInterval: UInt64 = 100_000_000  // ns
@@ -421,20 +422,24 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         }
         active[ObjectIdentifier(transfer)] = transfer
         transfer.startedAt = DispatchTime.now().uptimeNanoseconds
-        if transfer.pool.connectionsPerHost != nil, nextLimitCheck == nil {
+        if nextLimitCheck == nil, transfer.pool.connectionsPerHost != nil || transfer.waitsToMultiplex {
             nextLimitCheck = transfer.startedAt + Self.limitCheckInterval
         }
     }
 
-    /// Time limits libcurl 7.88 does not enforce: a transfer waiting for a connection under
-    /// CURLMOPT_MAX_HOST_CONNECTIONS is not timed out while it waits. Every `limitCheckInterval`
-    /// while such transfers are in flight, the ones still waiting past their connect limit
-    /// (libcurl's 300 s when none is set), and any past its total limit, are failed with curl's 28;
-    /// libcurl fails the others itself at their limits, a grace interval before this check, and
-    /// restarts the connect limit of a transfer that stops waiting and opens a socket.
+    /// Time limits libcurl 7.88 does not enforce: a transfer waiting for a connection is not timed
+    /// out while it waits, whether under CURLMOPT_MAX_HOST_CONNECTIONS or for a connection another
+    /// transfer is opening, to multiplex on it (CURLOPT_PIPEWAIT; when that connection fails, the
+    /// waiter only then starts a connect limit of its own: two limits in all). Every
+    /// `limitCheckInterval` while such transfers are in flight, the ones still without a connection
+    /// past their connect limit (libcurl's 300 s when none is set), counted from their start, and
+    /// any past its total limit, are failed with curl's 28; libcurl fails the others itself at their
+    /// limits, a grace interval before this check. Under a connection limit, a transfer that stops
+    /// waiting and opens a socket gets a connect limit of its own from then (waiting for a free
+    /// connection is queueing, which the total limit bounds).
     private func enforceTimeLimits(_ now: UInt64) {
         var watched = false
-        for transfer in active.values where transfer.pool.connectionsPerHost != nil {
+        for transfer in active.values where transfer.pool.connectionsPerHost != nil || transfer.waitsToMultiplex {
             // Less a grace of one interval, so that libcurl's own time-outs come first.
             let elapsed = (TimeInterval(now) - TimeInterval(transfer.startedAt) - TimeInterval(Self.limitCheckInterval)) / 1e9
             var failure: HTTPClientError?

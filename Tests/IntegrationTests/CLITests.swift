@@ -254,6 +254,8 @@ struct CLITests {
             ["fetch", "https://a.test/", "-H", "Content-Length: 3", "-d", "hello"],
             ["fetch", "https://a.test/", "--connect-timeout", "9999999999999999999"],
             ["probe", "https://a.test/", "--max-time", "1e300"],
+            ["probe", "https://a.test/", "--connect-timeout", "-1"],
+            ["pins", "https://a.test/", "--connect-timeout", "NaN"],
             ["fetch", "https://a.test/", "-H", "no colon"],
             ["fetch"],
             ["resolve", "--type", "MX", "a.test"],
@@ -364,6 +366,27 @@ struct CLITests {
             #expect(result.stderrText.hasPrefix("httpdns: cannot write to standard output: it is closed"), "\(result.stderrText)")
             #expect(!result.stderrText.contains("Invalid argument"), "\(result.stderrText)")
         }
+    }
+
+    @Test("-k's warning on a closed or broken stderr is dropped: exit 0 with the body, not a crash",
+          arguments: ["2>&-", "2>&1 | head -c 1 >/dev/null"])
+    func insecureWarningWithoutStderr(redirection: String) async throws {
+        // The warning is the library's (HTTPClient, with no trustEventHandler); it trapped on EBADF
+        // and EPIPE (exit 132).
+        let command = ([binary.path, "fetch", "-k", "-o", "/dev/null", fixture.url("a.test").absoluteString] + doh)
+            .map { "'" + $0 + "'" }.joined(separator: " ")
+        for _ in 0..<5 {
+            let result = try await Command.runDetached(URL(fileURLWithPath: "/bin/bash"), ["-c", "\(command) \(redirection); echo \"status=${PIPESTATUS[0]}\""])
+            #expect(result.stdoutText.hasSuffix("status=0\n"), "\(result.stdoutText)\(result.stderrText)")
+        }
+    }
+
+    @Test("probe and pins take 0 as no limit, as fetch and curl do",
+          arguments: [["probe", "--connect-timeout", "0", "--max-time", "0"], ["pins", "--connect-timeout", "0"]])
+    func zeroTimeLimitIsNoLimit(options: [String]) async throws {
+        let result = try await httpdns(options + [fixture.url("a.test").absoluteString] + doh)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(!result.stdoutText.isEmpty)
     }
 
     @Test("-x with --noproxy \"\" goes through the proxy even for a host the environment's no_proxy names, as curl does")

@@ -113,6 +113,41 @@ extension ResolverIntegrationSuites {
             #expect(connect >= 1.9 && connect < 3.9, "connect took \(connect) s")
         }
 
+        @Test("HTTP/2 requests waiting to multiplex on a connection that never completes fail at their connect limit, not two limits later")
+        func multiplexWaitersHonourTheConnectLimit() async throws {
+            // One address (no race): the first request connects, the others wait for its connection
+            // (CURLOPT_PIPEWAIT), which libcurl 7.88 does not time out; when it fails they used to
+            // start connections of their own, each taking the whole limit again (4 s for 2 s).
+            let hole = try ResolverIntegrationSuites.HappyEyeballsTests.blackHole("127.0.0.22", port: fixture.servers.httpsPort)
+            defer { hole.forEach { close($0) } }
+            let configuration = HTTPClient.Configuration(trust: fixture.freshTrust(), timeouts: Timeouts(connect: 2, total: 30), httpVersion: .http2)
+            let client = HTTPClient(configuration: configuration, resolver: MutableResolver(addresses: [IPAddress("127.0.0.22")!]))
+            let start = ContinuousClock.now
+            let errors = await withTaskGroup(of: HTTPClientError?.self) { group in
+                for _ in 0..<3 {
+                    group.addTask {
+                        do {
+                            _ = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
+                            return nil
+                        } catch {
+                            return error as? HTTPClientError
+                        }
+                    }
+                }
+                var errors: [HTTPClientError?] = []
+                for await error in group { errors.append(error) }
+                return errors
+            }
+            let elapsed = ContinuousClock.now - start
+            #expect(errors.count == 3)
+            for error in errors {
+                #expect(error?.kind == .timedOut, "\(String(describing: error))")
+                #expect(error?.curlCode == 28)
+            }
+            #expect(errors.contains { $0?.message.contains("waited to multiplex") == true }, "\(errors.map { $0?.message })")
+            #expect(elapsed < .seconds(3.5), "took \(elapsed)")
+        }
+
         @Test("with racing off, libcurl still falls through a refused first address")
         func fallThroughWithoutRacing() async throws {
             var configuration = HTTPClient.Configuration(trust: fixture.trust, timeouts: Timeouts(connect: 10, total: 30))
