@@ -53,11 +53,20 @@ struct LoadTests {
         }
 
         let start = ContinuousClock.now
-        let bodies = try await withThrowingTaskGroup(of: String.self) { group in
-            for _ in 0..<Self.requests { group.addTask { [request] in try await client.execute(request).text } }
-            var bodies: [String: Int] = [:]
-            for try await body in group { bodies[body, default: 0] += 1 }
-            return bodies
+        let bodies: [String: Int]
+        do {
+            bodies = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<Self.requests { group.addTask { [request] in try await client.execute(request).text } }
+                var bodies: [String: Int] = [:]
+                for try await body in group { bodies[body, default: 0] += 1 }
+                return bodies
+            }
+        } catch {
+            // A failed run must not fail the other version's too: its first check finds no socket
+            // to 127.0.0.50, which this client's idle connections would be.
+            sampler.cancel()
+            await Self.closeIdleConnections(of: client)
+            throw error
         }
         let elapsed = ContinuousClock.now - start
         sampler.cancel()
@@ -76,6 +85,14 @@ struct LoadTests {
         let again = try await client.execute(request)
         #expect(again.connection.reusedConnection == false)
         #expect(await client.closeIdleConnections())
+    }
+
+    /// Closes `client`'s idle connections once its cancelled transfers are out of the pool (up to 10 s).
+    static func closeIdleConnections(of client: HTTPClient) async {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while await !client.closeIdleConnections(), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
     }
 }
 
