@@ -38,17 +38,20 @@ public enum ProxyPolicy: Sendable, Hashable {
     }
 
     private static func fromVariables(_ variable: (String) -> String?, scheme: String, host: String, port: Int) -> URL? {
-        func value(_ name: String, upper: Bool = true) -> String? {
-            assert(variableNames.contains(name) && (!upper || variableNames.contains(name.uppercased())), "\(name) missing from variableNames")
-            if let text = variable(name), !text.isEmpty { return text }
-            if upper, let text = variable(name.uppercased()), !text.isEmpty { return text }
+        /// The first of `names` set to something, in order (lower case first, as curl).
+        func value(_ names: String...) -> String? {
+            assert(names.allSatisfy(variableNames.contains), "\(names) missing from variableNames")
+            for name in names {
+                if let text = variable(name), !text.isEmpty { return text }
+            }
             return nil
         }
+        // Only lower-case http_proxy: an HTTP_PROXY set by a CGI server's request header (httpoxy).
         let chosen = scheme == "https"
-            ? value("https_proxy") ?? value("all_proxy")
-            : value("http_proxy", upper: false) ?? value("all_proxy")
+            ? value("https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY")
+            : value("http_proxy", "all_proxy", "ALL_PROXY")
         guard let chosen else { return nil }
-        let list = (value("no_proxy") ?? "").split(separator: ",").map { $0.trimmingWhitespace() }
+        let list = (value("no_proxy", "NO_PROXY") ?? "").split(separator: ",").map { $0.trimmingWhitespace() }
         if bypasses(host: host, port: port, list: list) { return nil }
         // curl accepts "host:port" without a scheme and means http://.
         return URL(string: chosen.contains("://") ? chosen : "http://" + chosen)
