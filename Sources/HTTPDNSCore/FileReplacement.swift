@@ -20,23 +20,27 @@ package struct FileReplacement: Sendable {
     package init?(replacing destinationPath: String) {
         let directory = (destinationPath as NSString).deletingLastPathComponent
         let name = (destinationPath as NSString).lastPathComponent
-        var template = Array("\(directory.isEmpty ? "." : directory)/.\(name).httpdns-XXXXXX".utf8CString)
-        // mkostemp(O_CLOEXEC) is not in the Glibc module; close-on-exec is set right after.
-        let fd = mkstemp(&template)
+        // Created 0666 less the umask by the kernel: reading the umask (umask(0), then back) would
+        // change it for every thread of the process meanwhile, and another thread's new file could
+        // get 0666. O_EXCL with a random name, as mkstemp, which has no mode and no O_CLOEXEC.
+        var fd: Int32 = -1
+        var path = ""
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        for _ in 0..<100 {
+            let suffix = String((0..<12).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] })
+            path = "\(directory.isEmpty ? "." : directory)/.\(name).httpdns-\(suffix)"
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            if fd >= 0 || errno != EEXIST { break }
+        }
         guard fd >= 0 else { return nil }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         var existing = stat()
         if stat(destinationPath, &existing) == 0 {
             _ = fchmod(fd, existing.st_mode & 0o7777)
             _ = fchown(fd, existing.st_uid, existing.st_gid)
-        } else {
-            // mkstemp creates 0600.
-            let mask = umask(0)
-            umask(mask)
-            _ = fchmod(fd, 0o666 & ~mask)
         }
         self.fd = fd
-        self.temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        self.temporaryPath = path
         self.destinationPath = destinationPath
     }
 

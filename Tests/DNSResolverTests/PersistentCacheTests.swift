@@ -74,6 +74,22 @@ struct PersistentCacheTests {
         #expect(Self.mode(of: real.path).map { $0 & 0o777 } == 0o600, "a private file stays private")
     }
 
+    @Test("a new file gets 0666 less the umask, which the kernel applies: the process's umask is never changed, even for a moment")
+    func aNewFileGetsTheUmasksMode() throws {
+        // The umask as /proc reports it (Linux 4.7+): reading it with umask(2) would change it.
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") })
+        let umaskValue = try #require(mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cache-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("new.json")
+        let record = PersistentCacheFile.Record(name: "a.test", families: .ipv4, addresses: [IPAddress("192.0.2.1")!], expires: 2e9, provider: nil)
+        try PersistentCacheFile.write([record], to: file)
+        #expect(Self.mode(of: file.path).map { $0 & 0o777 } == 0o666 & ~umaskValue)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["new.json"], "no temporary file is left")
+    }
+
     @Test func theFileIsReplacedAtomicallyAndIsAnHttpdnsCacheDocument() async throws {
         let file = Self.temporaryFile()
         defer { try? FileManager.default.removeItem(at: file) }

@@ -137,7 +137,11 @@ struct TransportTests {
         // Each new connection once re-parsed the system CA bundle on the transfer thread (tens of
         // milliseconds each, one after another), so a burst of new connections timed out.
         let fixture = try Fixture()
-        let client = fixture.client(trust: fixture.freshTrust(), version: .http1_1)
+        // No connection limit: with the default 16, most of the burst queued for a free connection,
+        // and on a loaded machine that queueing, not a connection, reached the connect limit.
+        var configuration = HTTPClient.Configuration(trust: fixture.freshTrust(), httpVersion: .http1_1)
+        configuration.maximumConnectionsPerHost = nil
+        let client = HTTPClient(configuration: configuration, resolver: fixture.resolver())
         var request = HTTPRequest(url: fixture.url("a.test"))
         request.connectTo = [IPAddress("127.0.0.1")!]
         request.timeouts = Timeouts(connect: 5, total: 30)
