@@ -53,8 +53,8 @@ enum FetchCommand {
           --http2               Use HTTP/2 when the server offers it by ALPN (default).
       -m, --max-time SECONDS    Limit for the whole request (exit 28 when exceeded).
           --connect-timeout SECONDS
-                                Limit for connecting, TLS included (default 10); also bounds
-                                connecting to the DoH/HTTPDNS endpoints (at most 5 s each).
+                                Limit for connecting, from the start: resolving the name
+                                (DoH/HTTPDNS included, as curl) and TLS count (default 10).
       -x, --proxy URL           Send the request through this HTTP proxy (http:// or https://; no
                                 scheme means http://), by host name: the proxy resolves it, no IP
                                 replacement, TLS still verified for the name. Without -x the
@@ -269,8 +269,8 @@ enum FetchCommand {
             if !plan.silent { console.note("httpdns: \(error)") }
             return HTTPDNSTool.ExitStatus.usage
         }
-        let resolver = plan.resolverOptions.makeResolver(observer: console.resolverObserver(verbose: plan.verbose),
-                                                         connectTimeout: plan.timeouts.connect)
+        // The client's connect limit covers resolving the name (as curl's), DoH exchanges included.
+        let resolver = plan.resolverOptions.makeResolver(observer: console.resolverObserver(verbose: plan.verbose))
         let status = await { () async -> Int32 in
             var configuration = HTTPClient.Configuration(trust: trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
             configuration.racesAddresses = plan.resolverOptions.providerOptions.happyEyeballs

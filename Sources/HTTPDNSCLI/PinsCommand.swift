@@ -17,8 +17,8 @@ enum PinsCommand {
     \(ResolverOptions.help)
       -k, --insecure            Show the chain even when it does not verify (self-signed servers).
           --connect-timeout SECONDS
-                                Limit for connecting, TLS included (default 10); also bounds
-                                connecting to the DoH/HTTPDNS endpoints (at most 5 s each).
+                                Limit for connecting, from the start: resolving the name
+                                (DoH/HTTPDNS included, as curl) and TLS count (default 10).
       -h, --help                This help.
 
     Exit status: as fetch: 0 ok, 6 could not resolve, 7 could not connect, 60 verification failed.
@@ -62,7 +62,7 @@ enum PinsCommand {
 
         var trust = options.trust
         if insecure { trust.verification = .insecureSkippingAllVerification }
-        let client = HTTPClient(configuration: .init(trust: trust, timeouts: timeouts), resolver: options.makeResolver(connectTimeout: timeouts.connect))
+        let client = HTTPClient(configuration: .init(trust: trust, timeouts: timeouts), resolver: options.makeResolver())
         var request = HTTPRequest(url: url, method: "HEAD")
         request.reportsTLSDetails = true
         do {

@@ -99,9 +99,10 @@ struct ResolverOptions {
     }
 
     /// The resolver these options describe; its DoH queries trust what the command's TLS trusts.
-    /// - Parameter connectTimeout: the command's `--connect-timeout` in seconds: each DoH or
-    ///   HTTPDNS exchange gets at most that long to connect (as curl gives its DoH requests the
-    ///   transfer's connect timeout, lib/doh.c), within the resolver's 5 s per exchange. nil: 5 s.
+    /// - Parameter connectTimeout: `probe`'s `--connect-timeout` in seconds, for the resolver it
+    ///   calls itself: each DoH or HTTPDNS exchange gets at most that long to connect (as curl gives
+    ///   its DoH requests the transfer's connect timeout, lib/doh.c), within the resolver's 5 s per
+    ///   exchange. nil: 5 s. (Through `HTTPClient`, the client's connect limit covers resolution.)
     func makeResolver(families: AddressFamilies = .both, observer: (any ResolverObserver)? = nil,
                       connectTimeout: Double? = nil) -> HostResolver {
         var configuration = HostResolver.Configuration(endpoints: endpoints)

@@ -41,12 +41,43 @@ public struct HTTPCookieStorageJar: HTTPCookieJar {
         return cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }
 
+    /// Stores the cookies of `setCookieValues` (one `Set-Cookie` field value each), received from
+    /// `url`. A cookie without a `Path` attribute, or with one that does not start with "/", gets
+    /// the default path of `url` (RFC 6265 §5.2.4, §5.1.4): swift-corelibs-foundation gives it "/",
+    /// which would send it to every path of the host.
     public func storeCookies(_ setCookieValues: [String], from url: URL) {
         for value in setCookieValues {
             // One field at a time: a folded list is ambiguous, since Expires dates contain commas.
-            let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": value], for: url)
+            var cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": value], for: url)
+            let path = Self.path(ofSetCookie: value, from: url)
+            cookies = cookies.map { cookie in
+                guard cookie.path != path, var properties = cookie.properties else { return cookie }
+                properties[.path] = path
+                return HTTPCookie(properties: properties) ?? cookie
+            }
             if !cookies.isEmpty { storage.setCookies(cookies, for: url, mainDocumentURL: url) }
         }
+    }
+
+    /// The cookie path a `Set-Cookie` value gives (RFC 6265 §5.3 step 7): its last `Path`
+    /// attribute when that starts with "/" (§5.2.4), else the default path of `url`.
+    static func path(ofSetCookie value: String, from url: URL) -> String {
+        var given: Substring?
+        for attribute in value.split(separator: ";", omittingEmptySubsequences: false).dropFirst() {
+            let parts = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "path" else { continue }
+            given = parts.count > 1 ? Substring(parts[1].trimmingCharacters(in: .whitespaces)) : ""
+        }
+        if let given, given.hasPrefix("/") { return String(given) }
+        return defaultPath(of: url)
+    }
+
+    /// RFC 6265 §5.1.4: the request path up to, not including, its last "/"; "/" when that leaves
+    /// nothing or the path does not start with "/".
+    static func defaultPath(of url: URL) -> String {
+        let path = url.path(percentEncoded: true)
+        guard path.hasPrefix("/"), let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+        return String(path[..<slash])
     }
 
     /// RFC 6265 §5.1.3; a domain without a leading dot is a host-only cookie (§5.3 step 6).

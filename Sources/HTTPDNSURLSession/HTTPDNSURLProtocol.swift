@@ -36,9 +36,10 @@ import HTTPDNS
 ///   `Configuration.maximumRedirects` fails with `URLError(.httpTooManyRedirects)`.
 /// - Cookies: the session's `HTTPCookieStorage`, for each hop's logical URL (RFC 6265 domain and
 ///   path matching), honouring `httpShouldSetCookies` and `httpShouldHandleCookies`.
-/// - Timeouts: `timeoutInterval` limits connecting and any stall without data;
-///   `timeoutIntervalForResource` limits the whole request. `stopLoading` (task cancellation)
-///   stops the transfer.
+/// - Timeouts: `timeoutInterval`, or the session's `timeoutIntervalForRequest` when shorter (seconds),
+///   limits connecting, resolving the name included, and any stall without data;
+///   `timeoutIntervalForResource` limits the whole request. Either gives `URLError(.timedOut)`.
+///   `stopLoading` (task cancellation) stops the transfer.
 /// - Errors are `URLError`s (`URLError(_:)` in `URLError+HTTPClientError.swift`) with the
 ///   transport's `HTTPClientError` as `NSUnderlyingErrorKey`.
 ///

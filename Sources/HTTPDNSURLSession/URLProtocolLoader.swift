@@ -75,15 +75,22 @@ final class URLProtocolLoader: @unchecked Sendable {  // immutable after init ex
 
         let cookies = context.cookieStorage(for: request, fallback: configuration.fallbackCookieStorage)
         var current = request
-        if let cookies { current = current.withFirstHopCookies(from: cookies, sessionFound: context.session != nil) }
+        if let cookies {
+            current = current.withFirstHopCookies(from: cookies, sessionFound: context.session != nil)
+        } else if !request.httpShouldHandleCookies, let storage = context.session?.configuration.httpCookieStorage {
+            current = current.withoutSessionCookies(from: storage)
+        }
         var body = try initialBody(url: url)
         let resourceTimeout = context.session.map(\.configuration.timeoutIntervalForResource).flatMap { $0 > 0 && $0 < 7 * 86_400 ? $0 : nil }
+        // The request's own interval and the session's `timeoutIntervalForRequest`, whichever is
+        // shorter: a protocol class added to a session must not lift the session's limit.
+        let sessionStall = context.session.map(\.configuration.timeoutIntervalForRequest).flatMap { $0 > 0 ? $0 : nil }
         var followed = 0
         while true {
             let hopURL = current.url ?? url
             state.withLock { $0.url = hopURL }
             let hop = current.httpdnsRequest(body: body, additionalHeaders: context.session?.configuration.httpAdditionalHeaders,
-                                             resourceTimeout: resourceTimeout)
+                                             sessionStallTimeout: sessionStall, resourceTimeout: resourceTimeout)
             let collector = HopCollector(url: hopURL, method: hop.method, cookies: cookies, streams: context.streamsChunks, loader: self)
             let response: HTTPResponse?
             do {

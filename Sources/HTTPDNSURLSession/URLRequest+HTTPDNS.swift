@@ -13,8 +13,11 @@ extension URLRequest {
     /// is honoured as there (chunked over HTTP/1.1), anything else, or the field without a body, fails with
     /// `.invalidRequest` (see `HTTPRequest.headers`). `additionalHeaders` (the session's
     /// `httpAdditionalHeaders`) fill in names the request does not set.
-    /// `timeoutInterval` limits connecting and stalls; `resourceTimeout` the whole request.
-    func httpdnsRequest(body: HTTPRequestBody?, additionalHeaders: [AnyHashable: Any]?, resourceTimeout: Double?) -> HTTPRequest {
+    /// `timeoutInterval`, or `sessionStallTimeout` (the session's `timeoutIntervalForRequest`) when
+    /// shorter, limits connecting (resolving the name included) and stalls; `resourceTimeout` the
+    /// whole request.
+    func httpdnsRequest(body: HTTPRequestBody?, additionalHeaders: [AnyHashable: Any]?,
+                        sessionStallTimeout: Double? = nil, resourceTimeout: Double?) -> HTTPRequest {
         var headers = HTTPHeaders()
         for (name, value) in (allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard !name.caseInsensitiveEquals("Content-Length") else { continue }
@@ -26,7 +29,7 @@ extension URLRequest {
         }
         var request = HTTPRequest(url: url!, method: httpMethod ?? "GET", headers: headers, body: body)
         // Past `Timeouts.maximum` (24.8 days) an interval is as good as none.
-        let stall = timeoutInterval > 0 && timeoutInterval <= Timeouts.maximum ? timeoutInterval : nil
+        let stall = [timeoutInterval, sessionStallTimeout ?? .infinity].filter { $0 > 0 && $0 <= Timeouts.maximum }.min()
         request.timeouts = Timeouts(connect: stall, total: resourceTimeout, idle: stall)
         return request
     }
@@ -61,6 +64,18 @@ extension URLRequest {
     /// storage, matching the host only (every path, `Secure` over http too): that one is redone
     /// with RFC 6265 matching. A `Cookie` the caller set (the session overwrites it only when it
     /// has cookies for the host) is kept; without a session one is added when there is none.
+    /// The first request without the `Cookie` swift-corelibs-foundation set from `storage` (the
+    /// session's) although the request's `httpShouldHandleCookies` is false, as Apple's URLSession
+    /// sends none then. A `Cookie` the caller set is kept (unless it is exactly what the storage
+    /// holds for the host, which cannot be told apart).
+    func withoutSessionCookies(from storage: HTTPCookieStorage) -> URLRequest {
+        guard let url, let existing = value(forHTTPHeaderField: "Cookie"),
+              existing == HTTPCookie.requestHeaderFields(with: storage.cookies(for: url) ?? [])["Cookie"] else { return self }
+        var request = self
+        request.setValue(nil, forHTTPHeaderField: "Cookie")
+        return request
+    }
+
     func withFirstHopCookies(from storage: HTTPCookieStorage, sessionFound: Bool) -> URLRequest {
         guard let url, let existing = value(forHTTPHeaderField: "Cookie") else {
             return withCookies(from: storage, replacing: true)

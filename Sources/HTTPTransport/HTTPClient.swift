@@ -163,24 +163,33 @@ public final class HTTPClient: Sendable {
         var addresses = request.connectTo
         // Through a proxy the request goes by name: the proxy resolves it (no IP replacement).
         let proxy = request.connectTo == nil ? configuration.proxy.proxy(scheme: target.isHTTPS ? "https" : "http", host: target.host, port: target.port) : nil
-        // `Timeouts.total` covers the whole request: resolution and the address race count too.
+        // Resolution and the address race count against `Timeouts.total`, which covers the whole
+        // request, and against `Timeouts.connect`, as the connection phase of CURLOPT_CONNECTTIMEOUT
+        // includes the name resolve: libcurl gets what is left of each.
         var request = request
         let begin = ContinuousClock.now
         var limits = request.timeouts ?? configuration.timeouts
         try limits.check(url: request.url)
         try RequestFraming.checkFields(of: request)
+        let given = limits
+        /// Takes the time since `begin` off the given limits.
+        func spend() {
+            let spent = (ContinuousClock.now - begin).seconds
+            guard spent > 0, given.total != nil || given.connect != nil else { return }
+            limits.total = given.total.map { max(0.001, $0 - spent) }
+            limits.connect = given.connect.map { max(0.001, $0 - spent) }
+            request.timeouts = limits
+        }
         if addresses == nil, !target.isIPLiteral, proxy == nil {
             do {
-                let resolved = try await resolve(target, within: limits.total, url: request.url)
+                let limit = [limits.connect, limits.total].compactMap { $0 }.min()
+                let resolved = try await resolve(target, within: limit, url: request.url)
                 resolution = resolved
                 addresses = resolved.addresses
             } catch let error as ResolutionError {
                 throw HTTPClientError(kind: .couldNotResolve, message: error.description, url: request.url, resolutionError: error)
             }
-            if let total = limits.total {
-                limits.total = max(0.001, total - (ContinuousClock.now - begin).seconds)
-                request.timeouts = limits
-            }
+            spend()
         }
         try Task.checkCancellation()
         let engine = self.engine
@@ -202,6 +211,7 @@ public final class HTTPClient: Sendable {
                 error.resolution = resolution
                 throw error
             }
+            spend()
         }
         let transfer = try Transfer(request: request, target: target, addresses: addresses, resolution: resolution,
                                     configuration: configuration, destination: destination, pool: pool,

@@ -8,15 +8,18 @@ public struct Timeouts: Sendable, Hashable {
     /// millisecond options (CURLOPT_TIMEOUT_MS, CURLOPT_CONNECTTIMEOUT_MS) are given.
     public static let maximum: Double = Double(Int32.max) / 1000
 
-    /// Longest time to establish the connection, TCP and TLS handshakes included, across all
-    /// addresses tried (CURLOPT_CONNECTTIMEOUT_MS). An HTTP/2 request's wait for a connection
+    /// Longest time to establish the connection, from the request's start: resolving the name
+    /// (as CURLOPT_CONNECTTIMEOUT's connection phase includes the name resolve; a lookup still
+    /// running then fails with `.timedOut`, curl's 28), the Happy Eyeballs race, and the TCP and
+    /// TLS handshakes across all addresses tried (libcurl gets what is left, as
+    /// CURLOPT_CONNECTTIMEOUT_MS). An HTTP/2 request's wait for a connection
     /// another request is opening to the same host, to multiplex on it (CURLOPT_PIPEWAIT), counts
     /// too, so a dead host costs one limit, not two; a wait for a free connection under
     /// `HTTPClient.Configuration.maximumConnectionsPerHost` does not (it is queueing: `total`
     /// bounds it). `nil`: libcurl's default of 300 s.
     public var connect: Double?
     /// Longest time for the whole request: resolving the name, the Happy Eyeballs race, the
-    /// connection and the body (what is left after resolving becomes the transfer's
+    /// connection and the body (what is left after resolving and racing becomes the transfer's
     /// CURLOPT_TIMEOUT_MS). Past it the request fails with `HTTPClientError.Kind.timedOut` (curl's
     /// 28). `nil`: no limit.
     public var total: Double?

@@ -148,6 +148,19 @@ extension ResolverIntegrationSuites {
             #expect(elapsed < .seconds(3.5), "took \(elapsed)")
         }
 
+        @Test("the connect limit covers resolving the name, as CURLOPT_CONNECTTIMEOUT's: a lookup that hangs is curl's 28 at the limit")
+        func connectLimitCoversResolution() async throws {
+            let configuration = HTTPClient.Configuration(trust: fixture.trust, timeouts: Timeouts(connect: 1, total: nil))
+            let client = HTTPClient(configuration: configuration, resolver: HangingResolver())
+            let start = ContinuousClock.now
+            let error = try await #require(throws: HTTPClientError.self) { try await client.execute(HTTPRequest(url: fixture.url("a.test"))) }
+            let elapsed = ContinuousClock.now - start
+            #expect(error.kind == .timedOut)
+            #expect(error.curlCode == 28)
+            #expect(error.message.contains("resolving a.test timed out after 1000 ms"), "\(error.message)")
+            #expect(elapsed < .seconds(3), "took \(elapsed)")
+        }
+
         @Test("with racing off, libcurl still falls through a refused first address")
         func fallThroughWithoutRacing() async throws {
             var configuration = HTTPClient.Configuration(trust: fixture.trust, timeouts: Timeouts(connect: 10, total: 30))
@@ -254,5 +267,13 @@ extension ResolverIntegrationSuites {
                 #expect(response.status == 200)
             }
         }
+    }
+}
+
+/// A resolver whose lookups never answer until cancelled.
+private struct HangingResolver: HostResolving {
+    func resolve(host: String, port: Int) async throws -> HostResolution {
+        try await Task.sleep(for: .seconds(3600))
+        throw CancellationError()
     }
 }

@@ -21,9 +21,10 @@ extension Fixture {
 
     /// A session whose every request goes through `HTTPDNSURLProtocol`, with a cookie storage of
     /// its own.
-    func urlSession(delegate: (any URLSessionDelegate)? = nil) -> URLSession {
+    func urlSession(delegate: (any URLSessionDelegate)? = nil, requestTimeout: TimeInterval? = nil) -> URLSession {
         configureURLProtocol()
         let configuration = URLSessionConfiguration.default
+        if let requestTimeout { configuration.timeoutIntervalForRequest = requestTimeout }
         configuration.protocolClasses = [HTTPDNSURLProtocol.self]
         configuration.httpCookieStorage = .sharedCookieStorage(forGroupContainerIdentifier: "httpdns-tests-\(UUID().uuidString)")
         return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)

@@ -203,6 +203,16 @@ struct URLSessionTests {
         #expect(ContinuousClock.now - start < .seconds(4))
     }
 
+    @Test("the session's timeoutIntervalForRequest limits a stalled response too, when shorter than the request's")
+    func sessionRequestTimeoutIsHonoured() async throws {
+        let request = URLRequest(url: fixture.url("a.test", "/slow"))
+        #expect(request.timeoutInterval == 60)
+        let start = ContinuousClock.now
+        let error = await #expect(throws: URLError.self) { try await fixture.urlSession(requestTimeout: 1).data(for: request) }
+        #expect(error?.code == .timedOut)
+        #expect(ContinuousClock.now - start < .seconds(4))
+    }
+
     @Test("failures map to URLError codes with the transport error underneath",
           arguments: [("nope.test", URLError.Code.cannotFindHost, HTTPClientError.Kind.couldNotResolve),
                       ("wrong.test", .serverCertificateUntrusted, .certificateVerificationFailed),
@@ -309,6 +319,35 @@ struct URLSessionTests {
         let (hop, _) = try await session.data(for: URLRequest(url: fixture.url("a.test", "/cookie/redirect")))
         let cookies = String(decoding: hop, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("cookie=") }
         #expect(Set((cookies?.dropFirst("cookie=".count) ?? "").components(separatedBy: "; ")) == ["site=a.test", "hop=1"])
+    }
+
+    @Test("httpShouldHandleCookies = false sends none of the storage's cookies (Foundation had added them), and keeps a Cookie the caller set")
+    func requestWithoutCookieHandling() async throws {
+        let session = fixture.urlSession()
+        let port = fixture.servers.httpsPort
+        _ = try await session.data(for: URLRequest(url: fixture.url("a.test", "/cookie/set")))
+        var request = URLRequest(url: fixture.url("a.test", "/inspect"))
+        request.httpShouldHandleCookies = false
+        let (plain, _) = try await session.data(for: request)
+        #expect(String(decoding: plain, as: UTF8.self) == RedirectTests.inspect(method: "GET", host: "a.test:\(port)"))
+        // For a host the storage has no cookies for, swift-corelibs-foundation leaves the caller's
+        // Cookie alone (for a.test it has already replaced it, before the protocol sees the request).
+        var own = URLRequest(url: fixture.url("b.test", "/inspect"))
+        own.httpShouldHandleCookies = false
+        own.setValue("mine=1", forHTTPHeaderField: "Cookie")
+        let (kept, _) = try await session.data(for: own)
+        #expect(String(decoding: kept, as: UTF8.self) == RedirectTests.inspect(method: "GET", host: "b.test:\(port)", cookie: "mine=1"))
+    }
+
+    @Test("a cookie without a Path gets its URL's default path (RFC 6265 §5.1.4), not \"/\"",
+          arguments: [("k=1", "/dir/sub"), ("k=1; Path=relative", "/dir/sub"), ("k=1; Path=/", "/"), ("k=1; Path=/x; Path=/dir", "/dir")])
+    func cookieDefaultPath(setCookie: String, path: String) throws {
+        let jar = HTTPCookieStorageJar(.sharedCookieStorage(forGroupContainerIdentifier: "httpdns-tests-\(UUID().uuidString)"))
+        jar.storeCookies([setCookie], from: URL(string: "https://a.test/dir/sub/set")!)
+        let stored = try #require(jar.storage.cookies?.first)
+        #expect(stored.path == path)
+        #expect(jar.cookieHeader(for: URL(string: "https://a.test/dir/sub/page")!) == "k=1")
+        #expect(jar.cookieHeader(for: URL(string: "https://a.test/other")!) == (path == "/" ? "k=1" : nil))
     }
 
     @Test("only http and https requests that the configuration accepts are taken")
