@@ -151,7 +151,7 @@ public final class HostResolver: HostResolving {
     private func answerAtOnce(host: String, port: Int, families: AddressFamilies) throws -> Immediate {
         let started = now()
         guard let name = HostName.normalize(host) else { throw ResolutionError.invalidHostName(host) }
-        if Self.mayBeIPLiteral(name), let literal = IPAddress(name) {
+        if IPAddress.mayBeLiteral(name), let literal = IPAddress(name) {
             return .answered(Answer(host: name, addresses: [literal], ttl: nil, source: .literal))
         }
         if hasStaticEntries, let addresses = staticResolver.addresses(host: name, port: port) {
@@ -282,22 +282,6 @@ public final class HostResolver: HostResolving {
         return (names.map { Array($0.utf8) }, suffixes.map { Array($0.utf8) })
     }
 
-    /// False when `name` (normalized) cannot be an IP literal, so the parse is skipped on the hot path:
-    /// `inet_pton` takes only digits and dots (IPv4) or hex digits, colons and dots (IPv6). Most names
-    /// fail at their first letter past `f`.
-    private static func mayBeIPLiteral(_ name: String) -> Bool {
-        name.utf8.withContiguousStorageIfAvailable(mayBeIPLiteral) ?? mayBeIPLiteral(Array(name.utf8))
-    }
-
-    private static func mayBeIPLiteral<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
-        bytes.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
-                 UInt8(ascii: "."), UInt8(ascii: ":"): true
-            default: false
-            }
-        }
-    }
 
     func concrete(_ families: AddressFamilies) -> AddressFamilies {
         families == .auto ? configuration.routeProbe.families() : families

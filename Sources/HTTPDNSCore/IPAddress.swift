@@ -78,3 +78,22 @@ extension IPAddress {
         host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }
+
+extension IPAddress {
+    /// False when `name` cannot be an IP literal, so that a hot path can skip the parse: `inet_pton`
+    /// takes only digits and dots (IPv4) or hex digits, colons and dots (IPv6), which `init?(_:)`
+    /// also takes in brackets. Most names fail at their first letter past `f`.
+    package static func mayBeLiteral(_ name: String) -> Bool {
+        name.utf8.withContiguousStorageIfAvailable(mayBeLiteral) ?? mayBeLiteral(Array(name.utf8))
+    }
+
+    private static func mayBeLiteral<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
+        bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
+                 UInt8(ascii: "."), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"): true
+            default: false
+            }
+        }
+    }
+}

@@ -89,7 +89,7 @@ public struct StaticHostResolver: HostResolving {
 
     /// A literal, or the addresses fixed for `name:port`.
     private func fixed(name: String, port: Int) -> HostResolution? {
-        if let literal = IPAddress(name) {
+        if IPAddress.mayBeLiteral(name), let literal = IPAddress(name) {
             return HostResolution(host: name, addresses: [literal], ttl: nil, source: .literal)
         }
         if let addresses = addresses(host: name, port: port) {

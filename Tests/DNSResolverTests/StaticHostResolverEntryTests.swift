@@ -23,4 +23,13 @@ struct StaticHostResolverEntryTests {
     func malformedIsRefused(text: String) {
         #expect(throws: StaticHostResolver.ParseError.self) { try StaticHostResolver.Entry(parsing: text) }
     }
+
+    @Test("IP literals, bracketed or not, resolve to themselves at once; a name without an entry does not",
+          arguments: [("127.0.0.1", "127.0.0.1"), ("::1", "::1"), ("[::1]", "::1"), ("a.test", nil), ("cafe.test", nil)] as [(String, String?)])
+    func literalsResolveAtOnce(host: String, address: String?) throws {
+        let resolver = StaticHostResolver(entries: [], fallback: nil)
+        let resolution = try resolver.resolveImmediately(host: host, port: 443)
+        #expect(resolution?.addresses.map(\.description) == address.map { [$0] })
+        if address != nil { #expect(resolution?.source == .literal) }
+    }
 }
