@@ -10,6 +10,7 @@ struct ResolverOptions {
         .init(names: ["--no-fallback"], arity: .flag),
         .init(names: ["--doh-cacert"], arity: .value),
         .init(names: ["--doh-pinnedpubkey"], arity: .value),
+        .init(names: ["--doh-method"], arity: .value),
     ] + ProviderOptions.parserOptions
 
     static let help = """
@@ -30,6 +31,9 @@ struct ResolverOptions {
                                 Public-key pins for the DoH endpoints only: an endpoint without
                                 a match fails (then the system resolver, with a warning, unless
                                 --no-fallback).
+          --doh-method GET|POST How RFC 8484 queries are sent (default GET: `?dns=`, queries
+                                share one HTTP/2 connection; POST: each query a body, on a
+                                connection of its own, as curl --doh-url sends them).
     \(ProviderOptions.help)
     """
 
@@ -95,6 +99,15 @@ struct ResolverOptions {
             endpoints = parsedEndpoints
         }
         providerOptions = try ProviderOptions(parsed, command: command)
+        if let text = parsed.value("doh-method") {
+            guard let method = DoHEndpoint.Method(rawValue: text.uppercased()) else {
+                throw UsageError("--doh-method must be GET or POST, not '\(text)'", command: command)
+            }
+            guard providerOptions.kind == "doh" else {
+                throw UsageError("--doh-method is for RFC 8484 DoH; --provider \(providerOptions.kind) sends its own requests", command: command)
+            }
+            for index in endpoints.indices { endpoints[index].method = method }
+        }
         providers = try providerOptions.providers(urls: urls, endpoints: endpoints, command: command)
     }
 

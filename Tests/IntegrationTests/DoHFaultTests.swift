@@ -110,6 +110,27 @@ extension ResolverIntegrationSuites {
             #expect(elapsed < .seconds(4), "took \(elapsed)")
         }
 
+        @Test("--doh-method chooses how RFC 8484 queries go: GET by default (?dns=), or POST",
+              arguments: [([] as [String], "GET"), (["--doh-method", "post"], "POST"), (["--doh-method", "GET"], "GET")])
+        func cliDoHMethod(options: [String], method: String) async throws {
+            let marker = "method-\(UUID().uuidString)"
+            let url = server.url("/fault/garbage/\(marker)")
+            let result = try await fixture.httpdns(["resolve", "--no-fallback", "--doh-url", url.absoluteString, "--resolve", "dns.test:\(server.port):127.0.0.1",
+                                                    "--cacert", fixture.servers.caCertificate.path, "a.test"] + options)
+            #expect(result.status == 6, "\(result.stderrText)")
+            // The log's request lines ("METHOD PATH"), not its "BODY PATH LENGTH" lines.
+            let sent = server.requests(containing: marker).filter { !$0.hasPrefix("BODY ") }
+            #expect(!sent.isEmpty && sent.allSatisfy { $0.hasPrefix("\(method) /fault/garbage/\(marker)") }, "\(sent)")
+            if method == "GET" { #expect(sent.allSatisfy { $0.contains("?dns=") }, "\(sent)") }
+        }
+
+        @Test("--doh-method refuses anything but GET and POST, and other providers", arguments: [["--doh-method", "PUT"], ["--doh-method", "POST", "--provider", "json"]])
+        func cliDoHMethodRefused(options: [String]) async throws {
+            let result = try await fixture.httpdns(["resolve", "a.test"] + options)
+            #expect(result.status == 2, "\(result.stderrText)")
+            #expect(result.stderrText.contains("--doh-method"), "\(result.stderrText)")
+        }
+
         @Test("a faulty only endpoint is 'resolver unavailable' naming the fault", arguments: faults.map(\.name), [DoHEndpoint.Method.get, .post])
         func typedError(fault: String, method: DoHEndpoint.Method) async throws {
             let expected = try #require(Self.faults.first { $0.name == fault }?.reason)
