@@ -541,6 +541,10 @@ public final class HostResolver: HostResolving {
             switch error {
             case .invalidName:
                 return .answered(Outcome(result: .failure(.invalidHostName(name))))
+            case .endpointFailed where Task.isCancelled:
+                // Cancelled, not failed: the race's loser, or a lookup nobody waits for any more.
+                // Its health and bootstrap order stay as they were.
+                return .failed(error.description)
             case .endpointFailed:
                 let latency = clock.now() - started
                 let now = clock.now()

@@ -53,8 +53,8 @@ enum FetchCommand {
           --http2               Use HTTP/2 when the server offers it by ALPN (default).
       -m, --max-time SECONDS    Limit for the whole request (exit 28 when exceeded).
           --connect-timeout SECONDS
-                                Limit for connecting, from the start: resolving the name
-                                (DoH/HTTPDNS included, as curl) and TLS count (default 10).
+                                Limit for resolving the name (DoH/HTTPDNS included, as
+                                curl), then for connecting, TLS included (default 10).
       -x, --proxy URL           Send the request through this HTTP proxy (http:// or https://; no
                                 scheme means http://), by host name: the proxy resolves it, no IP
                                 replacement, TLS still verified for the name. Without -x the

@@ -17,8 +17,8 @@ enum PinsCommand {
     \(ResolverOptions.help)
       -k, --insecure            Show the chain even when it does not verify (self-signed servers).
           --connect-timeout SECONDS
-                                Limit for connecting, from the start: resolving the name
-                                (DoH/HTTPDNS included, as curl) and TLS count (default 10).
+                                Limit for resolving the name (DoH/HTTPDNS included, as
+                                curl), then for connecting, TLS included (default 10).
       -h, --help                This help.
 
     Exit status: as fetch: 0 ok, 6 could not resolve, 7 could not connect, 60 verification failed.

@@ -67,6 +67,14 @@ struct ProviderOptions {
         if kind == "httpdns-ali", accountID?.isEmpty ?? true {
             throw UsageError("--provider httpdns-ali needs --account-id", command: command)
         }
+        // Account IDs are numbers; letters, "-" and "_" are let through, anything else is a typo.
+        if let accountID, !accountID.isEmpty,
+           !accountID.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }) {
+            throw UsageError("--account-id must be letters, digits, '-' or '_' (the API's account number), not '\(accountID)'", command: command)
+        }
+        for (option, value) in [("--secret", secret), ("--key-id", keyID)] where value?.isEmpty == true {
+            throw UsageError("\(option) is empty", command: command)
+        }
         if kind == "httpdns-dnspod", (keyID == nil) != (secret == nil) {
             throw UsageError("--provider httpdns-dnspod encrypts with both --key-id and --secret, or neither", command: command)
         }

@@ -164,20 +164,20 @@ public final class HTTPClient: Sendable {
         // Through a proxy the request goes by name: the proxy resolves it (no IP replacement).
         let proxy = request.connectTo == nil ? configuration.proxy.proxy(scheme: target.isHTTPS ? "https" : "http", host: target.host, port: target.port) : nil
         // Resolution and the address race count against `Timeouts.total`, which covers the whole
-        // request, and against `Timeouts.connect`, as the connection phase of CURLOPT_CONNECTTIMEOUT
-        // includes the name resolve: libcurl gets what is left of each.
+        // request: libcurl gets what is left. Resolving is also bounded by `Timeouts.connect`, as
+        // CURLOPT_CONNECTTIMEOUT's connection phase includes the name resolve, but the connection
+        // then gets the whole limit again: a cold DoH lookup (a TLS handshake of its own) would
+        // otherwise leave a slow connection too little of it.
         var request = request
         let begin = ContinuousClock.now
         var limits = request.timeouts ?? configuration.timeouts
         try limits.check(url: request.url)
         try RequestFraming.checkFields(of: request)
         let given = limits
-        /// Takes the time since `begin` off the given limits.
+        /// Takes the time since `begin` off the given total limit.
         func spend() {
-            let spent = (ContinuousClock.now - begin).seconds
-            guard spent > 0, given.total != nil || given.connect != nil else { return }
-            limits.total = given.total.map { max(0.001, $0 - spent) }
-            limits.connect = given.connect.map { max(0.001, $0 - spent) }
+            guard let total = given.total else { return }
+            limits.total = max(0.001, total - (ContinuousClock.now - begin).seconds)
             request.timeouts = limits
         }
         if addresses == nil, !target.isIPLiteral, proxy == nil {

@@ -8,11 +8,12 @@ public struct Timeouts: Sendable, Hashable {
     /// millisecond options (CURLOPT_TIMEOUT_MS, CURLOPT_CONNECTTIMEOUT_MS) are given.
     public static let maximum: Double = Double(Int32.max) / 1000
 
-    /// Longest time to establish the connection, from the request's start: resolving the name
-    /// (as CURLOPT_CONNECTTIMEOUT's connection phase includes the name resolve; a lookup still
-    /// running then fails with `.timedOut`, curl's 28), the Happy Eyeballs race, and the TCP and
-    /// TLS handshakes across all addresses tried (libcurl gets what is left, as
-    /// CURLOPT_CONNECTTIMEOUT_MS). An HTTP/2 request's wait for a connection
+    /// Longest time to resolve the name (a lookup still running then fails with `.timedOut`,
+    /// curl's 28, as CURLOPT_CONNECTTIMEOUT's connection phase includes the name resolve), and
+    /// again to establish the connection: the Happy Eyeballs race, then the TCP and TLS handshakes
+    /// across all addresses tried (CURLOPT_CONNECTTIMEOUT_MS). Unlike curl, the connection does not
+    /// get only what resolving left: a cold DoH lookup takes a TLS handshake of its own. `total`
+    /// bounds both together. An HTTP/2 request's wait for a connection
     /// another request is opening to the same host, to multiplex on it (CURLOPT_PIPEWAIT), counts
     /// too, so a dead host costs one limit, not two; a wait for a free connection under
     /// `HTTPClient.Configuration.maximumConnectionsPerHost` does not (it is queueing: `total`

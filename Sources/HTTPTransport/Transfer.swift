@@ -52,6 +52,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private var statusLineVersion = HTTPVersion.unknown
     /// The HTTP/1.x status line's reason phrase; nil for HTTP/2 and HTTP/3.
     private var reasonPhrase: String?
+    /// The HTTP/1.x response's `Content-Length` so far (every field and list member must agree).
+    private var contentLength: UInt64?
+    /// A response that cannot be framed (conflicting or malformed `Content-Length`): the header
+    /// callback stopped the transfer, and this is its error.
+    private var framingError: HTTPClientError?
     private var headDelivered = false
     private var tls: TLSReport?
     /// The TLS callbacks' state for https (pins for this host, what the handshake found).
@@ -423,6 +428,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
                 index += 1
             }
             status = code
+            contentLength = nil
             // RFC 9112 §4: HTTP-version SP status-code SP [ reason-phrase ]. HTTP/2 and HTTP/3 have
             // none (libcurl writes them a status line that ends in the space).
             if statusLineVersion == .http1_1 || statusLineVersion == .http1_0 {
@@ -453,9 +459,48 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         while valueStart < end, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
         var valueEnd = end
         while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
-        headers.add(name: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self),
-                    value: HTTPResponseHead.fieldText(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd])))
+        let value = HTTPResponseHead.fieldText(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]))
+        if colon == 14, statusLineVersion == .http1_1 || statusLineVersion == .http1_0,
+           Self.isContentLength(UnsafeRawBufferPointer(rebasing: bytes[0..<colon])), !acceptLength(value) {
+            // libcurl 7.88 would take the last value and keep the connection for the next request,
+            // which then reads the rest of this response: refused, and the connection closed.
+            return 0
+        }
+        headers.add(name: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self), value: value)
         return bytes.count
+    }
+
+    /// Whether `name` is `Content-Length`, in any case.
+    private static func isContentLength(_ name: UnsafeRawBufferPointer) -> Bool {
+        zip(name, "content-length".utf8).allSatisfy { byte, expected in
+            (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected
+        }
+    }
+
+    /// RFC 9112 §6.3 and RFC 9110 §8.6: every `Content-Length` of an HTTP/1.x response, and every
+    /// member of a list in one, must be the same decimal number; otherwise the response cannot be
+    /// framed, an unrecoverable error (`framingError`, curl's 8, "weird server reply").
+    private func acceptLength(_ value: String) -> Bool {
+        var conflicting = false
+        for member in value.split(separator: ",", omittingEmptySubsequences: false) {
+            let text = member.trimmingWhitespace()
+            guard text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let number = UInt64(text) else {
+                return refuseLength(value, reason: "an invalid")
+            }
+            if let known = contentLength, known != number { conflicting = true }
+            contentLength = number
+        }
+        return conflicting ? refuseLength(value, reason: "conflicting") : true
+    }
+
+    private func refuseLength(_ value: String, reason: String) -> Bool {
+        let shown = String(value.prefix(64).map { $0.isASCII && !$0.isWhitespace || $0 == " " ? $0 : "?" })
+        var error = HTTPClientError(kind: .transferFailed,
+                                    message: "\(url.absoluteString) answered with \(reason) Content-Length ('\(shown)'): the response cannot be framed (RFC 9112 §6.3); the connection was closed",
+                                    url: url, curlCode: Int(CURLE_WEIRD_SERVER_REPLY.rawValue))
+        error.resolution = resolution
+        framingError = error
+        return false
     }
 
     private func deliverHead() {
@@ -518,6 +563,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     /// The response, or the error, for libcurl's result code.
     func outcome(for code: CURLcode) -> Result<HTTPResponse, any Error> {
+        if let framingError { return .failure(framingError) }
         if let failure = sink.failure { return .failure(failure) }
         // Before the result code: a rejection page followed by a dropped connection is the rejection.
         if let rejection = clientCertificateRejection() { return .failure(rejection) }

@@ -93,6 +93,9 @@ struct HostResolverPolicyTests {
         let resolution = try await harness.resolve("a.test")
         #expect(resolution.source == .doh(endpoint: ResolverHarness.second.url))
         #expect(ContinuousClock.now - started < .seconds(30), "the slow provider sleeps 60 s unless cancelled")
+        // Losing a race is not failing: the slow provider is not counted toward being skipped.
+        for name in ["b.test", "c.test", "d.test"] { _ = try? await harness.resolve(name) }
+        #expect(harness.resolver.providerHealth().map(\.consecutiveFailures) == [0, 0])
     }
 
     @Test func aProviderAnswering429FailsOverToTheNextNeverNXDOMAIN() async throws {

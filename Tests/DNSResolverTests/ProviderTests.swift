@@ -20,6 +20,16 @@ struct ProviderTests {
     static let ali = AlibabaHTTPDNSEndpoint(url: URL(string: "https://ali.test")!, accountID: "100000")
     static let dnspod = DNSPodHTTPDNSEndpoint(url: URL(string: "https://dnspod.test")!)
 
+    @Test("an Alibaba account ID is one path segment whatever it holds: percent-encoded, never a crash or another path",
+          arguments: [("a b", "/a%20b/d"), ("1?x=y#f", "/1%3Fx%3Dy%23f/d"), ("../../x", "/..%2F..%2Fx/d"), ("..", "/%2E%2E/d"),
+                      ("%zz", "/%25zz/d"), ("\u{E9}", "/%C3%A9/d"), ("100000", "/100000/d")])
+    func alibabaAccountIDIsOneEncodedSegment(account: String, path: String) {
+        let endpoint = AlibabaHTTPDNSEndpoint(url: URL(string: "https://ali.test")!, accountID: account)
+        let url = endpoint.requestURL(for: "a.test", families: .ipv4)
+        #expect(url.path(percentEncoded: true) == path)
+        #expect(url.host() == "ali.test")
+    }
+
     // MARK: JSON DoH
 
     @Test func jsonDoHAsksAAndAAAAWithNameAndTypeAndReadsTheAnswers() async throws {
@@ -33,9 +43,26 @@ struct ProviderTests {
             return Self.json(#"{"Status":0,"Answer":[{"name":"a.test.","type":28,"TTL":60,"data":"2001:db8::1"}]}"#)
         }
         let answer = try await Self.jsonEndpoint.lookup("a.test", families: .both, transport: transport, timeout: 5)
-        #expect(answer == .addresses([IPAddress("2001:db8::1")!, IPAddress("192.0.2.1")!], ttl: 60))
+        // The least TTL over the chain: the CNAME's 30 s.
+        #expect(answer == .addresses([IPAddress("2001:db8::1")!, IPAddress("192.0.2.1")!], ttl: 30))
         #expect(Set(transport.requests.map { Self.query($0)["type"] }) == ["A", "AAAA"])
         #expect(transport.requests.allSatisfy { Self.query($0)["name"] == "a.test" && $0.endpoint == "https://json.test/resolve" })
+    }
+
+    @Test("JSON DoH follows the CNAME chain from the name asked: records of names off it are ignored, a loop is a failure")
+    func jsonDoHFollowsTheChainOnly() async throws {
+        func answer(_ json: String) async throws(DoHClient.Failure) -> DoHClient.Answer {
+            try await Self.jsonEndpoint.lookup("x.test", families: .ipv4, transport: FakeDoHTransport { _ in Self.json(json) }, timeout: 5)
+        }
+        // Only another name's address: none for x.test.
+        #expect(try await answer(#"{"Status":0,"Answer":[{"name":"evil.example.","type":1,"TTL":60,"data":"10.9.9.9"}]}"#)
+            == .noAddresses(negativeTTL: nil))
+        // The chain's end, case and trailing dot aside; an address of a name off the chain is not taken.
+        #expect(try await answer(#"{"Status":0,"Answer":[{"name":"X.test.","type":5,"TTL":10,"data":"Target.test."},{"name":"target.test.","type":1,"TTL":300,"data":"192.0.2.7"},{"name":"evil.example.","type":1,"TTL":300,"data":"10.9.9.9"}]}"#)
+            == .addresses([IPAddress("192.0.2.7")!], ttl: 10))
+        await #expect(throws: DoHClient.Failure.self) {
+            try await answer(#"{"Status":0,"Answer":[{"name":"x.test.","type":5,"TTL":10,"data":"y.test."},{"name":"y.test.","type":5,"TTL":10,"data":"x.test."}]}"#)
+        }
     }
 
     @Test func jsonDoHTakesAnHTTPCachesAgeOffTheTTL() async throws {

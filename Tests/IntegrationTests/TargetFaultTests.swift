@@ -87,6 +87,26 @@ extension ResolverIntegrationSuites {
             #expect(response.headers[first: "X-Name"] == "Caf\u{E9}")
         }
 
+        @Test("an HTTP/1.1 response whose Content-Length fields disagree, or are not numbers, cannot be framed: curl's 8, not the last value (RFC 9112 §6.3)",
+              arguments: [("Content-Length: 10", "conflicting"), ("Content-Length: 3, 4", "conflicting"), ("Content-Length: x", "invalid"),
+                          ("Content-Length: 3", nil), ("Content-Length: 3, 003", nil)] as [(String, String?)])
+        // (libcurl refuses a value that is not a number itself, "Invalid Content-Length", also curl's 8.)
+        func conflictingContentLength(field: String, refusal: String?) async throws {
+            // The server's own head then says "Content-Length: 3" for its body "ok\n".
+            let hex = ("\r\n" + field).utf8.map { String(format: "%02x", $0) }.joined()
+            let url = server.url("/fault/statusline/\(hex)")
+            let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]))
+            if let refusal {
+                let error = try await #require(throws: HTTPClientError.self) { try await client.execute(HTTPRequest(url: url)) }
+                #expect(error.kind == .transferFailed)
+                #expect(error.curlExitStatus == 8)
+                #expect(error.message.contains(refusal == "conflicting" ? "conflicting Content-Length" : "Invalid Content-Length"), "\(error.message)")
+            } else {
+                let response = try await client.execute(HTTPRequest(url: url))
+                #expect(response.text == "ok\n")
+            }
+        }
+
         @Test("a folded field value (obs-fold) is read as one value with a space for the fold, and the next field is still a field")
         func obsFoldIsJoined() async throws {
             // "HTTP/1.1 200\r\nX-Fold: a\r\n  b\r\n\tc: d\r\nX-Next: e": the fold lines belong to X-Fold.

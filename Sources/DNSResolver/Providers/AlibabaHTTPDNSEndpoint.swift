@@ -51,14 +51,21 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
 
     private func request(api: String, host: String, families: AddressFamilies, now: Date) -> URL {
         var items = [("host", host), ("query", Self.query(families))]
-        var path = "/\(accountID)/\(api)"
+        // One path segment, whatever the ID holds: percent-encoded outside RFC 3986's unreserved
+        // characters, and "." or ".." (which would move up the path) encoded too.
+        var account = accountID.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? ""
+        if account == "." || account == ".." { account = account.replacingOccurrences(of: ".", with: "%2E") }
+        var path = "/\(account)/\(api)"
         if let secret {
             let expiry = Int(now.timeIntervalSince1970 + signatureLifetime)
             items += [("t", String(expiry)), ("s", Self.signature(host: host, secret: secret, expiry: expiry))]
-            path = "/\(accountID)/sign_\(api)"
+            path = "/\(account)/sign_\(api)"
         }
         return ProviderHTTP.url(url, path: path, items: items)
     }
+
+    /// RFC 3986 §2.3.
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     private static func query(_ families: AddressFamilies) -> String {
         switch families {

@@ -66,20 +66,46 @@ public struct JSONDoHEndpoint: ResolutionProvider, Hashable, CustomStringConvert
         case 5: throw .endpointFailed(url, reason: "DNS REFUSED")
         default: throw .endpointFailed(url, reason: "DNS RCODE \(status)")
         }
-        var addresses: [IPAddress] = []
+        let records = ((object["Answer"] as? [Any]) ?? []).compactMap { $0 as? [String: Any] }
+        // Follow the CNAME chain from `name`, as the wire-format reader does: the TTL is the least
+        // over the chain and the addresses, and records owned by names off the chain (which a
+        // hostile or broken server may add) are ignored. A record without a name is taken as the
+        // chain's.
+        func owner(_ record: [String: Any]) -> String? { (record["name"] as? String).map(Self.canonical) }
+        var current = Self.canonical(name)
+        var visited: Set<String> = [current]
         var ttl: TimeInterval?
-        for case let record as [String: Any] in (object["Answer"] as? [Any]) ?? [] {
-            guard (record["type"] as? NSNumber)?.intValue == type else { continue }  // CNAMEs on the way
+        while let alias = records.first(where: { ($0["type"] as? NSNumber)?.intValue == 5 && (owner($0) ?? current) == current }) {
+            guard let target = (alias["data"] as? String).map(Self.canonical), !target.isEmpty else {
+                throw .endpointFailed(url, reason: "malformed JSON response: a CNAME without a target")
+            }
+            guard visited.insert(target).inserted, visited.count <= 16 else {
+                throw .endpointFailed(url, reason: "DNS SERVFAIL (CNAME loop or chain over 16 names)")
+            }
+            let aliasTTL = ProviderHTTP.seconds(alias["TTL"]) ?? 0
+            ttl = min(ttl ?? aliasTTL, aliasTTL)
+            current = target
+        }
+        var addresses: [IPAddress] = []
+        var addressTTL: TimeInterval?
+        for record in records where (owner(record) ?? current) == current {
+            guard (record["type"] as? NSNumber)?.intValue == type else { continue }
             guard let data = record["data"] as? String, let address = IPAddress(data),
                   address.family == (type == 1 ? .ipv4 : .ipv6) else {
                 throw .endpointFailed(url, reason: "malformed JSON response: bad address '\(ProviderHTTP.printable(String(describing: record["data"] ?? "").prefix(80)))'")
             }
             let recordTTL = ProviderHTTP.seconds(record["TTL"]) ?? 0
-            ttl = min(ttl ?? recordTTL, recordTTL)
+            addressTTL = min(addressTTL ?? recordTTL, recordTTL)
             if !addresses.contains(address) { addresses.append(address) }
         }
-        guard let ttl, !addresses.isEmpty else { return .noAddresses(negativeTTL: negativeTTL) }
-        return .addresses(addresses, ttl: ttl)
+        guard let addressTTL, !addresses.isEmpty else { return .noAddresses(negativeTTL: negativeTTL) }
+        return .addresses(addresses, ttl: min(ttl ?? addressTTL, addressTTL))
+    }
+
+    /// A name as records compare: lower case, without the root's trailing dot.
+    private static func canonical(_ name: String) -> String {
+        let lowered = name.lowercased()
+        return lowered.hasSuffix(".") ? String(lowered.dropLast()) : lowered
     }
 
     /// RFC 2308 §5: min(SOA TTL, SOA MINIMUM) from an `Authority` list, `nil` without an SOA.
