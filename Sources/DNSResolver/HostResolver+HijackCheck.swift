@@ -63,7 +63,9 @@ extension HostResolver {
         async let systemAnswer: Result<[IPAddress], ResolutionError> = {
             do {
                 let resolution = try await systemResolver.resolve(host: name, port: 443)
-                return .success(resolution.addresses.filter { families.includes($0.family) })
+                let addresses = resolution.addresses.filter { families.includes($0.family) }
+                // None of the families asked: NODATA, as the providers would say, not an empty answer.
+                return addresses.isEmpty ? .failure(.noAddresses(host: name, negativeTTL: nil)) : .success(addresses)
             } catch let error as ResolutionError {
                 return .failure(error)
             } catch {

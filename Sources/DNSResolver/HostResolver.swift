@@ -164,7 +164,11 @@ public final class HostResolver: HostResolving {
         guard let hit = cache.lookup(key, now: started, staleLimit: staleLimit) else {
             return .miss(key, started: started)
         }
-        guard case .addresses(let addresses) = hit.value else { return .answered(try Self.answer(from: hit, name: name).get()) }
+        guard case .addresses(let addresses) = hit.value else {
+            let result = Self.answer(from: hit, name: name)
+            if case .failure(let error) = result { configuration.observer?.negativeCacheHit(host: name, error: error) }
+            return .answered(try result.get())
+        }
         let answer = Answer(host: name, addresses: addresses, ttl: max(0, hit.remaining), source: .cache,
                             provider: hit.provider, latency: now() - started, isStale: hit.isStale)
         if hit.isStale {
@@ -303,11 +307,37 @@ public final class HostResolver: HostResolving {
         return state.withLock { $0.flightByKey.keys.contains { $0.cacheKey.name == name } }
     }
 
-    /// Waits for the background refreshes of `host` started so far (for tests and orderly shutdown).
-    public func waitForRefresh(host: String) async {
-        guard let name = HostName.normalize(host) else { return }
+    /// Waits for the background refreshes of `host` started so far (for tests and orderly shutdown),
+    /// for at most `limit` seconds when given (the refreshes go on; only the wait ends).
+    /// - Returns: false when `limit` passed first.
+    @discardableResult
+    public func waitForRefresh(host: String, within limit: TimeInterval? = nil) async -> Bool {
+        guard let name = HostName.normalize(host) else { return true }
         let tasks = refreshTasks.withLock { tasks in tasks.filter { $0.key.cacheKey.name == name }.map(\.value) }
-        for task in tasks { await task.value }
+        guard let limit else {
+            for task in tasks { await task.value }
+            return true
+        }
+        // Not a task group: it would wait for its children, and awaiting a task's value does not
+        // stop when cancelled.
+        return await withCheckedContinuation { continuation in
+            let pending = LockedValue<CheckedContinuation<Bool, Never>?>(continuation)
+            @Sendable func finish(_ done: Bool) {
+                pending.withLock { waiter in
+                    waiter?.resume(returning: done)
+                    waiter = nil
+                }
+            }
+            let timer = Task {
+                try? await Task.sleep(for: .seconds(max(0, limit)))
+                finish(false)
+            }
+            Task {
+                for task in tasks { await task.value }
+                timer.cancel()
+                finish(true)
+            }
+        }
     }
 
     /// Lookups are shared per name, families and port (the port matters only to a system resolver
@@ -701,22 +731,40 @@ public final class HostResolver: HostResolving {
     }
 
     /// Writes the cache's address answers to `persistentCacheFile` (atomically), if one is configured.
+    ///
+    /// Other processes may share the file: under a lock on its directory (flock), the file is
+    /// read again and its entries that this cache lacks, or holds with an earlier expiry,
+    /// are kept, so that each process adds its answers rather than replacing the others'. A file
+    /// that is not an httpdns cache of this version is never replaced (a warning says why).
     public func savePersistentCache() {
         guard let file = configuration.persistentCacheFile else { return }
         fileLock.withLock { _ in
-            let now = clock.now()
-            let wallNow = Date().timeIntervalSince1970
-            let records = state.withLock { _ in
-                cache.entries.compactMap { key, entry -> PersistentCacheFile.Record? in
-                    guard case .addresses(let addresses) = entry.value else { return nil }
-                    return .init(name: key.name, families: key.families, addresses: addresses,
-                                 expires: wallNow + (entry.expires - now), provider: entry.provider)
+            PersistentCacheFile.withLock(on: file) {
+                if let refusal = PersistentCacheFile.refusalToReplace(file) {
+                    configuration.observer?.warning("not writing the cache file \(file.path): \(refusal)")
+                    return
                 }
-            }
-            do {
-                try PersistentCacheFile.write(records, to: file)
-            } catch {
-                configuration.observer?.warning("could not write the cache file \(file.path): \(error)")
+                let now = clock.now()
+                let wallNow = Date().timeIntervalSince1970
+                var records: [ResolutionCache.Key: PersistentCacheFile.Record] = [:]
+                for record in (try? PersistentCacheFile.read(from: file)) ?? []
+                where !record.addresses.isEmpty && wallNow - record.expires <= configuration.persistentCacheMaximumAge {
+                    records[ResolutionCache.Key(name: record.name, families: record.families)] = record
+                }
+                state.withLock { _ in
+                    for (key, entry) in cache.entries {
+                        guard case .addresses(let addresses) = entry.value else { continue }
+                        let record = PersistentCacheFile.Record(name: key.name, families: key.families, addresses: addresses,
+                                                                expires: wallNow + (entry.expires - now), provider: entry.provider)
+                        if let other = records[key], other.expires > record.expires { continue }
+                        records[key] = record
+                    }
+                }
+                do {
+                    try PersistentCacheFile.write(Array(records.values), to: file)
+                } catch {
+                    configuration.observer?.warning("could not write the cache file \(file.path): \(error)")
+                }
             }
         }
     }

@@ -95,6 +95,39 @@ enum PersistentCacheFile {
         }
     }
 
+    /// Why `file` must not be replaced by a cache write, or nil when it may be (it is missing, or
+    /// an httpdns cache file of this version, however damaged): a JSON document of another format,
+    /// or of another version of this one (a newer program's file is not downgraded), or a file
+    /// that is neither JSON nor mentions this format, is someone else's data.
+    static func refusalToReplace(_ file: URL) -> String? {
+        let target = file.followingSymbolicLinks()
+        // Anything but a regular file is never opened (a FIFO would block): `write` refuses it.
+        guard kind(of: target.path) == "", let data = try? Data(contentsOf: target), !data.isEmpty else { return nil }
+        struct Header: Decodable { var format: String?; var version: Int? }
+        if let header = try? JSONDecoder().decode(Header.self, from: data) {
+            if header.format != format { return "it is not an httpdns cache file (format '\(header.format ?? "none")')" }
+            if header.version != version { return "it is a cache file of version \(header.version.map(String.init) ?? "none"), not \(version)" }
+            return nil
+        }
+        return data.range(of: Data(format.utf8)) == nil ? "it is not an httpdns cache file (not JSON)" : nil
+    }
+
+    /// Runs `body` holding an exclusive lock (flock) on the directory that holds `file`, so that
+    /// processes sharing the cache file merge their writes one after another (the file itself is
+    /// replaced by a rename, so a lock on it would not hold; a lock file beside it would stay).
+    /// Runs it unlocked when the directory cannot be opened (it does not exist yet: `write`
+    /// creates it).
+    static func withLock<T>(on file: URL, _ body: () -> T) -> T {
+        let target = file.followingSymbolicLinks()
+        guard (kind(of: target.path) ?? "") == "" else { return body() }
+        let fd = open(target.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return body() }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0, errno == EINTR {}
+        defer { flock(fd, LOCK_UN) }
+        return body()
+    }
+
     /// The records in `file`.
     /// - Throws: `ReadError` for an unreadable, malformed or foreign file (another format or version),
     ///   or anything but a regular file.

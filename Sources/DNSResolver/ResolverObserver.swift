@@ -6,6 +6,9 @@ import HTTPDNSCore
 public protocol ResolverObserver: Sendable {
     /// An answer within its TTL came from the cache (`resolution.source == .cache`).
     func cacheHit(host: String, resolution: HostResolution)
+    /// A negative answer within its negative TTL (RFC 2308) came from the cache: `error` is
+    /// `.nameNotFound` or `.noAddresses`, thrown to the caller without asking anyone.
+    func negativeCacheHit(host: String, error: ResolutionError)
     /// Nothing usable was cached; a provider will be asked.
     func cacheMiss(host: String)
     /// An expired answer was served (stale reuse) while a refresh runs in the background.
@@ -37,6 +40,7 @@ public enum RefreshReason: String, Sendable {
 
 extension ResolverObserver {
     public func cacheHit(host: String, resolution: HostResolution) {}
+    public func negativeCacheHit(host: String, error: ResolutionError) {}
     public func cacheMiss(host: String) {}
     public func staleAnswerServed(host: String, resolution: HostResolution, expiredFor: TimeInterval) {}
     public func refreshStarted(host: String, reason: RefreshReason) {}

@@ -261,6 +261,7 @@ enum FetchCommand {
 
 
     static func execute(_ plan: Plan, console: Console) async -> Int32 {
+        let started = ContinuousClock.now
         let trust: TrustPolicy
         do {
             trust = try plan.trustOptions.policy(base: plan.resolverOptions.trust)
@@ -391,8 +392,12 @@ enum FetchCommand {
             }
         }()
         // A stale answer starts a background refresh: let it finish (and reach the cache file)
-        // before the process exits under it.
-        if let host = plan.request.url.host(percentEncoded: false) { await resolver.waitForRefresh(host: host) }
+        // before the process exits under it, within what is left of -m.
+        if let host = plan.request.url.host(percentEncoded: false) {
+            let elapsed = ContinuousClock.now - started
+            let left = plan.timeouts.total.map { $0 - (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) }
+            await resolver.waitForRefresh(host: host, within: left)
+        }
         return status
     }
 

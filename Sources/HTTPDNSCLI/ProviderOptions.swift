@@ -81,6 +81,7 @@ struct ProviderOptions {
         if kind == "httpdns-dnspod", let secret, ![16, 24, 32].contains(secret.utf8.count) {
             throw UsageError("--secret for httpdns-dnspod is the AES key: 16, 24 or 32 bytes, not \(secret.utf8.count)", command: command)
         }
+        if parsed.value("cache-file")?.isEmpty == true { throw UsageError("--cache-file needs a path", command: command) }
         cacheFile = parsed.value("cache-file").map { URL(fileURLWithPath: $0) }
         if let text = parsed.value("max-stale") {
             guard let value = Double(text), value.isFinite, value > 0 else {
@@ -91,6 +92,13 @@ struct ProviderOptions {
             maximumStaleness = 3_600
         }
         bypass = parsed.all("bypass")
+        for entry in bypass {
+            // NAME or .SUFFIX, a name either way (which the resolver normalizes as it matches).
+            let name = entry.hasPrefix(".") ? String(entry.dropFirst()) : entry
+            guard HostName.normalize(name) != nil else {
+                throw UsageError("--bypass takes a host name or .SUFFIX, not '\(entry)'", command: command)
+            }
+        }
         race = parsed.has("race")
         if parsed.has("happy-eyeballs"), parsed.has("no-happy-eyeballs") {
             throw UsageError("--happy-eyeballs and --no-happy-eyeballs contradict each other", command: command)
@@ -161,6 +169,13 @@ struct ConsoleResolverObserver: ResolverObserver {
 
     func cacheHit(host: String, resolution: HostResolution) {
         say("cache hit \(host) (ttl \(Int(resolution.ttl ?? 0)) s, from \(resolution.provider ?? "?"))")
+    }
+    func negativeCacheHit(host: String, error: ResolutionError) {
+        switch error {
+        case .nameNotFound: say("cache hit \(host): NXDOMAIN")
+        case .noAddresses: say("cache hit \(host): no addresses (NODATA)")
+        default: say("cache hit \(host): \(error)")
+        }
     }
     func cacheMiss(host: String) { say("cache miss \(host)") }
     func staleAnswerServed(host: String, resolution: HostResolution, expiredFor: TimeInterval) {

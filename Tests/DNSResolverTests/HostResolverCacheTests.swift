@@ -67,7 +67,8 @@ struct HostResolverCacheTests {
     }
 
     @Test func nxdomainIsCachedAndRethrownWithTheRemainingTTL() async throws {
-        let harness = ResolverHarness()
+        let events = EventRecorder()
+        let harness = ResolverHarness { $0.observer = events }
         await #expect(throws: ResolutionError.nameNotFound(host: "missing.test", negativeTTL: 60)) {
             try await harness.resolve("missing.test")
         }
@@ -76,6 +77,8 @@ struct HostResolverCacheTests {
             try await harness.resolve("missing.test")
         }
         #expect(harness.queries == 2)
+        #expect(events.events.filter { $0.hasSuffix(" missing.test") && !$0.hasPrefix("answer") }
+            == ["miss missing.test", "negative hit missing.test"], "the cached NXDOMAIN is reported as a hit")
         harness.clock.advance(by: 15)
         await #expect(throws: ResolutionError.nameNotFound(host: "missing.test", negativeTTL: 60)) {
             try await harness.resolve("missing.test")

@@ -55,6 +55,35 @@ struct PersistentCacheTests {
         #expect(throws: PersistentCacheFile.WriteError.self) { try PersistentCacheFile.write([], to: URL(fileURLWithPath: fifo)) }
         #expect(throws: PersistentCacheFile.ReadError.self) { try PersistentCacheFile.read(from: URL(fileURLWithPath: fifo)) }
         #expect(events.events.contains { $0.hasPrefix("warning") && $0.contains("not a regular file") }, "\(events.events)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["fifo"], "no lock file beside a FIFO")
+    }
+
+    @Test("a file of another format, or of another version of this one, is warned about and never replaced",
+          arguments: [#"{"format":"other","version":1}"#, #"{"format":"httpdns-cache","version":2,"records":[]}"#, "plain text\n"])
+    func aForeignFileIsNotReplaced(content: String) async throws {
+        let file = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(content.utf8).write(to: file)
+        let events = EventRecorder()
+        let harness = Self.harness(file: file, events: events)
+        _ = try await harness.resolve("a.test")
+        harness.resolver.savePersistentCache()
+        #expect(try String(contentsOf: file, encoding: .utf8) == content)
+        #expect(events.events.contains { $0.hasPrefix("warning") && $0.contains("not writing the cache file") }, "\(events.events)")
+    }
+
+    @Test("two resolvers sharing the file keep each other's answers: each write merges what the file holds")
+    func sharedFileMergesWrites() async throws {
+        let file = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        // Both start before either writes, as two processes would.
+        let first = Self.harness(file: file)
+        let second = Self.harness(file: file)
+        _ = try await first.resolve("a.test")
+        first.resolver.savePersistentCache()
+        _ = try await second.resolve("v4only.test")
+        second.resolver.savePersistentCache()
+        #expect(Set(try PersistentCacheFile.read(from: file).map(\.name)) == ["a.test", "v4only.test"])
     }
 
     @Test("a symbolic link is followed: its target is replaced and the link kept; a replaced file keeps its permissions")
@@ -103,7 +132,8 @@ struct PersistentCacheTests {
     }
 
     @Test(arguments: ["{not json", #"{"format":"something-else","version":1,"records":[]}"#, #"{"format":"httpdns-cache","version":99,"records":[]}"#,
-                      #"{"format":"httpdns-cache","version":1,"records":[{"name":"a..test","families":"ipv4","addresses":["x"],"expires":1}]}"#, ""])
+                      #"{"format":"httpdns-cache","version":1,"records":[{"name":"a..test","families":"ipv4","addresses":["x"],"expires":1}]}"#, "",
+                      #"{"format":"httpdns-cache","vers"#])
     func aCorruptOrForeignFileIsIgnoredWithAWarning(contents: String) async throws {
         let file = Self.temporaryFile()
         defer { try? FileManager.default.removeItem(at: file) }
@@ -112,8 +142,11 @@ struct PersistentCacheTests {
         let harness = Self.harness(file: file, events: events)
         #expect(events.events.contains { $0.hasPrefix("warning ignoring the cache file") })
         #expect(try await harness.resolve("a.test").source == .doh(endpoint: ResolverHarness.first.url))
-        // And the bad file is replaced by a good one.
-        #expect(Self.harness(file: file).resolver.cachedResolution(host: "a.test") != nil)
+        // A damaged cache file of this version, or an empty one, is replaced by a good one; someone
+        // else's data (another format or version, or text that is not one) is left as it was.
+        let foreign = PersistentCacheFile.refusalToReplace(file) != nil
+        #expect(foreign == (contents.hasPrefix("{not") || contents.contains("something-else") || contents.contains("99")))
+        #expect((Self.harness(file: file).resolver.cachedResolution(host: "a.test") != nil) == !foreign)
     }
 
     static func write(records: [(name: String, expires: TimeInterval)], to file: URL) throws {
@@ -156,6 +189,14 @@ struct HijackCheckTests {
     @Test func aSystemAnswerForANameThatDoesNotExistDisagrees() async {
         let comparison = await Self.harness { _ in [IPAddress("203.0.113.66")!] }.resolver.compare(host: "missing.test")
         #expect(comparison.verdict == .disagree)
+    }
+
+    @Test("a name with no address of the family asked on either side agrees: the system's other-family addresses are NODATA here too")
+    func noDataOnBothSidesAgrees() async {
+        // The fake zone's nodata.test has no A record; the system resolver knows only an IPv6 address.
+        let comparison = await Self.harness { _ in [IPAddress("2001:db8::9")!] }.resolver.compare(host: "nodata.test")
+        #expect(comparison.system == .failure(.noAddresses(host: "nodata.test", negativeTTL: nil)))
+        #expect(comparison.verdict == .agree)
     }
 
     @Test func aFailingSideIsReportedAsSuch() async {

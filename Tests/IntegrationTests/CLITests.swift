@@ -257,6 +257,10 @@ struct CLITests {
             ["probe", "https://a.test/", "--connect-timeout", "-1"],
             ["pins", "https://a.test/", "--connect-timeout", "NaN"],
             ["resolve", "--provider", "httpdns-ali", "--account-id", "a b", "a.test"],
+            ["resolve", "--cache-file", "", "a.test"],
+            ["resolve", "--bypass", "", "a.test"],
+            ["resolve", "--bypass", "bad name", "a.test"],
+            ["resolve", "--bypass", ".", "a.test"],
             ["resolve", "--provider", "httpdns-ali", "--account-id", "1", "--secret", "", "a.test"],
             ["resolve", "--provider", "httpdns-dnspod", "--key-id", "", "--secret", "0123456789abcdef", "a.test"],
             ["fetch", "https://a.test/", "-H", "no colon"],
@@ -568,6 +572,33 @@ struct CLITests {
         let refreshed = try await httpdns(["resolve", "--type", "A", "--stale", "--cache-file", cache.path] + doh + ["a.test"])
         #expect(refreshed.stdoutText.hasPrefix("a.test 127.0.0.1 ttl="))
         #expect(refreshed.stdoutText.hasSuffix(" source=cache\n"))
+    }
+
+    @Test("fetch --stale -m: the background refresh is waited for only within what is left of -m")
+    func staleRefreshWaitIsBoundedByMaxTime() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = directory.appendingPathComponent("cache.json")
+        let url = fixture.url("a.test").absoluteString
+        let fresh = try await httpdns(["fetch", "-s", "-o", "/dev/null", "--cache-file", cache.path, url] + doh)
+        #expect(fresh.status == 0, "\(fresh.stderrText)")
+        var file = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: cache)) as? [String: Any])
+        file["records"] = try #require(file["records"] as? [[String: Any]]).map { record in
+            var record = record
+            record["expires"] = Date().timeIntervalSince1970 - 100
+            return record
+        }
+        try JSONSerialization.data(withJSONObject: file).write(to: cache)
+        // The refresh goes to a DoH endpoint that never completes a connection (5 s per exchange).
+        let port = try FreePort.tcp()
+        let hole = try ResolverIntegrationSuites.HappyEyeballsTests.blackHole("127.0.0.1", port: port)
+        defer { hole.forEach { close($0) } }
+        let start = ContinuousClock.now
+        let stale = try await httpdns(["fetch", "-s", "-o", "/dev/null", "--stale", "-m", "2", "--no-fallback", "--cache-file", cache.path,
+                                       "--doh-url", "https://dns.test:\(port)/dns-query", "--resolve", "dns.test:\(port):127.0.0.1",
+                                       "--cacert", fixture.servers.caCertificate.path, url])
+        #expect(stale.status == 0, "\(stale.stderrText)")
+        #expect(ContinuousClock.now - start < .seconds(4.5), "the refresh was waited for past -m")
     }
 
     @Test("a cache file that cannot be used is reported without -v")

@@ -10,6 +10,7 @@ final class EventRecorder: ResolverObserver {
     private func add(_ line: String) { log.withLock { $0.append(line) } }
 
     func cacheHit(host: String, resolution: HostResolution) { add("hit \(host)") }
+    func negativeCacheHit(host: String, error: ResolutionError) { add("negative hit \(host)") }
     func cacheMiss(host: String) { add("miss \(host)") }
     func staleAnswerServed(host: String, resolution: HostResolution, expiredFor: TimeInterval) { add("stale \(host) \(Int(expiredFor))") }
     func refreshStarted(host: String, reason: RefreshReason) { add("refresh \(host) \(reason.rawValue)") }
