@@ -461,7 +461,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
         let value = HTTPResponseHead.fieldText(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]))
         if colon == 14, statusLineVersion == .http1_1 || statusLineVersion == .http1_0,
-           Self.isContentLength(UnsafeRawBufferPointer(rebasing: bytes[0..<colon])), !acceptLength(value) {
+           Self.isContentLength(UnsafeRawBufferPointer(rebasing: bytes[0..<colon])),
+           !acceptLength(UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), text: value) {
             // libcurl 7.88 would take the last value and keep the connection for the next request,
             // which then reads the rest of this response: refused, and the connection closed.
             return 0
@@ -480,17 +481,33 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// RFC 9112 §6.3 and RFC 9110 §8.6: every `Content-Length` of an HTTP/1.x response, and every
     /// member of a list in one, must be the same decimal number; otherwise the response cannot be
     /// framed, an unrecoverable error (`framingError`, curl's 8, "weird server reply").
-    private func acceptLength(_ value: String) -> Bool {
+    /// Read from the field's bytes (`text` only for the message): every HTTP/1.1 response has one.
+    private func acceptLength(_ value: UnsafeRawBufferPointer, text: String) -> Bool {
         var conflicting = false
-        for member in value.split(separator: ",", omittingEmptySubsequences: false) {
-            let text = member.trimmingWhitespace()
-            guard text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let number = UInt64(text) else {
-                return refuseLength(value, reason: "an invalid")
+        var index = 0
+        repeat {
+            // One member: OWS 1*DIGIT OWS, then a comma or the end.
+            while index < value.count, value[index] == 0x20 || value[index] == 0x09 { index += 1 }
+            var number: UInt64 = 0
+            var digits = 0
+            while index < value.count, value[index] >= 0x30, value[index] <= 0x39 {
+                let (times, overflowTimes) = number.multipliedReportingOverflow(by: 10)
+                let (sum, overflowSum) = times.addingReportingOverflow(UInt64(value[index] - 0x30))
+                guard !overflowTimes, !overflowSum else { return refuseLength(text, reason: "an invalid") }
+                number = sum
+                digits += 1
+                index += 1
             }
-            if let known = contentLength, known != number { conflicting = true }
-            contentLength = number
-        }
-        return conflicting ? refuseLength(value, reason: "conflicting") : true
+            while index < value.count, value[index] == 0x20 || value[index] == 0x09 { index += 1 }
+            guard index == value.count || value[index] == 0x2C else { return refuseLength(text, reason: "an invalid") }
+            // An empty list element is skipped (RFC 9110 §5.6.1); libcurl refuses a field with none.
+            if digits > 0 {
+                if let known = contentLength, known != number { conflicting = true }
+                contentLength = number
+            }
+            index += 1
+        } while index <= value.count
+        return conflicting ? refuseLength(text, reason: "conflicting") : true
     }
 
     private func refuseLength(_ value: String, reason: String) -> Bool {
