@@ -46,6 +46,13 @@ final class ConnectionPool {
     /// (`TransferEngine.watch`); false for good once a transfer that lets libcurl resolve a name
     /// has started in the pool.
     var parksSockets = true
+    /// Transfers in the multi handle now, and how many times a start took that count past the
+    /// connection limit (CURLMOPT_MAX_HOST_CONNECTIONS), when libcurl may have queued one. A
+    /// transfer during which the count never moved cannot have been queued, so its handle may be
+    /// reused (`Transfer.mayReuseHandle`).
+    var activeTransfers = 0
+    var oversubscriptions = 0
+
     /// A moving average of how long this pool's transfers took, from start to completion (ns,
     /// weight 1/4 for the newest); see `TransferEngine.submit`.
     private(set) var recentDuration: UInt64 = 0

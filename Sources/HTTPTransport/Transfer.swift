@@ -73,6 +73,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// transfers that wait for a connection (libcurl 7.88 does not time those out).
     private(set) var connectLimit: TimeInterval?
     private(set) var totalLimit: TimeInterval?
+    /// The pool's `oversubscriptions` when the engine added the transfer. Transfer thread.
+    var oversubscriptionsAtStart = 0
+    /// Set by the engine when the transfer leaves the multi handle if libcurl cannot have queued
+    /// it, so its handle may go back to `EasyHandleCache`; a handle never added is not reused.
+    var mayReuseHandle = false
     /// When the engine added the transfer (uptime ns). Transfer thread.
     var startedAt: UInt64 = 0
     /// Set when libcurl opens a socket for the transfer (CURLOPT_SOCKOPTFUNCTION): it is no longer
@@ -101,12 +106,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     init(request: HTTPRequest, target: RequestTarget, addresses: [IPAddress]?, resolution: HostResolution?,
          configuration: HTTPClient.Configuration, destination: ResponseBodyDestination, pool: PoolDescriptor,
          proxy: URL?, lists: TransferListMemo) throws {
-        // A new handle per request. Reusing finished ones (curl_easy_reset) saved some CPU, but
-        // libcurl 7.88 keeps state a reset does not clear: `state.previouslypending` makes a handle
-        // that once waited for a connection move the head of its pool's waiting queue to the tail
-        // each time it connects, which can starve the oldest waiter (a 30 s time-out was seen in
-        // the 1,000-request load test), and `state.resolve` can point at a freed list.
-        guard let easy = curl_easy_init() else {
+        // A finished transfer's handle where it is safe (see `EasyHandleCache`), else a new one.
+        guard let easy = EasyHandleCache.take() else {
             throw HTTPClientError(kind: .transferFailed, message: "libcurl could not create an easy handle", url: request.url)
         }
         self.easy = easy
@@ -132,7 +133,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             framing = try RequestFraming(request: request, body: bodySource)
             sink = try ResponseBodySink(destination, url: request.url)
         } catch {
-            curl_easy_cleanup(easy)
+            EasyHandleCache.give(easy)
             errorBuffer.deallocate()
             throw error
         }
@@ -150,7 +151,13 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private func release() {
         guard !released else { return }
         released = true
-        curl_easy_cleanup(easy)
+        // A handle libcurl may have queued keeps state a reset does not clear (`EasyHandleCache`);
+        // one still joined to a share handle would keep that share in use.
+        if mayReuseHandle, !sharesSessions {
+            EasyHandleCache.give(easy)
+        } else {
+            curl_easy_cleanup(easy)
+        }
         for list in lists { curl_slist_free_all(list) }
         lists.removeAll()
         sharedLists.removeAll()
@@ -166,8 +173,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     /// Joins the pool's TLS session cache (CURLOPT_SHARE). Transfer thread.
     func attach(share: UnsafeMutableRawPointer) {
-        _ = httpdns_easy_setopt_ptr(easy, CURLOPT_SHARE, share)
+        sharesSessions = httpdns_easy_setopt_ptr(easy, CURLOPT_SHARE, share) == CURLE_OK
     }
+
+    /// Set while the handle is joined to a pool's share handle (`attach(share:)`).
+    private var sharesSessions = false
 
     /// Hands the route's addresses to `pool`'s DNS cache (CURLOPT_RESOLVE) unless the pool is known
     /// to hold them (`ConnectionPool.needsResolveEntry(for:)`): parsing and storing the entry for
@@ -189,7 +199,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// share handle can be cleaned up (`TransferEngine.closeIdleConnections`) while this handle
     /// lives on. Transfer thread.
     func detachShare() {
-        _ = httpdns_easy_setopt_ptr(easy, CURLOPT_SHARE, nil)
+        if httpdns_easy_setopt_ptr(easy, CURLOPT_SHARE, nil) == CURLE_OK { sharesSessions = false }
     }
 
     /// Resumes the caller once and drops partial output. Transfer thread.

@@ -421,6 +421,9 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             return
         }
         active[ObjectIdentifier(transfer)] = transfer
+        transfer.oversubscriptionsAtStart = pool.oversubscriptions
+        pool.activeTransfers += 1
+        if let limit = transfer.pool.connectionsPerHost, pool.activeTransfers > limit { pool.oversubscriptions += 1 }
         transfer.startedAt = DispatchTime.now().uptimeNanoseconds
         if nextLimitCheck == nil, transfer.pool.connectionsPerHost != nil || transfer.waitsToMultiplex {
             nextLimitCheck = transfer.startedAt + Self.limitCheckInterval
@@ -469,6 +472,11 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     /// Takes `transfer` (already out of `active`) out of `pool`'s multi handle and resumes its caller.
     private func end(_ transfer: Transfer, in pool: ConnectionPool, with result: Result<HTTPResponse, any Error>) {
         curl_multi_remove_handle(pool.multi, transfer.easy)
+        pool.activeTransfers -= 1
+        // libcurl queues a transfer only under the connection limit, or to wait to multiplex
+        // (CURLOPT_PIPEWAIT); a queued handle is not reused (`EasyHandleCache`).
+        transfer.mayReuseHandle = !transfer.waitsToMultiplex
+            && (transfer.pool.connectionsPerHost == nil || pool.oversubscriptions == transfer.oversubscriptionsAtStart)
         transfer.detachShare()
         transfer.finish(result)
     }

@@ -1,0 +1,50 @@
+import Synchronization
+internal import CCurl
+internal import CHTTPDNSShims
+
+/// Easy handles of finished transfers, reset (curl_easy_reset) and kept for the next transfer, as
+/// libcurl recommends: a new handle per request (curl_easy_init, its first transfer's buffer
+/// allocation, curl_easy_cleanup) cost a tenth of the CPU of a keep-alive request at 16 concurrent.
+///
+/// Only handles whose transfer libcurl can never have queued are kept. libcurl 7.88 keeps state a
+/// reset does not clear: a handle that once waited in a multi handle's pending queue (under
+/// CURLMOPT_MAX_HOST_CONNECTIONS, or for a connection to multiplex on with CURLOPT_PIPEWAIT) keeps
+/// `state.previouslypending`, and from then on each time it connects it moves the head of that
+/// queue to its tail, which can starve the oldest waiter (a 30 s time-out was once seen in the
+/// 1,000-request load test). So a transfer that may wait to multiplex, or that was in its pool
+/// while its transfers outnumbered the connection limit, cleans its handle up instead
+/// (`TransferEngine.end` decides, `Transfer.release` acts). The other state a reset leaves, a
+/// CURLOPT_RESOLVE list not yet loaded (`state.resolve`), is cleared by setting the option to NULL.
+enum EasyHandleCache {
+    /// The most handles kept idle: enough for a 16-wide workload with room to spare; each holds
+    /// libcurl's receive buffer (CURLOPT_BUFFERSIZE, 16 KiB) and its own state, about 25 KB in all.
+    static let capacity = 32
+
+    private struct Handle: @unchecked Sendable {  // a handle in the cache belongs to no transfer and no thread
+        let easy: UnsafeMutableRawPointer
+    }
+
+    private static let idle = Mutex<[Handle]>([])
+
+    /// How many handles are kept now (for tests).
+    static var idleCount: Int { idle.withLock { $0.count } }
+
+    /// A reset handle from the cache, or a new one; nil when libcurl cannot allocate one.
+    static func take() -> UnsafeMutableRawPointer? {
+        if let handle = idle.withLock({ $0.popLast() }) { return handle.easy }
+        return curl_easy_init()
+    }
+
+    /// Resets `easy`, which is in no multi handle and no share handle, and keeps it when there is
+    /// room; otherwise cleans it up.
+    static func give(_ easy: UnsafeMutableRawPointer) {
+        curl_easy_reset(easy)
+        _ = httpdns_easy_setopt_ptr(easy, CURLOPT_RESOLVE, nil)
+        let kept = idle.withLock { handles in
+            guard handles.count < capacity else { return false }
+            handles.append(Handle(easy: easy))
+            return true
+        }
+        if !kept { curl_easy_cleanup(easy) }
+    }
+}
