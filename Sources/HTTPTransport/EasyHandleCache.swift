@@ -38,8 +38,20 @@ enum EasyHandleCache {
     /// Resets `easy`, which is in no multi handle and no share handle, and keeps it when there is
     /// room; otherwise cleans it up.
     static func give(_ easy: UnsafeMutableRawPointer) {
+        reset(easy)
+        keep(easy)
+    }
+
+    /// Clears `easy`'s options and its last transfer's state. The transfer thread resets the
+    /// handles of the transfers it ends: most of what a reset frees was allocated there, and
+    /// freed on another thread it went through malloc's slow, locked paths on both.
+    static func reset(_ easy: UnsafeMutableRawPointer) {
         curl_easy_reset(easy)
         _ = httpdns_easy_setopt_ptr(easy, CURLOPT_RESOLVE, nil)
+    }
+
+    /// Keeps `easy`, already reset, when there is room; otherwise cleans it up.
+    static func keep(_ easy: UnsafeMutableRawPointer) {
         let kept = idle.withLock { handles in
             guard handles.count < capacity else { return false }
             handles.append(Handle(easy: easy))

@@ -78,6 +78,16 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// Set by the engine when the transfer leaves the multi handle if libcurl cannot have queued
     /// it, so its handle may go back to `EasyHandleCache`; a handle never added is not reused.
     var mayReuseHandle = false
+    /// Set once the engine reset the handle for `EasyHandleCache` (`resetHandleForReuse`).
+    private var handleIsReset = false
+
+    /// Resets the handle for reuse when the engine found it may be reused, once it is out of the
+    /// multi handle and its outcome is read. Transfer thread.
+    func resetHandleForReuse() {
+        guard mayReuseHandle, !sharesSessions, !handleIsReset else { return }
+        EasyHandleCache.reset(easy)
+        handleIsReset = true
+    }
     /// When the engine added the transfer (uptime ns). Transfer thread.
     var startedAt: UInt64 = 0
     /// Set when libcurl opens a socket for the transfer (CURLOPT_SOCKOPTFUNCTION): it is no longer
@@ -151,10 +161,9 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private func release() {
         guard !released else { return }
         released = true
-        // A handle libcurl may have queued keeps state a reset does not clear (`EasyHandleCache`);
-        // one still joined to a share handle would keep that share in use.
-        if mayReuseHandle, !sharesSessions {
-            EasyHandleCache.give(easy)
+        // Only a handle the engine reset for reuse goes back (see `resetHandleForReuse`).
+        if handleIsReset {
+            EasyHandleCache.keep(easy)
         } else {
             curl_easy_cleanup(easy)
         }

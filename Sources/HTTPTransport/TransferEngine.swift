@@ -478,6 +478,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         transfer.mayReuseHandle = !transfer.waitsToMultiplex
             && (transfer.pool.connectionsPerHost == nil || pool.oversubscriptions == transfer.oversubscriptionsAtStart)
         transfer.detachShare()
+        transfer.resetHandleForReuse()
         transfer.finish(result)
     }
 
