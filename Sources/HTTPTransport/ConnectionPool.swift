@@ -18,6 +18,9 @@ final class PoolDescriptor: Sendable {
     /// and how many of them completed there (for tests and benchmarks).
     let inlineWaits = Atomic<Int>(0)
     let inlineCompletions = Atomic<Int>(0)
+    /// How many of its transfers ended with a handle fit for reuse (`Transfer.mayReuseHandle`),
+    /// for tests.
+    let reusableHandles = Atomic<Int>(0)
 
     init(id: Int, trust: CompiledTrust, connectionsPerHost: Int?, multiplexes: Bool) {
         self.id = id
@@ -52,6 +55,14 @@ final class ConnectionPool {
     /// reused (`Transfer.mayReuseHandle`).
     var activeTransfers = 0
     var oversubscriptions = 0
+    /// Transfers in the multi handle that opened a socket, and how many sockets the pool's
+    /// transfers have opened (counted for those with CURLOPT_SOCKOPTFUNCTION set: under a
+    /// connection limit, or waiting to multiplex). A connection is only being set up while the
+    /// transfer that opened it is in the multi handle, so a transfer waiting to multiplex
+    /// (CURLOPT_PIPEWAIT) that started with no such transfer in flight, and during which no socket
+    /// was opened, found no connection being set up to wait for: libcurl cannot have queued it.
+    var openingTransfers = 0
+    var socketsOpened = 0
 
     /// A moving average of how long this pool's transfers took, from start to completion (ns,
     /// weight 1/4 for the newest); see `TransferEngine.submit`.

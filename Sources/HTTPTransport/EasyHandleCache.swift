@@ -11,10 +11,12 @@ internal import CHTTPDNSShims
 /// CURLMOPT_MAX_HOST_CONNECTIONS, or for a connection to multiplex on with CURLOPT_PIPEWAIT) keeps
 /// `state.previouslypending`, and from then on each time it connects it moves the head of that
 /// queue to its tail, which can starve the oldest waiter (a 30 s time-out was once seen in the
-/// 1,000-request load test). So a transfer that may wait to multiplex, or that was in its pool
-/// while its transfers outnumbered the connection limit, cleans its handle up instead
-/// (`TransferEngine.end` decides, `Transfer.release` acts). The other state a reset leaves, a
-/// CURLOPT_RESOLVE list not yet loaded (`state.resolve`), is cleared by setting the option to NULL.
+/// 1,000-request load test). So a transfer that was in its pool while its transfers outnumbered
+/// the connection limit, or one waiting to multiplex that may have found a connection being set
+/// up, cleans its handle up instead (`TransferEngine.end` decides from the pool's counts,
+/// `ConnectionPool.oversubscriptions` and `openingTransfers`; `Transfer.release` acts). The other
+/// state a reset leaves, a CURLOPT_RESOLVE list not yet loaded (`state.resolve`), is cleared by
+/// setting the option to NULL.
 enum EasyHandleCache {
     /// The most handles kept idle: enough for a 16-wide workload with room to spare; each holds
     /// libcurl's receive buffer (CURLOPT_BUFFERSIZE, 16 KiB) and its own state, about 25 KB in all.

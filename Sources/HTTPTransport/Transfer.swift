@@ -73,8 +73,14 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// transfers that wait for a connection (libcurl 7.88 does not time those out).
     private(set) var connectLimit: TimeInterval?
     private(set) var totalLimit: TimeInterval?
-    /// The pool's `oversubscriptions` when the engine added the transfer. Transfer thread.
+    /// The pool the engine added the transfer to, until it ends; its counts at the start
+    /// (`ConnectionPool.oversubscriptions`, `socketsOpened`, `openingTransfers`), and whether the
+    /// transfer counts in its `openingTransfers`. Transfer thread.
+    var connectionPool: ConnectionPool?
     var oversubscriptionsAtStart = 0
+    var socketsOpenedAtStart = 0
+    var startedBesideOpening = false
+    private(set) var countsAsOpening = false
     /// Set by the engine when the transfer leaves the multi handle if libcurl cannot have queued
     /// it, so its handle may go back to `EasyHandleCache`; a handle never added is not reused.
     var mayReuseHandle = false
@@ -295,7 +301,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         totalLimit = timeouts.total
         if let connect = timeouts.connect { try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connect)) }
         if let total = timeouts.total { try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
-        if pool.connectionsPerHost != nil {
+        if pool.connectionsPerHost != nil || waitsToMultiplex {
             try check(httpdns_easy_setopt_sockopt_function(easy, sockoptCallback), CURLOPT_SOCKOPTFUNCTION)
             try check(httpdns_easy_setopt_ptr(easy, CURLOPT_SOCKOPTDATA, me), CURLOPT_SOCKOPTDATA)
         }
@@ -647,7 +653,14 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         return value == 0
     }
 
-    fileprivate func markSocketOpened() { openedSocket = true }
+    fileprivate func markSocketOpened() {
+        if !openedSocket, let connectionPool {
+            connectionPool.openingTransfers += 1
+            countsAsOpening = true
+        }
+        openedSocket = true
+        connectionPool?.socketsOpened += 1
+    }
 
     /// The error for a transfer the engine stopped after `limit` seconds.
     func timeoutError(after limit: TimeInterval, waitingForConnection: Bool) -> HTTPClientError {

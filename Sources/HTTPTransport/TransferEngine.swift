@@ -414,8 +414,12 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             return
         }
         transfer.attach(share: pool.share)
+        transfer.connectionPool = pool
+        transfer.socketsOpenedAtStart = pool.socketsOpened
+        transfer.startedBesideOpening = pool.openingTransfers > 0
         let code = curl_multi_add_handle(pool.multi, transfer.easy)
         guard code == CURLM_OK else {
+            transfer.connectionPool = nil
             let reason = String(cString: curl_multi_strerror(code))
             transfer.finish(.failure(HTTPClientError(kind: .transferFailed, message: "libcurl refused the transfer: \(reason)", url: transfer.url)))
             return
@@ -473,10 +477,15 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     private func end(_ transfer: Transfer, in pool: ConnectionPool, with result: Result<HTTPResponse, any Error>) {
         curl_multi_remove_handle(pool.multi, transfer.easy)
         pool.activeTransfers -= 1
+        if transfer.countsAsOpening { pool.openingTransfers -= 1 }
+        transfer.connectionPool = nil
         // libcurl queues a transfer only under the connection limit, or to wait to multiplex
-        // (CURLOPT_PIPEWAIT); a queued handle is not reused (`EasyHandleCache`).
-        transfer.mayReuseHandle = !transfer.waitsToMultiplex
-            && (transfer.pool.connectionsPerHost == nil || pool.oversubscriptions == transfer.oversubscriptionsAtStart)
+        // (CURLOPT_PIPEWAIT) on a connection being set up; a queued handle is not reused
+        // (`EasyHandleCache`). See `ConnectionPool.oversubscriptions` and `openingTransfers`.
+        let neverOverLimit = transfer.pool.connectionsPerHost == nil || pool.oversubscriptions == transfer.oversubscriptionsAtStart
+        let neverBesideSetUp = !transfer.waitsToMultiplex || (!transfer.startedBesideOpening && pool.socketsOpened == transfer.socketsOpenedAtStart)
+        transfer.mayReuseHandle = neverOverLimit && neverBesideSetUp
+        if transfer.mayReuseHandle { transfer.pool.reusableHandles.add(1, ordering: .relaxed) }
         transfer.detachShare()
         transfer.resetHandleForReuse()
         transfer.finish(result)

@@ -58,3 +58,75 @@ struct EasyHandleReuseTests {
         }
     }
 }
+
+/// When a finished transfer's handle may be reused: never when libcurl may have queued it
+/// (`EasyHandleCache`), whose state a reset does not clear.
+@Suite("Which finished transfers' handles are reused")
+struct EasyHandleReuseRuleTests {
+    let fixture: Fixture
+    init() throws { fixture = try Fixture() }
+
+    /// A client on a pool of its own (a fresh trust policy), and that pool.
+    func client(version: HTTPVersionPreference, connectionsPerHost: Int?) -> (HTTPClient, PoolDescriptor) {
+        let trust = fixture.freshTrust()
+        var configuration = HTTPClient.Configuration(trust: trust, timeouts: Timeouts(connect: 5, total: 30), httpVersion: version)
+        configuration.racesAddresses = false
+        configuration.maximumInlineWait = 0
+        configuration.maximumConnectionsPerHost = connectionsPerHost
+        let client = HTTPClient(configuration: configuration, resolver: fixture.resolver())
+        let pool = TransferEngine.shared.pool(for: trust, version: version, connectionsPerHost: configuration.maximumConnectionsPerHost)
+        return (client, pool)
+    }
+
+    func burst(_ client: HTTPClient, count: Int, path: String = "/") async throws {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<count { group.addTask { try await client.execute(fixture.loopbackRequest(path)).status } }
+            for try await status in group { #expect(status == 200) }
+        }
+    }
+
+    @Test("under a connection limit, transfers that outnumbered it give no handle back; alone they do")
+    func connectionLimit() async throws {
+        let (client, pool) = client(version: .http1_1, connectionsPerHost: 2)
+        // Eight at once on two allowed connections, each answer taking 0.3 s (so that they overlap
+        // however the suite loads the machine): six wait in libcurl's queue.
+        try await burst(client, count: 8, path: "/delay")
+        let afterBurst = pool.reusableHandles.load(ordering: .relaxed)
+        #expect(afterBurst < 8, "all eight handles were taken for reuse, though libcurl queued some")
+        for _ in 0..<5 { _ = try await client.execute(fixture.loopbackRequest()) }
+        #expect(pool.reusableHandles.load(ordering: .relaxed) == afterBurst + 5)
+    }
+
+    @Test("HTTP/2 transfers that waited for the first connection give no handle back; later ones do")
+    func multiplexWaiters() async throws {
+        let (client, pool) = client(version: .http2, connectionsPerHost: nil)
+        // A cold pool: one request opens the connection, the others wait to multiplex on it.
+        try await burst(client, count: 8)
+        #expect(pool.reusableHandles.load(ordering: .relaxed) == 0)
+        for _ in 0..<5 {
+            let response = try await client.execute(fixture.loopbackRequest())
+            #expect(response.connection.reusedConnection)
+        }
+        #expect(pool.reusableHandles.load(ordering: .relaxed) == 5)
+    }
+
+    @Test("a reused HTTP/2 handle carries nothing of the request before it")
+    func nothingCarriesOverOnHTTP2() async throws {
+        let (client, pool) = client(version: .http2, connectionsPerHost: 16)
+        _ = try await client.execute(fixture.loopbackRequest())
+        for round in 0..<20 {
+            var put = fixture.loopbackRequest("/inspect")
+            put.method = "PUT"
+            put.headers.add(name: "Cookie", value: "round=\(round)")
+            put.body = .data(Data("abc".utf8))
+            let first = try await client.execute(put)
+            #expect(first.text.hasPrefix("method=PUT\n"))
+            #expect(first.text.contains("cookie=round=\(round)\n"))
+            #expect(first.text.hasSuffix("abc"))
+            let get = try await client.execute(fixture.loopbackRequest("/inspect"))
+            #expect(get.text == "method=GET\nhost=a.test:\(fixture.servers.httpsPort)\ncookie=\n", "\(get.text)")
+            #expect(get.version == .http2)
+        }
+        #expect(pool.reusableHandles.load(ordering: .relaxed) >= 20)
+    }
+}
