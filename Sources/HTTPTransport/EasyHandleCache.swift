@@ -1,4 +1,4 @@
-import Synchronization
+import HTTPDNSCore
 internal import CCurl
 internal import CHTTPDNSShims
 
@@ -26,7 +26,8 @@ enum EasyHandleCache {
         let easy: UnsafeMutableRawPointer
     }
 
-    private static let idle = Mutex<[Handle]>([])
+    /// A pthread mutex (`LockedValue`), not `Synchronization.Mutex`, which ThreadSanitizer cannot see.
+    private static let idle = LockedValue<[Handle]>([])
 
     /// How many handles are kept now (for tests).
     static var idleCount: Int { idle.withLock { $0.count } }
