@@ -29,9 +29,6 @@ enum EasyHandleCache {
     /// A pthread mutex (`LockedValue`), not `Synchronization.Mutex`, which ThreadSanitizer cannot see.
     private static let idle = LockedValue<[Handle]>([])
 
-    /// How many handles are kept now (for tests).
-    static var idleCount: Int { idle.withLock { $0.count } }
-
     /// A reset handle from the cache, or a new one; nil when libcurl cannot allocate one.
     static func take() -> UnsafeMutableRawPointer? {
         if let handle = idle.withLock({ $0.popLast() }) { return handle.easy }
