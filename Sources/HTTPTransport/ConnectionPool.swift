@@ -55,14 +55,23 @@ final class ConnectionPool {
     /// reused (`Transfer.mayReuseHandle`).
     var activeTransfers = 0
     var oversubscriptions = 0
-    /// Transfers in the multi handle that opened a socket, and how many sockets the pool's
-    /// transfers have opened (counted for those with CURLOPT_SOCKOPTFUNCTION set: under a
-    /// connection limit, or waiting to multiplex). A connection is only being set up while the
-    /// transfer that opened it is in the multi handle, so a transfer waiting to multiplex
-    /// (CURLOPT_PIPEWAIT) that started with no such transfer in flight, and during which no socket
-    /// was opened, found no connection being set up to wait for: libcurl cannot have queued it.
+    /// Transfers in the multi handle that may be setting up a connection, and how many set-ups
+    /// the pool's transfers have begun. A set-up begins when a transfer opens a socket (counted
+    /// for those with CURLOPT_SOCKOPTFUNCTION set: under a connection limit, or waiting to
+    /// multiplex), or, for a transfer whose host or proxy name libcurl resolves itself, when it
+    /// starts: libcurl files the new connection in its cache before resolving, and waiters to
+    /// multiplex queue behind it from then. A connection is only being set up while the transfer
+    /// that began it is in the multi handle, so a transfer waiting to multiplex (CURLOPT_PIPEWAIT)
+    /// that started with no such transfer in flight, and during which no set-up began, found no
+    /// connection being set up to wait for: libcurl cannot have queued it.
     var openingTransfers = 0
-    var socketsOpened = 0
+    var setUpsBegun = 0
+
+    /// Counts a set-up begun by `transfer`, and the transfer as opening. Transfer thread.
+    func noteSetUpBegun(by transfer: Transfer) {
+        if transfer.countAsOpening(in: self) { openingTransfers += 1 }
+        setUpsBegun += 1
+    }
 
     /// A moving average of how long this pool's transfers took, from start to completion (ns,
     /// weight 1/4 for the newest); see `TransferEngine.submit`.

@@ -14,12 +14,14 @@ internal import CHTTPDNSShims
 /// 1,000-request load test). So a transfer that was in its pool while its transfers outnumbered
 /// the connection limit, or one waiting to multiplex that may have found a connection being set
 /// up, cleans its handle up instead (`TransferEngine.end` decides from the pool's counts,
-/// `ConnectionPool.oversubscriptions` and `openingTransfers`; `Transfer.release` acts). The other
+/// `ConnectionPool.oversubscriptions`, `openingTransfers` and `setUpsBegun`; `Transfer.release`
+/// acts). The other
 /// state a reset leaves, a CURLOPT_RESOLVE list not yet loaded (`state.resolve`), is cleared by
 /// setting the option to NULL.
 enum EasyHandleCache {
-    /// The most handles kept idle: enough for a 16-wide workload with room to spare; each holds
-    /// libcurl's receive buffer (CURLOPT_BUFFERSIZE, 16 KiB) and its own state, about 25 KB in all.
+    /// The most handles kept idle: enough for a 16-wide workload with room to spare. Each holds
+    /// libcurl's receive buffer (CURLOPT_BUFFERSIZE, 16 KiB) and its own state; handles that grew
+    /// more (an upload buffer, a large head's header buffer) are not kept (`Transfer.isSmallForReuse`).
     static let capacity = 32
 
     private struct Handle: @unchecked Sendable {  // a handle in the cache belongs to no transfer and no thread

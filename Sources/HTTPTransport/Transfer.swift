@@ -74,16 +74,27 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private(set) var connectLimit: TimeInterval?
     private(set) var totalLimit: TimeInterval?
     /// The pool the engine added the transfer to, until it ends; its counts at the start
-    /// (`ConnectionPool.oversubscriptions`, `socketsOpened`, `openingTransfers`), and whether the
+    /// (`ConnectionPool.oversubscriptions`, `setUpsBegun`, `openingTransfers`), and whether the
     /// transfer counts in its `openingTransfers`. Transfer thread.
     var connectionPool: ConnectionPool?
     var oversubscriptionsAtStart = 0
-    var socketsOpenedAtStart = 0
+    var setUpsBegunAtStart = 0
     var startedBesideOpening = false
     private(set) var countsAsOpening = false
     /// Set by the engine when the transfer leaves the multi handle if libcurl cannot have queued
     /// it, so its handle may go back to `EasyHandleCache`; a handle never added is not reused.
     var mayReuseHandle = false
+    /// Whether the handle holds no more memory than a plain request leaves in it: no request body
+    /// (libcurl keeps the 64 KiB upload buffer it allocated for one) and a response head of at
+    /// most 16 KiB (CURLINFO_HEADER_SIZE; libcurl keeps its header buffer at the size it grew
+    /// to). Transfer thread, before the reset.
+    var isSmallForReuse: Bool {
+        guard bodySource == nil else { return false }
+        var size = 0
+        _ = httpdns_easy_getinfo_long(easy, CURLINFO_HEADER_SIZE, &size)
+        return size <= 16 * 1024
+    }
+
     /// Set once the engine reset the handle for `EasyHandleCache` (`resetHandleForReuse`).
     private var handleIsReset = false
 
@@ -654,12 +665,15 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     }
 
     fileprivate func markSocketOpened() {
-        if !openedSocket, let connectionPool {
-            connectionPool.openingTransfers += 1
-            countsAsOpening = true
-        }
         openedSocket = true
-        connectionPool?.socketsOpened += 1
+        connectionPool?.noteSetUpBegun(by: self)
+    }
+
+    /// Counts the transfer in its pool's `openingTransfers` (once). Transfer thread.
+    func countAsOpening(in pool: ConnectionPool) -> Bool {
+        guard !countsAsOpening else { return false }
+        countsAsOpening = true
+        return true
     }
 
     /// The error for a transfer the engine stopped after `limit` seconds.

@@ -415,7 +415,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         }
         transfer.attach(share: pool.share)
         transfer.connectionPool = pool
-        transfer.socketsOpenedAtStart = pool.socketsOpened
+        transfer.setUpsBegunAtStart = pool.setUpsBegun
         transfer.startedBesideOpening = pool.openingTransfers > 0
         let code = curl_multi_add_handle(pool.multi, transfer.easy)
         guard code == CURLM_OK else {
@@ -425,6 +425,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             return
         }
         active[ObjectIdentifier(transfer)] = transfer
+        if transfer.mayResolveInLibcurl { pool.noteSetUpBegun(by: transfer) }
         transfer.oversubscriptionsAtStart = pool.oversubscriptions
         pool.activeTransfers += 1
         if let limit = transfer.pool.connectionsPerHost, pool.activeTransfers > limit { pool.oversubscriptions += 1 }
@@ -483,8 +484,10 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         // (CURLOPT_PIPEWAIT) on a connection being set up; a queued handle is not reused
         // (`EasyHandleCache`). See `ConnectionPool.oversubscriptions` and `openingTransfers`.
         let neverOverLimit = transfer.pool.connectionsPerHost == nil || pool.oversubscriptions == transfer.oversubscriptionsAtStart
-        let neverBesideSetUp = !transfer.waitsToMultiplex || (!transfer.startedBesideOpening && pool.socketsOpened == transfer.socketsOpenedAtStart)
-        transfer.mayReuseHandle = neverOverLimit && neverBesideSetUp
+        let neverBesideSetUp = !transfer.waitsToMultiplex || (!transfer.startedBesideOpening && pool.setUpsBegun == transfer.setUpsBegunAtStart)
+        // A handle that sent a body keeps libcurl's 64 KiB upload buffer, and one that read a large
+        // head its grown header buffer: not kept for the life of the process.
+        transfer.mayReuseHandle = neverOverLimit && neverBesideSetUp && transfer.isSmallForReuse
         if transfer.mayReuseHandle { transfer.pool.reusableHandles.add(1, ordering: .relaxed) }
         transfer.detachShare()
         transfer.resetHandleForReuse()
