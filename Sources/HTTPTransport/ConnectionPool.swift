@@ -69,7 +69,7 @@ final class ConnectionPool {
 
     /// Counts a set-up begun by `transfer`, and the transfer as opening. Transfer thread.
     func noteSetUpBegun(by transfer: Transfer) {
-        if transfer.countAsOpening(in: self) { openingTransfers += 1 }
+        if transfer.countAsOpening() { openingTransfers += 1 }
         setUpsBegun += 1
     }
 

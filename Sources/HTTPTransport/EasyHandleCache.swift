@@ -15,9 +15,8 @@ internal import CHTTPDNSShims
 /// the connection limit, or one waiting to multiplex that may have found a connection being set
 /// up, cleans its handle up instead (`TransferEngine.end` decides from the pool's counts,
 /// `ConnectionPool.oversubscriptions`, `openingTransfers` and `setUpsBegun`; `Transfer.release`
-/// acts). The other
-/// state a reset leaves, a CURLOPT_RESOLVE list not yet loaded (`state.resolve`), is cleared by
-/// setting the option to NULL.
+/// acts). The other state a reset leaves, a CURLOPT_RESOLVE list not yet loaded (`state.resolve`),
+/// is cleared by setting the option to NULL.
 enum EasyHandleCache {
     /// The most handles kept idle: enough for a 16-wide workload with room to spare. Each holds
     /// libcurl's receive buffer (CURLOPT_BUFFERSIZE, 16 KiB) and its own state; handles that grew

@@ -669,8 +669,9 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         connectionPool?.noteSetUpBegun(by: self)
     }
 
-    /// Counts the transfer in its pool's `openingTransfers` (once). Transfer thread.
-    func countAsOpening(in pool: ConnectionPool) -> Bool {
+    /// Marks the transfer as counted in its pool's `openingTransfers`; false when it already was.
+    /// Transfer thread.
+    func countAsOpening() -> Bool {
         guard !countsAsOpening else { return false }
         countsAsOpening = true
         return true
