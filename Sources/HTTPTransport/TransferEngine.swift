@@ -191,9 +191,8 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             drainInbox()
             // A transfer just added asks libcurl's timer for "now": run it here rather than arm the
             // timerfd for it and come back through epoll_wait.
-            var started: [ConnectionPool] = []
-            runDueTimers(&started)
-            for pool in started { collectCompleted(pool) }
+            runDueTimers(&touchedPools)
+            collectTouched()
             waiting.store(true, ordering: .sequentiallyConsistent)
             // A command queued between the drain above and the store would not wake us: look again.
             let timeout: Int32 = inbox.withLock { $0.isEmpty } ? -1 : 0
@@ -208,7 +207,6 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
                 if errno == EINTR { continue }
                 fatalError("httpdns: epoll_wait failed: errno \(errno)")
             }
-            var touched: [ConnectionPool] = []
             for index in 0..<Int(count) {
                 let fd = events[index].fd
                 if fd == wakeFD {
@@ -239,11 +237,21 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
                 if flags & Int32(HTTPDNS_EVENT_OUT) != 0 { action |= CURL_CSELECT_OUT }
                 if flags & Int32(HTTPDNS_EVENT_ERROR) != 0 { action |= CURL_CSELECT_ERR }
                 pool.socketAction(fd, action)
-                touched.append(pool)
+                if touchedPools.last !== pool { touchedPools.append(pool) }
             }
-            runDueTimers(&touched)
-            for pool in touched { collectCompleted(pool) }
+            runDueTimers(&touchedPools)
+            collectTouched()
         }
+    }
+
+    /// The pools libcurl ran in this turn of the loop, kept between turns (emptied, with its
+    /// capacity) so that a turn allocates none. Under the loop lock.
+    private var touchedPools: [ConnectionPool] = []
+
+    /// Collects the completed transfers of `touchedPools` and empties it.
+    private func collectTouched() {
+        for pool in touchedPools { collectCompleted(pool) }
+        touchedPools.removeAll(keepingCapacity: true)
     }
 
     /// The calling thread, holding the loop lock with `leading` raised since before it started
@@ -376,19 +384,21 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     }
 
     private func drainInbox() {
-        let commands = inbox.withLock { queue -> [Command] in
-            let taken = queue
-            queue.removeAll(keepingCapacity: true)
-            return taken
-        }
-        for command in commands {
+        // Swapped with an emptied array of its own: copying the queue out and emptying it in
+        // place allocated a new buffer on every turn (the copy shared the old one).
+        inbox.withLock { queue in swap(&queue, &drained) }
+        for command in drained {
             switch command {
             case .start(let transfer): start(transfer)
             case .cancel(let transfer): stop(transfer)
             case .closeIdle(let descriptor, let continuation): continuation.resume(returning: closeIdle(descriptor))
             }
         }
+        drained.removeAll(keepingCapacity: true)
     }
+
+    /// The commands `drainInbox` took, while it serves them (under the loop lock).
+    private var drained: [Command] = []
 
     private func connectionPool(_ descriptor: PoolDescriptor) -> ConnectionPool? {
         if let pool = pools[descriptor.id] { return pool }
