@@ -37,21 +37,25 @@ public enum ProxyPolicy: Sendable, Hashable {
         }
     }
 
+    /// The variables each choice reads, in order (lower case first, as curl). Only lower-case
+    /// http_proxy: an HTTP_PROXY set by a CGI server's request header (httpoxy). Kept as constants:
+    /// a variadic list was an array allocated per request.
+    private static let httpsProxyNames = ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+    private static let httpProxyNames = ["http_proxy", "all_proxy", "ALL_PROXY"]
+    private static let noProxyNames = ["no_proxy", "NO_PROXY"]
+
     private static func fromVariables(_ variable: (String) -> String?, scheme: String, host: String, port: Int) -> URL? {
-        /// The first of `names` set to something, in order (lower case first, as curl).
-        func value(_ names: String...) -> String? {
+        /// The first of `names` set to something.
+        func value(_ names: [String]) -> String? {
             assert(names.allSatisfy(variableNames.contains), "\(names) missing from variableNames")
             for name in names {
                 if let text = variable(name), !text.isEmpty { return text }
             }
             return nil
         }
-        // Only lower-case http_proxy: an HTTP_PROXY set by a CGI server's request header (httpoxy).
-        let chosen = scheme == "https"
-            ? value("https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY")
-            : value("http_proxy", "all_proxy", "ALL_PROXY")
+        let chosen = value(scheme == "https" ? httpsProxyNames : httpProxyNames)
         guard let chosen else { return nil }
-        let list = (value("no_proxy", "NO_PROXY") ?? "").split(separator: ",").map { $0.trimmingWhitespace() }
+        let list = (value(noProxyNames) ?? "").split(separator: ",").map { $0.trimmingWhitespace() }
         if bypasses(host: host, port: port, list: list) { return nil }
         // curl accepts "host:port" without a scheme and means http://.
         return URL(string: chosen.contains("://") ? chosen : "http://" + chosen)

@@ -129,9 +129,8 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
                 && inbox.withLock { $0.isEmpty }
             leading = leads
             start(transfer)
-            var touched: [ConnectionPool] = []
-            runDueTimers(&touched)
-            for pool in touched { collectCompleted(pool) }
+            runDueTimers(&touchedPools)
+            collectTouched()
             if leads { lead(transfer, until: DispatchTime.now().uptimeNanoseconds + window) }
             armTimer()
             loopLock.unlock()
@@ -291,7 +290,6 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
                 return
             }
             if waits[0].events != 0 { return }
-            var touched: [ConnectionPool] = []
             for wait in waits.dropFirst() where wait.events != 0 {
                 guard let owner = socketOwners[wait.fd] else { continue }
                 var action: Int32 = 0
@@ -299,10 +297,10 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
                 if wait.events & Int32(HTTPDNS_EVENT_OUT) != 0 { action |= CURL_CSELECT_OUT }
                 if wait.events & Int32(HTTPDNS_EVENT_ERROR) != 0 { action |= CURL_CSELECT_ERR }
                 owner.pool.socketAction(wait.fd, action)
-                touched.append(owner.pool)
+                if touchedPools.last !== owner.pool { touchedPools.append(owner.pool) }
             }
-            runDueTimers(&touched)
-            for pool in touched { collectCompleted(pool) }
+            runDueTimers(&touchedPools)
+            collectTouched()
         }
     }
 
@@ -313,7 +311,13 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     private func stopLeading() {
         leading = false
         // The led sockets first: changing the dictionary while iterating it copied it (per request).
-        var led: [(fd: Int32, owner: Watch)] = []
+        // Their array is kept between waits, emptied: one allocation less per request.
+        var led = spareLed
+        spareLed = []
+        defer {
+            led.removeAll(keepingCapacity: true)
+            spareLed = led
+        }
         for (fd, owner) in socketOwners where owner.led { led.append((fd, owner)) }
         for (fd, owner) in led {
             if owner.parked {
@@ -327,8 +331,9 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         }
     }
 
-    /// `lead`'s poll list, kept for the next wait.
+    /// `lead`'s poll list, and `stopLeading`'s list of led sockets, kept for the next wait.
     private var spareEvents: [httpdns_event] = []
+    private var spareLed: [(fd: Int32, owner: Watch)] = []
 
     /// The pool whose timer action is running, if any (see `runDueTimers`).
     private var poolOnTimer: ConnectionPool?
