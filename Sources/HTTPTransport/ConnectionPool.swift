@@ -18,8 +18,8 @@ final class PoolDescriptor: Sendable {
     /// and how many of them completed there (for tests and benchmarks).
     let inlineWaits = Atomic<Int>(0)
     let inlineCompletions = Atomic<Int>(0)
-    /// How many of its transfers ended with a handle fit for reuse (`Transfer.mayReuseHandle`),
-    /// for tests.
+    /// How many of its transfers ended with a handle fit for reuse (`TransferEngine.end`), for
+    /// tests.
     let reusableHandles = Atomic<Int>(0)
 
     init(id: Int, trust: CompiledTrust, connectionsPerHost: Int?, multiplexes: Bool) {
@@ -52,7 +52,7 @@ final class ConnectionPool {
     /// Transfers in the multi handle now, and how many times a start took that count past the
     /// connection limit (CURLMOPT_MAX_HOST_CONNECTIONS), when libcurl may have queued one. A
     /// transfer during which the count never moved cannot have been queued, so its handle may be
-    /// reused (`Transfer.mayReuseHandle`).
+    /// reused (`TransferEngine.end`). `closeIdle` leaves a pool with transfers in it alone.
     var activeTransfers = 0
     var oversubscriptions = 0
     /// Transfers in the multi handle that may be setting up a connection, and how many set-ups

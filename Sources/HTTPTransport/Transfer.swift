@@ -81,9 +81,6 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     var setUpsBegunAtStart = 0
     var startedBesideOpening = false
     private(set) var countsAsOpening = false
-    /// Set by the engine when the transfer leaves the multi handle if libcurl cannot have queued
-    /// it, so its handle may go back to `EasyHandleCache`; a handle never added is not reused.
-    var mayReuseHandle = false
     /// Whether the handle holds no more memory than a plain request leaves in it: no request body
     /// (libcurl keeps the 64 KiB upload buffer it allocated for one) and a response head of at
     /// most 16 KiB (CURLINFO_HEADER_SIZE; libcurl keeps its header buffer at the size it grew
@@ -98,10 +95,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// Set once the engine reset the handle for `EasyHandleCache` (`resetHandleForReuse`).
     private var handleIsReset = false
 
-    /// Resets the handle for reuse when the engine found it may be reused, once it is out of the
-    /// multi handle and its outcome is read. Transfer thread.
+    /// Resets the handle for `EasyHandleCache`, once it is out of the multi handle and its outcome
+    /// is read; the engine calls it only for a transfer libcurl cannot have queued
+    /// (`TransferEngine.end`). A handle never added is never reset, so never reused. Transfer thread.
     func resetHandleForReuse() {
-        guard mayReuseHandle, !sharesSessions, !handleIsReset else { return }
+        guard !sharesSessions, !handleIsReset else { return }
         EasyHandleCache.reset(easy)
         handleIsReset = true
     }

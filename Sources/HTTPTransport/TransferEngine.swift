@@ -502,16 +502,18 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         let neverBesideSetUp = !transfer.waitsToMultiplex || (!transfer.startedBesideOpening && pool.setUpsBegun == transfer.setUpsBegunAtStart)
         // A handle that sent a body keeps libcurl's 64 KiB upload buffer, and one that read a large
         // head its grown header buffer: not kept for the life of the process.
-        transfer.mayReuseHandle = neverOverLimit && neverBesideSetUp && transfer.isSmallForReuse
-        if transfer.mayReuseHandle { transfer.pool.reusableHandles.add(1, ordering: .relaxed) }
+        let reusable = neverOverLimit && neverBesideSetUp && transfer.isSmallForReuse
         transfer.detachShare()
-        transfer.resetHandleForReuse()
+        if reusable {
+            transfer.pool.reusableHandles.add(1, ordering: .relaxed)
+            transfer.resetHandleForReuse()
+        }
         transfer.finish(result)
     }
 
     private func closeIdle(_ descriptor: PoolDescriptor) -> Bool {
         guard let pool = pools[descriptor.id] else { return true }
-        guard !active.values.contains(where: { $0.pool === descriptor }) else { return false }
+        guard pool.activeTransfers == 0 else { return false }
         pools[descriptor.id] = nil
         pool.close()
         // libcurl reports the closed sockets through the socket callback; drop any it did not.

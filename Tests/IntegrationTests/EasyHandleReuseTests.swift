@@ -68,18 +68,6 @@ struct EasyHandleReuseRuleTests {
     let fixture: Fixture
     init() throws { fixture = try Fixture() }
 
-    /// A client on a pool of its own (a fresh trust policy), and that pool.
-    func client(version: HTTPVersionPreference, connectionsPerHost: Int?) -> (HTTPClient, PoolDescriptor) {
-        let trust = fixture.freshTrust()
-        var configuration = HTTPClient.Configuration(trust: trust, timeouts: Timeouts(connect: 5, total: 30), httpVersion: version)
-        configuration.racesAddresses = false
-        configuration.maximumInlineWait = 0
-        configuration.maximumConnectionsPerHost = connectionsPerHost
-        let client = HTTPClient(configuration: configuration, resolver: fixture.resolver())
-        let pool = TransferEngine.shared.pool(for: trust, version: version, connectionsPerHost: configuration.maximumConnectionsPerHost)
-        return (client, pool)
-    }
-
     func burst(_ client: HTTPClient, count: Int, path: String = "/") async throws {
         try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<count { group.addTask { try await client.execute(fixture.loopbackRequest(path)).status } }
@@ -89,7 +77,7 @@ struct EasyHandleReuseRuleTests {
 
     @Test("under a connection limit, transfers that outnumbered it give no handle back; alone they do")
     func connectionLimit() async throws {
-        let (client, pool) = client(version: .http1_1, connectionsPerHost: 2)
+        let (client, pool) = fixture.clientOnOwnPool(inlineWait: 0, connectionsPerHost: 2)
         // Eight at once on two allowed connections, each answer taking 0.3 s (so that they overlap
         // however the suite loads the machine): six wait in libcurl's queue.
         try await burst(client, count: 8, path: "/delay")
@@ -101,7 +89,7 @@ struct EasyHandleReuseRuleTests {
 
     @Test("HTTP/2 transfers that waited for the first connection give no handle back; later ones do")
     func multiplexWaiters() async throws {
-        let (client, pool) = client(version: .http2, connectionsPerHost: nil)
+        let (client, pool) = fixture.clientOnOwnPool(inlineWait: 0, version: .http2, connectionsPerHost: nil)
         // A cold pool: one request opens the connection, the others wait to multiplex on it
         // (answers taking 0.3 s, so that none starts after the first has ended).
         try await burst(client, count: 8, path: "/delay")
@@ -118,13 +106,8 @@ struct EasyHandleReuseRuleTests {
         // libcurl files the proxy connection in its cache before resolving the proxy's name, so the
         // other transfers wait to multiplex on it before any socket is opened; here the name never
         // resolves and no socket ever opens.
-        let trust = fixture.freshTrust()
-        var configuration = HTTPClient.Configuration(trust: trust, timeouts: Timeouts(connect: 5, total: 30), httpVersion: .http2)
-        configuration.maximumInlineWait = 0
-        configuration.maximumConnectionsPerHost = nil
-        configuration.proxy = .fixed(URL(string: "http://no-such-proxy.invalid:3128")!, bypass: [])
-        let client = HTTPClient(configuration: configuration, resolver: fixture.resolver())
-        let pool = TransferEngine.shared.pool(for: trust, version: .http2, connectionsPerHost: nil)
+        let (client, pool) = fixture.clientOnOwnPool(inlineWait: 0, proxy: .fixed(URL(string: "http://no-such-proxy.invalid:3128")!, bypass: []),
+                                                     version: .http2, connectionsPerHost: nil)
         let failures = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<6 { group.addTask { (try? await client.execute(HTTPRequest(url: fixture.url("a.test")))) == nil } }
             return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
@@ -135,7 +118,7 @@ struct EasyHandleReuseRuleTests {
 
     @Test("a reused HTTP/2 handle carries nothing of the request before it")
     func nothingCarriesOverOnHTTP2() async throws {
-        let (client, pool) = client(version: .http2, connectionsPerHost: 16)
+        let (client, pool) = fixture.clientOnOwnPool(inlineWait: 0, version: .http2, connectionsPerHost: 16)
         _ = try await client.execute(fixture.loopbackRequest())
         for round in 0..<20 {
             var put = fixture.loopbackRequest("/inspect")
