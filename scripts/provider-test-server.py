@@ -121,6 +121,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if name == "drop":
             self.close_connection = True
             return
+        if name == "interim":
+            # /fault/interim: a 103 (Early Hints, RFC 8297) with fields of its own before the final
+            # response, on one connection, written raw.
+            self.wfile.write(b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\nX-Interim: yes\r\n\r\n"
+                             b"HTTP/1.1 200 OK\r\nX-Final: yes\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nok\n")
+            self.wfile.flush()
+            self.close_connection = True
+            return
         if name == "statusline":
             # /fault/statusline/HEX: the status line "HTTP/1.1 200" followed by the bytes HEX encodes
             # (none: a bare line; "20": an empty reason phrase; a phrase in any encoding), written raw.

@@ -227,6 +227,8 @@ public final class HTTPClient: Sendable {
             } onCancel: {
                 engine.cancel(transfer)
             }
+            // The transfer is over: its fields are read here, off the transfer thread.
+            response.headers = transfer.receivedHeaders()
             deliverTrustEvents(of: response.connection, host: target.host, port: target.port)
             response.url = request.url
             return response

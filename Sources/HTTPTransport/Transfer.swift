@@ -48,7 +48,13 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     // Response state, filled by the header callback.
     private var status = 0
-    private var headers = HTTPHeaders()
+    /// The final response's field lines as libcurl passed them (each line's bytes without CR LF,
+    /// after its length in 4 bytes), made into `HTTPHeaders` only when asked for (`receivedHeaders`):
+    /// for a response returned whole, by the caller after the transfer, so that the transfer thread,
+    /// which every request in the process passes through, builds no strings for them. Its room is
+    /// reserved at init, on the caller's thread, so a usual head costs the transfer thread no
+    /// allocation either.
+    private var fieldLines: [UInt8] = []
     private var statusLineVersion = HTTPVersion.unknown
     /// The HTTP/1.x status line's reason phrase; nil for HTTP/2 and HTTP/3.
     private var reasonPhrase: String?
@@ -152,6 +158,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         self.mayResend = request.isIdempotent
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        fieldLines.reserveCapacity(Self.usualHeadSize)
         do {
             let bodySource = try request.body.map { try RequestBodySource($0, url: request.url) }
             self.bodySource = bodySource
@@ -450,8 +457,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
         if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {  // "HTTP/"
             // A new status line: an interim (1xx) response's fields are dropped.
-            headers = HTTPHeaders()
-            headers.reserveCapacity(16)
+            fieldLines.removeAll(keepingCapacity: true)
             var index = 0
             while index < end, bytes[index] != 0x20 { index += 1 }
             statusLineVersion = HTTPVersion(statusLine: UnsafeRawBufferPointer(rebasing: bytes[0..<index]))
@@ -478,31 +484,73 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             if status >= 200, !headDelivered { deliverHead() }
             return bytes.count
         }
-        if bytes[0] == 0x20 || bytes[0] == 0x09 {
-            // obs-fold (RFC 9112 §5.2): a line that starts with white space continues the previous
-            // field's value, and the fold is read as one space (it was dropped, or taken for a field).
-            var start = 0
-            while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-            if start < end {
-                headers.continueLastValue(with: HTTPResponseHead.fieldText(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end])))
+        let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
+        if line[0] != 0x20, line[0] != 0x09, let colon = line.firstIndex(of: 0x3A), colon == 14,
+           statusLineVersion == .http1_1 || statusLineVersion == .http1_0,
+           Self.isContentLength(UnsafeRawBufferPointer(rebasing: line[0..<colon])) {
+            let (valueStart, valueEnd) = Self.valueBounds(in: line, colon: colon)
+            if !acceptLength(UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd])) {
+                // libcurl 7.88 would take the last value and keep the connection for the next
+                // request, which then reads the rest of this response: refused, and the connection
+                // closed.
+                return 0
             }
-            return bytes.count
         }
-        guard let colon = bytes[0..<end].firstIndex(of: 0x3A) else { return bytes.count }
-        var valueStart = colon + 1
-        while valueStart < end, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
-        var valueEnd = end
-        while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
-        let value = HTTPResponseHead.fieldText(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]))
-        if colon == 14, statusLineVersion == .http1_1 || statusLineVersion == .http1_0,
-           Self.isContentLength(UnsafeRawBufferPointer(rebasing: bytes[0..<colon])),
-           !acceptLength(UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), text: value) {
-            // libcurl 7.88 would take the last value and keep the connection for the next request,
-            // which then reads the rest of this response: refused, and the connection closed.
-            return 0
-        }
-        headers.add(name: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self), value: value)
+        // Kept as bytes (see `fieldLines`); a line with no colon is dropped when they are read.
+        withUnsafeBytes(of: UInt32(line.count).littleEndian) { fieldLines.append(contentsOf: $0) }
+        fieldLines.append(contentsOf: line)
         return bytes.count
+    }
+
+    /// Room reserved for `fieldLines`: nginx's usual head takes about 200 bytes.
+    private static let usualHeadSize = 512
+
+    /// The fields of the final response head so far (all of them once the head is complete), read
+    /// from `fieldLines`: a line that starts with white space continues the previous field's value
+    /// (obs-fold, RFC 9112 §5.2), read as one space (it was dropped, or taken for a field); a line
+    /// with no colon is dropped. Names are kept as received; values without
+    /// their surrounding white space, as `HTTPResponseHead.fieldText` reads them. Not while libcurl
+    /// may still call the header callback on another thread.
+    func receivedHeaders() -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        fieldLines.withUnsafeBytes { all in
+            var lines = 0, offset = 0
+            while offset + 4 <= all.count {
+                let length = Int(UInt32(littleEndian: all.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                offset += 4 + length
+                lines += 1
+            }
+            headers.reserveCapacity(lines)
+            offset = 0
+            while offset + 4 <= all.count {
+                let length = Int(UInt32(littleEndian: all.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                let line = UnsafeRawBufferPointer(rebasing: all[(offset + 4)..<(offset + 4 + length)])
+                offset += 4 + length
+                if line[0] == 0x20 || line[0] == 0x09 {
+                    var start = 0
+                    while start < line.count, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
+                    if start < line.count {
+                        headers.continueLastValue(with: HTTPResponseHead.fieldText(decoding: UnsafeRawBufferPointer(rebasing: line[start...])))
+                    }
+                    continue
+                }
+                guard let colon = line.firstIndex(of: 0x3A) else { continue }
+                let (valueStart, valueEnd) = Self.valueBounds(in: line, colon: colon)
+                headers.add(name: String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<colon]), as: UTF8.self),
+                            value: HTTPResponseHead.fieldText(decoding: UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd])))
+            }
+        }
+        return headers
+    }
+
+    /// Where the value of the field `line` starts and ends: after the colon at `colon`, without the
+    /// white space around it (RFC 9110 §5.5).
+    private static func valueBounds(in line: UnsafeRawBufferPointer, colon: Int) -> (Int, Int) {
+        var valueStart = colon + 1
+        while valueStart < line.count, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
+        var valueEnd = line.count
+        while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+        return (valueStart, valueEnd)
     }
 
     /// Whether `name` is `Content-Length`, in any case.
@@ -515,8 +563,9 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// RFC 9112 §6.3 and RFC 9110 §8.6: every `Content-Length` of an HTTP/1.x response, and every
     /// member of a list in one, must be the same decimal number; otherwise the response cannot be
     /// framed, an unrecoverable error (`framingError`, curl's 8, "weird server reply").
-    /// Read from the field's bytes (`text` only for the message): every HTTP/1.1 response has one.
-    private func acceptLength(_ value: UnsafeRawBufferPointer, text: String) -> Bool {
+    /// Read from the field's bytes (as text only for a refusal's message): every HTTP/1.1 response has one.
+    private func acceptLength(_ value: UnsafeRawBufferPointer) -> Bool {
+        let text = { HTTPResponseHead.fieldText(decoding: value) }
         var conflicting = false
         var index = 0
         repeat {
@@ -527,13 +576,13 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             while index < value.count, value[index] >= 0x30, value[index] <= 0x39 {
                 let (times, overflowTimes) = number.multipliedReportingOverflow(by: 10)
                 let (sum, overflowSum) = times.addingReportingOverflow(UInt64(value[index] - 0x30))
-                guard !overflowTimes, !overflowSum else { return refuseLength(text, reason: "an invalid") }
+                guard !overflowTimes, !overflowSum else { return refuseLength(text(), reason: "an invalid") }
                 number = sum
                 digits += 1
                 index += 1
             }
             while index < value.count, value[index] == 0x20 || value[index] == 0x09 { index += 1 }
-            guard index == value.count || value[index] == 0x2C else { return refuseLength(text, reason: "an invalid") }
+            guard index == value.count || value[index] == 0x2C else { return refuseLength(text(), reason: "an invalid") }
             // An empty list element is skipped (RFC 9110 §5.6.1); libcurl refuses a field with none.
             if digits > 0 {
                 if let known = contentLength, known != number { conflicting = true }
@@ -541,7 +590,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             }
             index += 1
         } while index <= value.count
-        return conflicting ? refuseLength(text, reason: "conflicting") : true
+        return conflicting ? refuseLength(text(), reason: "conflicting") : true
     }
 
     private func refuseLength(_ value: String, reason: String) -> Bool {
@@ -557,7 +606,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private func deliverHead() {
         headDelivered = true
         guard discardsBody != nil || sink.wantsHead else { return }
-        var head = HTTPResponseHead(status: status, headers: headers, version: statusLineVersion, reasonPhrase: reasonPhrase)
+        var head = HTTPResponseHead(status: status, headers: receivedHeaders(), version: statusLineVersion, reasonPhrase: reasonPhrase)
         if let discardsBody, discardsBody(head) {
             sink.switchToDiscarding()
         } else if sink.wantsHead {
@@ -642,7 +691,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         }
         return .success(HTTPResponse(
             status: responseCode != 0 ? responseCode : status,
-            headers: headers,
+            // Read by the caller (`HTTPClient.perform`), off the transfer thread.
+            headers: HTTPHeaders(),
             version: Self.version(version),
             reasonPhrase: reasonPhrase,
             body: sink.takeBody(),

@@ -120,6 +120,22 @@ extension ResolverIntegrationSuites {
             #expect(!response.headers.contains { $0.name.hasPrefix(" ") || $0.name.hasPrefix("\t") })
         }
 
+        @Test("an interim (1xx) response's fields are not the response's, whole or streamed")
+        func interimFieldsAreDropped() async throws {
+            let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]))
+            let response = try await client.execute(HTTPRequest(url: server.url("/fault/interim")))
+            #expect(response.status == 200)
+            #expect(response.text == "ok\n")
+            #expect(response.headers.map(\.name) == ["X-Final", "Content-Type", "Content-Length"])
+            let heads = LockedValue<[HTTPResponseHead]>([])
+            _ = try await client.execute(HTTPRequest(url: server.url("/fault/interim")),
+                                         to: .streaming(head: { head in heads.withLock { $0.append(head) } }, chunk: { _ in }))
+            let head = try #require(heads.withLock { $0.first })
+            #expect(heads.withLock { $0.count } == 1)
+            #expect(head.status == 200)
+            #expect(head.headers.map(\.name) == ["X-Final", "Content-Type", "Content-Length"])
+        }
+
         @Test("with racing off, libcurl falls through a black-holed first address after its share of the connect timeout")
         func fallThroughBlackHoleWithoutRacing() async throws {
             let hole = try ResolverIntegrationSuites.HappyEyeballsTests.blackHole("127.0.0.21", port: fixture.servers.httpsPort)
