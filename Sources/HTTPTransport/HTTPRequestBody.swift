@@ -19,9 +19,10 @@ import Foundation
 public enum HTTPRequestBody: Sendable {
     /// Bytes in memory.
     case data(Data)
-    /// The contents of a file, read as it is sent (never loaded whole). The file is opened before
-    /// the request starts, and its size then is the body's length; an unreadable file fails the
-    /// request with `.invalidRequest`.
+    /// The contents of a regular file, read as it is sent (never loaded whole). The file is opened
+    /// before the request starts, and its size then is the body's length; a file that is missing,
+    /// unreadable or not regular (a directory, FIFO, device or socket: send those as `.stream`)
+    /// fails the request with `.invalidRequest` before its host is resolved.
     case file(URL)
     /// Bytes pulled from `stream` as they are sent; `length` in bytes if known (the stream must
     /// then hold exactly that many; a negative one fails the request with `.invalidRequest`).

@@ -30,14 +30,16 @@ final class RequestBodySource {
             storage = .data(data, offset: 0)
             length = Int64(data.count)
         case .file(let file):
-            let fd = open(file.path, O_RDONLY | O_CLOEXEC)
+            // O_NONBLOCK: opening a FIFO without a writer would block the calling thread until one
+            // came (a FIFO is refused below; a regular file's reads ignore the flag).
+            let fd = open(file.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
             guard fd >= 0 else {
                 throw HTTPClientError(kind: .invalidRequest, message: "cannot read body file '\(file.path)': \(String(cString: strerror(errno)))", url: url)
             }
             var info = stat()
             guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
                 close(fd)
-                throw HTTPClientError(kind: .invalidRequest, message: "body file '\(file.path)' is not a regular file", url: url)
+                throw HTTPClientError(kind: .invalidRequest, message: Self.notRegular(file.path), url: url)
             }
             storage = .file(fd: fd, path: file.path)
             length = Int64(info.st_size)
@@ -46,6 +48,11 @@ final class RequestBodySource {
             storage = .stream(box.stream, opened: false)
             self.length = length
         }
+    }
+
+    /// The refusal of a body file that is not a regular file.
+    static func notRegular(_ path: String) -> String {
+        "body file '\(path)' is not a regular file: a FIFO, device or socket has no length before it is read, and can be read only once; send it as a .stream"
     }
 
     deinit {

@@ -57,13 +57,17 @@ struct RequestFraming {
         case .stream(_, let length?) where length < 0:
             throw HTTPClientError(kind: .invalidRequest, message: "a body stream's length must be 0 or more, or nil when it is unknown; got \(length)", url: url)
         case .file(let file):
-            // Opened only when the transfer is built; a missing file or a directory is known now.
+            // Opened only when the transfer is built; a missing file, a directory or another file
+            // that is not regular is known now.
             var info = stat()
             guard stat(file.path, &info) == 0 else {
                 throw HTTPClientError(kind: .invalidRequest, message: "cannot read body file '\(file.path)': \(String(cString: strerror(errno)))", url: url)
             }
             guard (info.st_mode & S_IFMT) != S_IFDIR else {
                 throw HTTPClientError(kind: .invalidRequest, message: "body file '\(file.path)' is a directory", url: url)
+            }
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                throw HTTPClientError(kind: .invalidRequest, message: RequestBodySource.notRegular(file.path), url: url)
             }
         default:
             break

@@ -235,8 +235,8 @@ struct TransportTests {
         #expect(resolver.lookups.load(ordering: .relaxed) == 0)
     }
 
-    @Test("omitted framing or Host, a negative stream length, a missing or directory body file are refused before resolving",
-          arguments: 0..<5)
+    @Test("omitted framing or Host, a negative stream length, a missing, directory or FIFO body file are refused before resolving",
+          arguments: 0..<6)
     func unsendableBodiesAreRefusedUnresolved(case index: Int) async throws {
         let fixture = try Fixture()
         let resolver = CountingResolver()
@@ -247,6 +247,17 @@ struct TransportTests {
         case 1: request.omittedHeaders = ["Content-Length"]
         case 2: request.body = .stream(InputStream(data: Data("x".utf8)), length: -1)
         case 3: request.body = .file(URL(fileURLWithPath: "/nonexistent/body.bin"))
+        case 4:
+            // No writer ever opens it: opening it to read would block.
+            let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-body-\(UUID().uuidString)")
+            try #require(mkfifo(fifo.path, 0o600) == 0)
+            defer { unlink(fifo.path) }
+            request.body = .file(fifo)
+            let error = try await #require(throws: HTTPClientError.self) { try await client.execute(request) }
+            #expect(error.kind == .invalidRequest)
+            #expect(error.message.contains("not a regular file"), "\(error.message)")
+            #expect(resolver.lookups.load(ordering: .relaxed) == 0)
+            return
         default: request.body = .file(FileManager.default.temporaryDirectory)
         }
         let error = try await #require(throws: HTTPClientError.self) { try await client.execute(request) }
