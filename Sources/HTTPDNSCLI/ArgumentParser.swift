@@ -7,6 +7,9 @@ struct ArgumentParser {
     struct Option {
         let names: [String]   // e.g. ["-X", "--request"]
         let arity: Arity
+        /// Whether the value is bytes rather than text (a body given inline), so that it may be
+        /// any bytes; every other value, and every positional argument, must be valid UTF-8.
+        var takesBytes = false
         /// The key results are stored under (the first long name without dashes).
         var key: String { (names.first { $0.hasPrefix("--") } ?? names[0]).trimmingPrefix(while: { $0 == "-" }).description }
     }
@@ -35,7 +38,9 @@ struct ArgumentParser {
     ///   - arguments: The command line's arguments as strings.
     ///   - raw: The same arguments' bytes (from `argv`, so possibly not UTF-8), one per argument;
     ///     nil takes each string's UTF-8.
-    /// - Throws: `UsageError` for an unknown option or a missing value.
+    /// - Throws: `UsageError` for an unknown option, a missing value, or a value or positional
+    ///   argument that is not valid UTF-8 (unless its option `takesBytes`): read as text it would
+    ///   be changed (invalid bytes become U+FFFD), and so would the header sent or the file written.
     func parse(_ arguments: [String], raw: [[UInt8]]? = nil) throws(UsageError) -> Parsed {
         precondition(raw == nil || raw?.count == arguments.count, "one raw argument per argument")
         let raw = raw ?? arguments.map { Array($0.utf8) }
@@ -45,19 +50,26 @@ struct ArgumentParser {
         /// Stores `value`, whose bytes are those of raw argument `rawIndex` from byte `offset` on.
         /// What precedes a value in its argument (`--name=`, `-sX`) is ASCII, which a repaired
         /// string keeps byte for byte, so the offset counts the same in both.
-        func store(_ option: Option, _ value: String?, rawIndex: Int = 0, offset: Int = 0) {
+        func store(_ option: Option, _ value: String?, rawIndex: Int = 0, offset: Int = 0) throws(UsageError) {
             parsed.order.append(option.key)
             guard let value else {
                 parsed.flags.insert(option.key)
                 return
             }
+            let bytes = Array(raw[rawIndex].dropFirst(offset))
+            guard option.takesBytes || bytes.elementsEqual(value.utf8) else {
+                throw UsageError("the value of \(option.names.joined(separator: "/")) is not valid UTF-8: give it as UTF-8 text", command: command)
+            }
             parsed.values[option.key, default: []].append(value)
-            parsed.rawValues[option.key, default: []].append(Array(raw[rawIndex].dropFirst(offset)))
+            parsed.rawValues[option.key, default: []].append(bytes)
         }
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
             if onlyPositionals || argument == "-" || !argument.hasPrefix("-") {
+                guard raw[index - 1].elementsEqual(argument.utf8) else {
+                    throw UsageError("argument '\(argument)' is not valid UTF-8: give it as UTF-8 text", command: command)
+                }
                 parsed.positionals.append(argument)
                 continue
             }
@@ -78,14 +90,14 @@ struct ArgumentParser {
                 switch option.arity {
                 case .flag:
                     guard inline == nil else { throw UsageError("option '\(name)' takes no value", command: command) }
-                    store(option, nil)
+                    try store(option, nil)
                 case .value:
                     if let inline {
                         // The name before '=' is a known option, so ASCII: the raw '=' is at the same byte.
-                        store(option, inline, rawIndex: index - 1, offset: name.utf8.count + 1)
+                        try store(option, inline, rawIndex: index - 1, offset: name.utf8.count + 1)
                     } else {
                         guard index < arguments.count else { throw UsageError("option '\(name)' needs a value", command: command) }
-                        store(option, arguments[index], rawIndex: index)
+                        try store(option, arguments[index], rawIndex: index)
                         index += 1
                     }
                 }
@@ -100,15 +112,15 @@ struct ArgumentParser {
                     throw UsageError("unknown option '\(name)' for '\(command)'", command: command)
                 }
                 if option.arity == .flag {
-                    store(option, nil)
+                    try store(option, nil)
                     continue
                 }
                 if !characters.isEmpty {
                     // '-' and the option letters before the value are ASCII, one byte each.
-                    store(option, String(characters), rawIndex: index - 1, offset: argument.utf8.count - characters.utf8.count)
+                    try store(option, String(characters), rawIndex: index - 1, offset: argument.utf8.count - characters.utf8.count)
                 } else {
                     guard index < arguments.count else { throw UsageError("option '\(name)' needs a value", command: command) }
-                    store(option, arguments[index], rawIndex: index)
+                    try store(option, arguments[index], rawIndex: index)
                     index += 1
                 }
                 break

@@ -31,27 +31,31 @@ extension FetchCommand {
             // Repeated, the pieces are joined with '&', as curl does.
             return .data(try joined(formPieces.map { piece throws(UsageError) in try formData(piece) }))
         }
-        if binaryPieces.count == 1, let data = parsed.all("data-binary").first, data.hasPrefix("@"), data != "@-" {
-            let path = String(data.dropFirst())
+        if binaryPieces.count == 1, let piece = binaryPieces.first, piece.first == UInt8(ascii: "@"), piece != Array("@-".utf8) {
+            let path = try path(piece, option: "--data-binary")
             // One regular file alone is streamed from disk.
             let contents = try read(path, option: "--data-binary", streamsRegularFile: true)
             return contents.map(HTTPRequestBody.data) ?? .file(URL(fileURLWithPath: path))
         }
         if binaryPieces.isEmpty { return nil }
         return .data(try joined(binaryPieces.map { piece throws(UsageError) in
-            piece.first == UInt8(ascii: "@") ? try contents(of: path(piece), option: "--data-binary") : Data(piece)
+            piece.first == UInt8(ascii: "@") ? try contents(of: path(piece, option: "--data-binary"), option: "--data-binary") : Data(piece)
         }))
     }
 
     /// curl's `-d`: literal bytes, or `@FILE` with carriage returns and newlines removed.
     private static func formData(_ piece: [UInt8]) throws(UsageError) -> Data {
         guard piece.first == UInt8(ascii: "@") else { return Data(piece) }
-        return Data(try contents(of: path(piece), option: "-d").filter { $0 != 0x0A && $0 != 0x0D })
+        return Data(try contents(of: path(piece, option: "-d"), option: "-d").filter { $0 != 0x0A && $0 != 0x0D })
     }
 
-    /// The path of an `@FILE` value (invalid UTF-8 in it read as U+FFFD, as every path option).
-    private static func path(_ piece: [UInt8]) -> String {
-        String(decoding: piece.dropFirst(), as: UTF8.self)
+    /// The path of an `@FILE` value. - Throws: `UsageError` when it is not valid UTF-8 (as for
+    /// every path option: read as text, it would name another file).
+    private static func path(_ piece: [UInt8], option: String) throws(UsageError) -> String {
+        guard let path = String(validating: piece.dropFirst(), as: UTF8.self) else {
+            throw UsageError("\(option): the file name after '@' is not valid UTF-8: give it as UTF-8 text", command: "fetch")
+        }
+        return path
     }
 
     /// The bytes of `path`, or of standard input for "-", as curl's `@-`.

@@ -80,8 +80,8 @@ enum FetchCommand {
     static let parser = ArgumentParser(command: "fetch", options: [
         .init(names: ["-X", "--request"], arity: .value),
         .init(names: ["-H", "--header"], arity: .value),
-        .init(names: ["-d", "--data"], arity: .value),
-        .init(names: ["--data-binary"], arity: .value),
+        .init(names: ["-d", "--data"], arity: .value, takesBytes: true),
+        .init(names: ["--data-binary"], arity: .value, takesBytes: true),
         .init(names: ["-o", "--output"], arity: .value),
         .init(names: ["-i", "--include"], arity: .flag),
         .init(names: ["-L", "--location"], arity: .flag),

@@ -71,13 +71,13 @@ public enum HTTPDNSTool {
         let rest = Array(arguments.dropFirst())
         switch command {
         case "resolve":
-            return await ResolveCommand.run(rest, console: console, environment: environment)
+            return await ResolveCommand.run(rest, raw: Array(raw.dropFirst()), console: console, environment: environment)
         case "fetch":
             return await FetchCommand.run(rest, raw: Array(raw.dropFirst()), console: console, environment: environment)
         case "probe":
-            return await ProbeCommand.run(rest, console: console, environment: environment)
+            return await ProbeCommand.run(rest, raw: Array(raw.dropFirst()), console: console, environment: environment)
         case "pins":
-            return await PinsCommand.run(rest, console: console, environment: environment)
+            return await PinsCommand.run(rest, raw: Array(raw.dropFirst()), console: console, environment: environment)
         case "help", "--help", "-h":
             switch rest.first {
             case "resolve": console.print(ResolveCommand.help)

@@ -30,13 +30,13 @@ enum PinsCommand {
         .init(names: ["-h", "--help"], arity: .flag),
     ] + ResolverOptions.parserOptions)
 
-    static func run(_ arguments: [String], console: Console, environment: Environment) async -> Int32 {
+    static func run(_ arguments: [String], raw: [[UInt8]], console: Console, environment: Environment) async -> Int32 {
         let url: URL
         let options: ResolverOptions
         let insecure: Bool
         var timeouts = Timeouts()
         do throws(UsageError) {
-            let parsed = try parser.parse(arguments)
+            let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
                 console.print(help)
                 return HTTPDNSTool.ExitStatus.success

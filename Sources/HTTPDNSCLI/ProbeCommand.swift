@@ -40,7 +40,7 @@ enum ProbeCommand {
         .init(names: ["-h", "--help"], arity: .flag),
     ] + ResolverOptions.parserOptions + TrustOptions.parserOptions)
 
-    static func run(_ arguments: [String], console: Console, environment: Environment) async -> Int32 {
+    static func run(_ arguments: [String], raw: [[UInt8]], console: Console, environment: Environment) async -> Int32 {
         let url: URL
         let options: ResolverOptions
         let trustOptions: TrustOptions
@@ -48,7 +48,7 @@ enum ProbeCommand {
         let json: Bool
         let verbose: Bool
         do {
-            let parsed = try parser.parse(arguments)
+            let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
                 console.print(help)
                 return HTTPDNSTool.ExitStatus.success

@@ -39,7 +39,7 @@ enum ResolveCommand {
         .init(names: ["-h", "--help"], arity: .flag),
     ] + ResolverOptions.parserOptions)
 
-    static func run(_ arguments: [String], console: Console, environment: Environment) async -> Int32 {
+    static func run(_ arguments: [String], raw: [[UInt8]], console: Console, environment: Environment) async -> Int32 {
         let hosts: [String]
         let options: ResolverOptions
         let families: AddressFamilies
@@ -47,7 +47,7 @@ enum ResolveCommand {
         let compare: Bool
         let verbose: Bool
         do {
-            let parsed = try parser.parse(arguments)
+            let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
                 console.print(help)
                 return HTTPDNSTool.ExitStatus.success

@@ -453,6 +453,26 @@ struct CLITests {
         #expect(try Data(contentsOf: output) == Data([0xFF, 0xFE, 0xE9]))
     }
 
+    @Test("text that is not UTF-8 (a header, user agent, output path, @file name, URL, name to resolve) is refused, not sent or written as U+FFFD",
+          arguments: ["fetch -H $'X-A: caf\\xe9' URL", "fetch -A $'caf\\xe9' URL", "fetch -o $'DIR/out\\xe9' URL",
+                      "fetch --output=$'DIR/out\\xe9' URL", "fetch -d $'@DIR/body\\xe9' URL", "fetch --data-binary $'@DIR/body\\xe9' URL",
+                      "fetch $'https://a.test/caf\\xe9'", "resolve $'caf\\xe9.test'"])
+    func nonUTF8TextIsRefused(command: String) async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The body file's name as Swift would read the argument (U+FFFD): it must not be sent.
+        try Data("x".utf8).write(to: directory.appendingPathComponent("body\u{FFFD}"))
+        let line = command.replacingOccurrences(of: "DIR", with: directory.path)
+            .replacingOccurrences(of: "URL", with: "'\(fixture.url("a.test", "/echo").absoluteString)'")
+        let quotedDoH = doh.map { "'" + $0 + "'" }.joined(separator: " ")
+        let result = try await Command.runDetached(URL(fileURLWithPath: "/bin/bash"), ["-c", "'\(binary.path)' \(line) \(quotedDoH)"])
+        #expect(result.status == 2, "\(result.stderrText)")
+        #expect(result.stderrText.contains("not valid UTF-8"), "\(result.stderrText)")
+        #expect(result.stdout.isEmpty)
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(left == ["body\u{FFFD}"], "\(left)")
+    }
+
     @Test("-H 'Name:' leaves out a header libcurl adds, -H 'Name;' sends it empty, and Host cannot be left out, as in curl")
     func headerRemovalAndEmptyHeaders() async throws {
         let url = fixture.url("a.test", "/headers").absoluteString
