@@ -80,9 +80,10 @@ struct ArgumentParser {
             if argument.hasPrefix("--") {
                 var name = argument
                 var inline: String?
-                if let equals = argument.firstIndex(of: "=") {
-                    name = String(argument[..<equals])
-                    inline = String(argument[argument.index(after: equals)...])
+                // Split at the byte: as a Character, '=' followed by a combining mark is not '='.
+                if let equals = argument.utf8.firstIndex(of: UInt8(ascii: "=")) {
+                    name = String(argument.unicodeScalars[..<equals])
+                    inline = String(argument.unicodeScalars[argument.utf8.index(after: equals)...])
                 }
                 guard let option = options.first(where: { $0.names.contains(name) }) else {
                     throw UsageError("unknown option '\(name)' for '\(command)'", command: command)
@@ -103,11 +104,13 @@ struct ArgumentParser {
                 }
                 continue
             }
-            // Short options, possibly bundled (-sv) or with an attached value (-XPOST).
-            var characters = Substring(argument.dropFirst())
-            while let character = characters.first {
-                characters = characters.dropFirst()
-                let name = "-\(character)"
+            // Short options, possibly bundled (-sv) or with an attached value (-XPOST). Taken by
+            // Unicode scalar: as Characters, a value that starts with a combining mark would merge
+            // with the option letter before it.
+            var scalars = argument.unicodeScalars.dropFirst()
+            while let scalar = scalars.first {
+                scalars = scalars.dropFirst()
+                let name = "-\(scalar)"
                 guard let option = options.first(where: { $0.names.contains(name) }) else {
                     throw UsageError("unknown option '\(name)' for '\(command)'", command: command)
                 }
@@ -115,9 +118,10 @@ struct ArgumentParser {
                     try store(option, nil)
                     continue
                 }
-                if !characters.isEmpty {
+                if !scalars.isEmpty {
                     // '-' and the option letters before the value are ASCII, one byte each.
-                    try store(option, String(characters), rawIndex: index - 1, offset: argument.utf8.count - characters.utf8.count)
+                    let value = String(String.UnicodeScalarView(scalars))
+                    try store(option, value, rawIndex: index - 1, offset: argument.utf8.count - value.utf8.count)
                 } else {
                     guard index < arguments.count else { throw UsageError("option '\(name)' needs a value", command: command) }
                     try store(option, arguments[index], rawIndex: index)

@@ -57,7 +57,8 @@ public enum HTTPDNSTool {
 
     /// Runs one command line given as its bytes (`argv` without the program name), which need not
     /// be UTF-8: request bodies given inline (`--data-binary`, `-d`) are sent byte for byte, as
-    /// curl sends them; everything else reads the arguments as UTF-8, invalid bytes as U+FFFD.
+    /// curl sends them; any other value or argument that is not valid UTF-8 is refused (exit 2),
+    /// where reading it as text would change it.
     public static func run(rawArguments: [[UInt8]], console: Console = .standard, environment: Environment = .process) async -> Int32 {
         let arguments = rawArguments.map { String(decoding: $0, as: UTF8.self) }
         return await run(arguments, raw: rawArguments, console: console, environment: environment)

@@ -31,8 +31,10 @@ final class RequestBodySource {
             length = Int64(data.count)
         case .file(let file):
             // O_NONBLOCK: opening a FIFO without a writer would block the calling thread until one
-            // came (a FIFO is refused below; a regular file's reads ignore the flag).
-            let fd = open(file.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            // came (a FIFO is refused below). A regular file under another process's write lease
+            // refuses a non-blocking open (EWOULDBLOCK): it is opened again, waiting as before.
+            var fd = open(file.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            if fd < 0, errno == EWOULDBLOCK { fd = open(file.path, O_RDONLY | O_CLOEXEC) }
             guard fd >= 0 else {
                 throw HTTPClientError(kind: .invalidRequest, message: "cannot read body file '\(file.path)': \(String(cString: strerror(errno)))", url: url)
             }
@@ -41,6 +43,7 @@ final class RequestBodySource {
                 close(fd)
                 throw HTTPClientError(kind: .invalidRequest, message: Self.notRegular(file.path), url: url)
             }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
             storage = .file(fd: fd, path: file.path)
             length = Int64(info.st_size)
         case .stream(let box, let length):

@@ -15,6 +15,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     var continuation: CheckedContinuation<HTTPResponse, any Error>?
 
     private let cancelled = Atomic<Bool>(false)
+    /// Raised by `finish` (releasing), once libcurl is done with the transfer, and read by
+    /// `receivedHeaders` (acquiring): this orders the header callback's writes before the caller's
+    /// read where ThreadSanitizer sees it too (the continuation hands the result over inside the
+    /// Swift runtime, which it does not see).
+    private let finished = Atomic<Bool>(false)
     private var lists: [UnsafeMutablePointer<curl_slist>] = []
     /// Lists shared with other transfers of the client (see `TransferListMemo`), held until the
     /// easy handle is cleaned up.
@@ -236,6 +241,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// Resumes the caller once and drops partial output. Transfer thread.
     func finish(_ result: Result<HTTPResponse, any Error>) {
         if case .failure = result { sink.discard() }
+        finished.store(true, ordering: .releasing)
         let continuation = self.continuation
         self.continuation = nil
         continuation?.resume(with: result)
@@ -458,6 +464,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {  // "HTTP/"
             // A new status line: an interim (1xx) response's fields are dropped.
             fieldLines.removeAll(keepingCapacity: true)
+            deliveredFields = nil
             var index = 0
             while index < end, bytes[index] != 0x20 { index += 1 }
             statusLineVersion = HTTPVersion(statusLine: UnsafeRawBufferPointer(rebasing: bytes[0..<index]))
@@ -505,27 +512,37 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// Room reserved for `fieldLines`: nginx's usual head takes about 200 bytes.
     private static let usualHeadSize = 512
 
-    /// The fields of the final response head so far (all of them once the head is complete), read
-    /// from `fieldLines`: a line that starts with white space continues the previous field's value
-    /// (obs-fold, RFC 9112 §5.2), read as one space (it was dropped, or taken for a field); a line
-    /// with no colon is dropped. Names are kept as received; values without
-    /// their surrounding white space, as `HTTPResponseHead.fieldText` reads them. Not while libcurl
-    /// may still call the header callback on another thread.
+    /// The response's fields, trailers included (every field line libcurl passed after the final
+    /// status line), for the caller once the transfer is over: the fields `deliverHead` already
+    /// made are not made again.
     func receivedHeaders() -> HTTPHeaders {
-        var headers = HTTPHeaders()
+        _ = finished.load(ordering: .acquiring)
+        var headers = deliveredFields?.headers ?? HTTPHeaders()
+        appendFields(from: deliveredFields?.end ?? 0, to: &headers)
+        return headers
+    }
+
+    /// The fields `deliverHead` made for the head, and where their lines end in `fieldLines`.
+    private var deliveredFields: (headers: HTTPHeaders, end: Int)?
+
+    /// Appends the fields of `fieldLines` from byte `offset` to `headers`: a line that starts with
+    /// white space continues the previous field's value (obs-fold, RFC 9112 §5.2), read as one
+    /// space (it was dropped, or taken for a field); a line with no colon is dropped. Names are
+    /// kept as received; values without their surrounding white space, as
+    /// `HTTPResponseHead.fieldText` reads them.
+    private func appendFields(from offset: Int, to headers: inout HTTPHeaders) {
         fieldLines.withUnsafeBytes { all in
-            var lines = 0, offset = 0
-            while offset + 4 <= all.count {
-                let length = Int(UInt32(littleEndian: all.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-                offset += 4 + length
+            var lines = 0, position = offset
+            while position + 4 <= all.count {
+                position += 4 + Int(UInt32(littleEndian: all.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
                 lines += 1
             }
-            headers.reserveCapacity(lines)
-            offset = 0
-            while offset + 4 <= all.count {
-                let length = Int(UInt32(littleEndian: all.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-                let line = UnsafeRawBufferPointer(rebasing: all[(offset + 4)..<(offset + 4 + length)])
-                offset += 4 + length
+            headers.reserveCapacity(headers.count + lines)
+            position = offset
+            while position + 4 <= all.count {
+                let length = Int(UInt32(littleEndian: all.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+                let line = UnsafeRawBufferPointer(rebasing: all[(position + 4)..<(position + 4 + length)])
+                position += 4 + length
                 if line[0] == 0x20 || line[0] == 0x09 {
                     var start = 0
                     while start < line.count, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
@@ -540,7 +557,6 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
                             value: HTTPResponseHead.fieldText(decoding: UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd])))
             }
         }
-        return headers
     }
 
     /// Where the value of the field `line` starts and ends: after the colon at `colon`, without the
@@ -606,7 +622,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private func deliverHead() {
         headDelivered = true
         guard discardsBody != nil || sink.wantsHead else { return }
-        var head = HTTPResponseHead(status: status, headers: receivedHeaders(), version: statusLineVersion, reasonPhrase: reasonPhrase)
+        var fields = HTTPHeaders()
+        appendFields(from: 0, to: &fields)
+        deliveredFields = (fields, fieldLines.count)
+        var head = HTTPResponseHead(status: status, headers: fields, version: statusLineVersion, reasonPhrase: reasonPhrase)
         if let discardsBody, discardsBody(head) {
             sink.switchToDiscarding()
         } else if sink.wantsHead {

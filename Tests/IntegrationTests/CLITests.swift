@@ -453,6 +453,20 @@ struct CLITests {
         #expect(try Data(contentsOf: output) == Data([0xFF, 0xFE, 0xE9]))
     }
 
+    @Test("an inline value that starts with a combining mark is the value's, not merged with the option letter or '='",
+          arguments: ["-d$'\\xcc\\x81x'", "--data=$'\\xcc\\xb8x'", "-sd$'\\xcc\\x81x'", "--data-binary=$'\\xcc\\x81x'"])
+    func combiningMarkValues(option: String) async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("echo.bin")
+        let command = ([binary.path, "fetch", "-o", output.path, fixture.url("a.test", "/echo").absoluteString] + doh)
+            .map { "'" + $0 + "'" }.joined(separator: " ")
+        let result = try await Command.runDetached(URL(fileURLWithPath: "/bin/bash"), ["-c", "\(command) \(option)"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let mark: [UInt8] = option.contains("xb8") ? [0xCC, 0xB8] : [0xCC, 0x81]
+        #expect(try Data(contentsOf: output) == Data(mark + [0x78]))
+    }
+
     @Test("text that is not UTF-8 (a header, user agent, output path, @file name, URL, name to resolve) is refused, not sent or written as U+FFFD",
           arguments: ["fetch -H $'X-A: caf\\xe9' URL", "fetch -A $'caf\\xe9' URL", "fetch -o $'DIR/out\\xe9' URL",
                       "fetch --output=$'DIR/out\\xe9' URL", "fetch -d $'@DIR/body\\xe9' URL", "fetch --data-binary $'@DIR/body\\xe9' URL",
