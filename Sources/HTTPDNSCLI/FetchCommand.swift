@@ -68,7 +68,8 @@ enum FetchCommand {
 
     Exit status: 0 ok, 2 usage or bad input (found before any traffic, a --cert, --key or
     --pass that cannot be used included), 6 could not resolve host, 7 could not connect,
-    18 the connection closed before the whole body came (no -o file is left), 22 HTTP status
+    8 a response that cannot be framed (conflicting Content-Length), 18 the connection
+    closed before the whole body came (no -o file is left), 22 HTTP status
     >= 400 with -f, 23 writing the output failed, 28 timeout, 35 TLS handshake
     failed, 47 too many redirects, 56 connection broken while receiving, 58 the client
     certificate was rejected by the server or refused by TLS in the handshake, 60 certificate

@@ -7,7 +7,9 @@ public enum HTTPDNSURLProtocolError: Error, Sendable, CustomStringConvertible {
     case notConfigured
     /// An upload task's body did not reach the protocol: swift-corelibs-foundation hands a
     /// `URLProtocol` neither `httpBody` nor `httpBodyStream` for `upload(for:from:)`,
-    /// `uploadTask(with:from:)`, `uploadTask(with:fromFile:)` (`.requestBodyStreamExhausted`).
+    /// `uploadTask(with:from:)`, `uploadTask(with:fromFile:)`, and a request's own `httpBody` or
+    /// `httpBodyStream` is not the upload's body (`.requestBodyStreamExhausted`); also for
+    /// `uploadTask(withStreamedRequest:)`.
     case uploadBodyUnavailable(URL)
     /// A 307/308 redirect needs the body again, it came from a stream, and the delegate's
     /// `urlSession(_:task:needNewBodyStream:)` gave none (`.requestBodyStreamExhausted`).

@@ -136,11 +136,14 @@ final class URLProtocolLoader: @unchecked Sendable {  // immutable after init ex
     /// - Throws: `.uploadBodyUnavailable` for an upload task whose body did not reach us.
     private func initialBody(url: URL) throws -> HTTPRequestBody? {
         if let task = context.task, let registered = UploadBodyRegistry.take(for: task) { return registered }
+        // Before the request's own body: an upload task's body is the one it was made with, which
+        // never reaches a URL protocol here; sending the request's `httpBody` instead would send
+        // another body without a word.
+        if context.task is URLSessionUploadTask { throw HTTPDNSURLProtocolError.uploadBodyUnavailable(url) }
         if let data = request.httpBody { return .data(data) }
         if let stream = request.httpBodyStream {
             return .stream(stream, length: request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) })
         }
-        if context.task is URLSessionUploadTask { throw HTTPDNSURLProtocolError.uploadBodyUnavailable(url) }
         return nil
     }
 

@@ -95,12 +95,14 @@ struct URLSessionTests {
         case uploadFromData, uploadFromFile, uploadTaskFromData, uploadTaskFromFile
     }
 
-    @Test("Foundation's own upload APIs fail with a clear error and send nothing, never an empty body",
-          arguments: PlainUploadAPI.allCases)
-    func plainUploadsFailClearly(api: PlainUploadAPI) async throws {
+    @Test("Foundation's own upload APIs fail with a clear error and send nothing, never an empty body nor the request's own body",
+          arguments: PlainUploadAPI.allCases, [false, true])
+    func plainUploadsFailClearly(api: PlainUploadAPI, requestHasBody: Bool) async throws {
         let session = fixture.urlSession()
         let marker = "plain-upload-\(UUID().uuidString)"
-        let request = echoRequest("/echo?\(marker)")
+        var request = echoRequest("/echo?\(marker)")
+        // Not the upload's body: sending it would send another body than the one asked for.
+        if requestHasBody { request.httpBody = Data("the request's own body".utf8) }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-upload-\(UUID().uuidString)")
         try Self.small.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
