@@ -17,6 +17,13 @@ internal import CHTTPDNSShims
 /// `ConnectionPool.oversubscriptions`, `openingTransfers` and `setUpsBegun`; `Transfer.release`
 /// acts). The other state a reset leaves, a CURLOPT_RESOLVE list not yet loaded (`state.resolve`),
 /// is cleared by setting the option to NULL.
+///
+/// A handle whose transfer ended well on a connection it reused may be kept without the reset,
+/// with the list of options its configuration set (`Transfer.keepConfiguredForReuse`). The next
+/// transfer sets its own options over them; if its list differs, so that an option of the last
+/// request could be left in force, it resets the handle and sets them again (`Transfer.init`).
+/// curl_easy_reset and setting every option again from libcurl's defaults cost the transfer
+/// thread about a tenth of its time per request at 16 concurrent (Benchmarks/README.md, stop 16).
 enum EasyHandleCache {
     /// The most handles kept idle: enough for a 16-wide workload with room to spare. Each holds
     /// about 13 KB after a transfer and a reset (libcurl 7.88, `mallinfo2`); handles that grew
@@ -25,15 +32,19 @@ enum EasyHandleCache {
 
     private struct Handle: @unchecked Sendable {  // a handle in the cache belongs to no transfer and no thread
         let easy: UnsafeMutableRawPointer
+        /// The options its last configuration set (CURLoption values, in the order set), which it
+        /// still holds; nil when it was reset.
+        let options: [UInt16]?
     }
 
     /// A pthread mutex (`LockedValue`), not `Synchronization.Mutex`, which ThreadSanitizer cannot see.
     private static let idle = LockedValue<[Handle]>([])
 
-    /// A reset handle from the cache, or a new one; nil when libcurl cannot allocate one.
-    static func take() -> UnsafeMutableRawPointer? {
-        if let handle = idle.withLock({ $0.popLast() }) { return handle.easy }
-        return curl_easy_init()
+    /// A handle from the cache (the last kept), with the options it still holds (nil: none, it was
+    /// reset), or a new one; nil when libcurl cannot allocate one.
+    static func take() -> (easy: UnsafeMutableRawPointer, options: [UInt16]?)? {
+        if let handle = idle.withLock({ $0.popLast() }) { return (handle.easy, handle.options) }
+        return curl_easy_init().map { ($0, nil) }
     }
 
     /// Resets `easy`, which is in no multi handle and no share handle, and keeps it when there is
@@ -51,11 +62,12 @@ enum EasyHandleCache {
         _ = httpdns_easy_setopt_ptr(easy, CURLOPT_RESOLVE, nil)
     }
 
-    /// Keeps `easy`, already reset, when there is room; otherwise cleans it up.
-    static func keep(_ easy: UnsafeMutableRawPointer) {
+    /// Keeps `easy`, reset (`options` nil) or holding the options `options` lists, when there is
+    /// room; otherwise cleans it up.
+    static func keep(_ easy: UnsafeMutableRawPointer, options: [UInt16]? = nil) {
         let kept = idle.withLock { handles in
             guard handles.count < capacity else { return false }
-            handles.append(Handle(easy: easy))
+            handles.append(Handle(easy: easy, options: options))
             return true
         }
         if !kept { curl_easy_cleanup(easy) }

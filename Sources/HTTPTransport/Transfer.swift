@@ -105,6 +105,38 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     /// Set once the engine reset the handle for `EasyHandleCache` (`resetHandleForReuse`).
     private var handleIsReset = false
+    /// Set once the engine kept the handle for `EasyHandleCache` without a reset
+    /// (`keepConfiguredForReuse`).
+    private var handleKeepsOptions = false
+    /// The options `configure` set (CURLoption values, in order), for `EasyHandleCache`.
+    private var setOptions: [UInt16] = []
+    /// True while `configure` runs: `check` records each option set into `setOptions`.
+    private var recordsOptions = false
+
+    /// Whether the handle may be kept without a reset (`keepConfiguredForReuse`): the transfer
+    /// succeeded on a connection it reused, opening none (so libcurl did not retry it: a retry
+    /// connects afresh, and the retry count only a reset clears would grow), with no proxy and no
+    /// credentials in its URL (whose authentication state only a reset clears). Transfer thread,
+    /// before the handle is reset or kept.
+    func mayKeepOptions(after result: Result<HTTPResponse, any Error>) -> Bool {
+        guard case .success = result, proxy == nil, url.user == nil, url.password == nil, !isCancelled else { return false }
+        var connects = 0
+        _ = httpdns_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
+        return connects == 0
+    }
+
+    /// Keeps the handle's options for the next transfer (`EasyHandleCache`) instead of resetting it;
+    /// the engine calls it where it would call `resetHandleForReuse`, when `mayKeepOptions`. A
+    /// CURLOPT_RESOLVE list not yet loaded (`state.resolve`) is cleared, and the pointers to this
+    /// transfer's lists and error buffer, which go with it, are too. Transfer thread.
+    func keepConfiguredForReuse() {
+        guard !sharesSessions, !handleIsReset, !handleKeepsOptions else { return }
+        _ = httpdns_easy_setopt_ptr(easy, CURLOPT_RESOLVE, nil)
+        _ = httpdns_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, nil)
+        _ = httpdns_easy_setopt_ptr(easy, CURLOPT_CONNECT_TO, nil)
+        _ = httpdns_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, nil)
+        handleKeepsOptions = true
+    }
 
     /// Resets the handle for `EasyHandleCache`, once it is out of the multi handle and its outcome
     /// is read; the engine calls it only for a transfer libcurl cannot have queued
@@ -143,7 +175,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
          configuration: HTTPClient.Configuration, destination: ResponseBodyDestination, pool: PoolDescriptor,
          proxy: URL?, lists: TransferListMemo) throws {
         // A finished transfer's handle where it is safe (see `EasyHandleCache`), else a new one.
-        guard let easy = EasyHandleCache.take() else {
+        guard let (easy, heldOptions) = EasyHandleCache.take() else {
             throw HTTPClientError(kind: .transferFailed, message: "libcurl could not create an easy handle", url: request.url)
         }
         self.easy = easy
@@ -176,6 +208,15 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         }
         do {
             try configure(request: request, target: target, configuration: configuration, lists: lists)
+            if let heldOptions, heldOptions != setOptions {
+                // The handle held another request's options, not all of which this one set: one
+                // could be left in force. Reset, and set this request's from libcurl's defaults.
+                EasyHandleCache.reset(easy)
+                sharedLists.removeAll()
+                try configure(request: request, target: target, configuration: configuration, lists: lists)
+            } else if heldOptions != nil {
+                pool.handlesReusedWithOptions.add(1, ordering: .relaxed)
+            }
         } catch {
             release()
             throw error
@@ -188,9 +229,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private func release() {
         guard !released else { return }
         released = true
-        // Only a handle the engine reset for reuse goes back (see `resetHandleForReuse`).
+        // Only a handle the engine reset or kept for reuse goes back (see `resetHandleForReuse`).
         if handleIsReset {
             EasyHandleCache.keep(easy)
+        } else if handleKeepsOptions {
+            EasyHandleCache.keep(easy, options: setOptions)
         } else {
             curl_easy_cleanup(easy)
         }
@@ -269,6 +312,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         try check(httpdns_easy_setopt_ptr(easy, option, list), option)
     }
     fileprivate func check(_ code: CURLcode, _ option: CURLoption) throws {
+        if recordsOptions { setOptions.append(UInt16(truncatingIfNeeded: option.rawValue)) }
         guard code == CURLE_OK else {
             throw HTTPClientError(kind: .invalidRequest, message: "libcurl rejected option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))", url: url, curlCode: Int(code.rawValue))
         }
@@ -279,7 +323,12 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         try check(httpdns_easy_setopt_ptr(easy, option, list.head), option)
     }
 
+    /// Sets the handle's options for `request`, recording which (`setOptions`).
     private func configure(request: HTTPRequest, target: RequestTarget, configuration: HTTPClient.Configuration, lists: TransferListMemo) throws {
+        setOptions.removeAll(keepingCapacity: true)
+        setOptions.reserveCapacity(48)
+        recordsOptions = true
+        defer { recordsOptions = false }
         let me = Unmanaged.passUnretained(self).toOpaque()
         try set(CURLOPT_URL, target.curlURL)
         try check(httpdns_easy_setopt_ptr(easy, CURLOPT_PRIVATE, me), CURLOPT_PRIVATE)
@@ -966,6 +1015,7 @@ extension Transfer {
         try check(httpdns_easy_setopt_ptr(easy, CURLOPT_CAPATH, nil), CURLOPT_CAPATH)
         try check(httpdns_easy_set_tls_transfer(easy, data.assumingMemoryBound(to: httpdns_tls_transfer.self)), CURLOPT_SSL_CTX_FUNCTION)
         if policy.requiresOCSPStapling {
+            setOptions.append(UInt16(truncatingIfNeeded: CURLOPT_SSL_VERIFYSTATUS.rawValue))
             let code = httpdns_easy_setopt_long(easy, CURLOPT_SSL_VERIFYSTATUS, 1)
             guard code == CURLE_OK else {
                 throw HTTPClientError(kind: .trustConfigurationInvalid,

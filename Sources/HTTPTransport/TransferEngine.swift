@@ -506,7 +506,11 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         transfer.detachShare()
         if reusable {
             transfer.pool.reusableHandles.add(1, ordering: .relaxed)
-            transfer.resetHandleForReuse()
+            if transfer.mayKeepOptions(after: result) {
+                transfer.keepConfiguredForReuse()
+            } else {
+                transfer.resetHandleForReuse()
+            }
         }
         transfer.finish(result)
     }

@@ -61,6 +61,69 @@ struct EasyHandleReuseTests {
     }
 }
 
+/// A handle kept without a reset (`EasyHandleCache`): the next request sets its options over the
+/// last one's, or, when they are not the same options, has the handle reset first.
+@Suite("Easy handles reused with their options")
+struct EasyHandleOptionsTests {
+    let fixture: Fixture
+    init() throws { fixture = try Fixture() }
+
+    @Test("requests that set the same options reuse handles without a reset, and get their own answers")
+    func sameOptionsSkipTheReset() async throws {
+        let (client, pool) = fixture.clientOnOwnPool(inlineWait: 0.05)
+        for round in 0..<20 {
+            var request = fixture.loopbackRequest("/headers")
+            request.headers.add(name: "X-Round", value: "\(round)")
+            let response = try await client.execute(request)
+            #expect(response.text.hasPrefix("GET /headers HTTP/1.1\r\n"))
+            #expect(response.text.contains("X-Round: \(round)\r\n"))
+            #expect(!response.text.contains("X-Round: \(round - 1)\r\n"))
+        }
+        // The cache is shared with the tests running beside this one, so not every request gets a
+        // handle of this shape; without the rule none would.
+        #expect(pool.handlesReusedWithOptions.load(ordering: .relaxed) > 0)
+    }
+
+    @Test("options a reused handle held do not outlive their request: an idle limit, HEAD, a method")
+    func heldOptionsDoNotCarryOver() async throws {
+        let (client, _) = fixture.clientOnOwnPool(inlineWait: 0.05)
+        for _ in 0..<10 {
+            // CURLOPT_LOW_SPEED_*, then none: a request without an idle limit is not cut short.
+            var idle = fixture.loopbackRequest("/")
+            idle.timeouts = Timeouts(connect: 5, total: 30, idle: 10)
+            #expect(try await client.execute(idle).status == 200)
+            // CURLOPT_NOBODY, then a GET, which must get its body.
+            var head = fixture.loopbackRequest("/")
+            head.method = "HEAD"
+            #expect(try await client.execute(head).body.isEmpty)
+            #expect(try await client.execute(fixture.loopbackRequest("/")).text == "vhost=a.test\n")
+            // CURLOPT_CUSTOMREQUEST, then a GET.
+            var delete = fixture.loopbackRequest("/headers")
+            delete.method = "DELETE"
+            #expect(try await client.execute(delete).text.hasPrefix("DELETE /headers HTTP/1.1\r\n"))
+            #expect(try await client.execute(fixture.loopbackRequest("/headers")).text.hasPrefix("GET /headers HTTP/1.1\r\n"))
+        }
+    }
+
+    @Test("a handle that held an insecure request's options verifies the next request's server")
+    func verificationIsNotLeftOff() async throws {
+        var insecureConfiguration = HTTPClient.Configuration(trust: .insecureSkippingAllVerification, timeouts: Timeouts(connect: 5, total: 30), httpVersion: .http1_1)
+        insecureConfiguration.trustEventHandler = { _ in }  // the warning each insecure connection gets
+        let insecure = HTTPClient(configuration: insecureConfiguration, resolver: fixture.resolver())
+        let verifying = fixture.client(version: .http1_1)
+        for _ in 0..<10 {
+            // The same options (verification off is a value, not another option), so the handle
+            // may go from one to the other without a reset.
+            #expect(try await insecure.execute(HTTPRequest(url: fixture.url("self-signed.test"))).text == "vhost=self-signed.test\n")
+            let error = try await #require(throws: HTTPClientError.self) {
+                try await verifying.execute(HTTPRequest(url: fixture.url("self-signed.test")))
+            }
+            #expect(error.kind == .certificateVerificationFailed)
+            #expect(try await verifying.execute(HTTPRequest(url: fixture.url("a.test"))).text == "vhost=a.test\n")
+        }
+    }
+}
+
 /// When a finished transfer's handle may be reused: never when libcurl may have queued it
 /// (`EasyHandleCache`), whose state a reset does not clear.
 @Suite("Which finished transfers' handles are reused")
