@@ -4,8 +4,9 @@ import HTTPDNS
 @testable import HTTPTransport
 import TestSupport
 
-/// Finished transfers' easy handles are reset (curl_easy_reset) and reused (`EasyHandleCache`):
-/// nothing of one request may reach the next on the same handle.
+/// Finished transfers' easy handles are reused (`EasyHandleCache`), reset (curl_easy_reset) or
+/// keeping their options for a request that sets the same ones: nothing of one request may reach
+/// the next on the same handle.
 @Suite("Easy handles reused from finished transfers")
 struct EasyHandleReuseTests {
     let fixture: Fixture
@@ -59,14 +60,9 @@ struct EasyHandleReuseTests {
             #expect(response.text == "vhost=a.test\n")
         }
     }
-}
 
-/// A handle kept without a reset (`EasyHandleCache`): the next request sets its options over the
-/// last one's, or, when they are not the same options, has the handle reset first.
-@Suite("Easy handles reused with their options")
-struct EasyHandleOptionsTests {
-    let fixture: Fixture
-    init() throws { fixture = try Fixture() }
+    // Handles kept without a reset (`EasyHandleCache`): the next request sets its options over the
+    // last one's, or, when they are not the same options, has the handle reset first.
 
     @Test("requests that set the same options reuse handles without a reset, and get their own answers")
     func sameOptionsSkipTheReset() async throws {
@@ -122,6 +118,7 @@ struct EasyHandleOptionsTests {
             #expect(try await verifying.execute(HTTPRequest(url: fixture.url("a.test"))).text == "vhost=a.test\n")
         }
     }
+
 }
 
 /// When a finished transfer's handle may be reused: never when libcurl may have queued it
