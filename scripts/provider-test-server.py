@@ -20,7 +20,8 @@ Faults, by path prefix, for GET, POST, PUT, PATCH and DELETE: /fault/429/..., /f
 application/dns-message (over the largest DNS message); /fault/hang/... never answers (the connection
 stays open up to 60 s); /fault/truncate/... promises 1 MiB and closes after 64 KiB; /fault/400pieces
 answers 400 with 1,200 bytes in two writes 50 ms apart. /fault/drop
-reads the whole request, then closes the connection without answering. /fault/statusline/HEX answers
+reads the whole request, then closes the connection without answering; /fault/dropfirst?ID does so for
+the first request for ID only, and answers any later one 200. /fault/statusline/HEX answers
 200 with the status line "HTTP/1.1 200" and then the bytes HEX encodes (a reason phrase; none for a bare line). Every request is appended to --log
 as one line "METHOD PATH?QUERY".
 
@@ -121,6 +122,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if name == "drop":
             self.close_connection = True
             return
+        if name == "dropfirst":
+            # /fault/dropfirst?ID: the first request for ID is dropped as /fault/drop; any later one
+            # (the client's resend) answers 200 "ok".
+            with self.server.log_lock:
+                first = self.path not in self.server.dropped
+                self.server.dropped.add(self.path)
+            if first:
+                self.close_connection = True
+                return
+            return self.send(200, "ok\n", "text/plain")
         if name == "interim":
             # /fault/interim: a 103 (Early Hints, RFC 8297) with fields of its own before the final
             # response, on one connection, written raw.
@@ -261,6 +272,7 @@ def main():
     server = Server(("127.0.0.1", options.port), Handler)
     server.options = options
     server.log_lock = threading.Lock()
+    server.dropped = set()
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(options.cert, options.key)
     context.set_alpn_protocols(["http/1.1"])

@@ -318,6 +318,8 @@ $extra
         location = /headers { echo \$echo_client_request_headers; }
         # nginx closes the idle keep-alive connection a second after this response.
         location = /keepalive/short { keepalive_timeout 1s; return 200 "short\n"; }
+        # A 401 offering Basic authentication, on a connection kept alive.
+        location = /challenge { add_header WWW-Authenticate 'Basic realm="httpdns"' always; return 401 "challenge\n"; }
 $(nginx_http_semantics_locations)
 EOF
 }

@@ -21,8 +21,9 @@ final class PoolDescriptor: Sendable {
     /// How many of its transfers ended with a handle fit for reuse (`TransferEngine.end`), for
     /// tests.
     let reusableHandles = Atomic<Int>(0)
-    /// How many of its transfers took a handle that still held the options they set, so skipped
-    /// the reset (`EasyHandleCache`), for tests.
+    /// How many of its transfers kept their handle's options for the next (`EasyHandleCache`), and
+    /// how many took a handle that still held the options they set, so skipped the reset; for tests.
+    let handlesKeptWithOptions = Atomic<Int>(0)
     let handlesReusedWithOptions = Atomic<Int>(0)
 
     init(id: Int, trust: CompiledTrust, connectionsPerHost: Int?, multiplexes: Bool) {

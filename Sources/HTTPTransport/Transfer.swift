@@ -113,16 +113,20 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// True while `configure` runs: `check` records each option set into `setOptions`.
     private var recordsOptions = false
 
-    /// Whether the handle may be kept without a reset (`keepConfiguredForReuse`): the transfer
-    /// succeeded on a connection it reused, opening none (so libcurl did not retry it: a retry
-    /// connects afresh, and the retry count only a reset clears would grow), with no proxy and no
-    /// credentials in its URL (whose authentication state only a reset clears). Transfer thread,
-    /// before the handle is reset or kept.
+    /// Whether the handle may be kept without a reset (`keepConfiguredForReuse`), keeping no state
+    /// of libcurl's that only a reset clears: the transfer succeeded on a connection it reused
+    /// (opening none), sent the request once (libcurl's retry count, `state.retrycount`, would grow
+    /// over the handle's life, and at 5 a legitimate retry fails), was offered no authentication
+    /// (`state.authhost.avail` from a 401's challenges, CURLINFO_HTTPAUTH_AVAIL and
+    /// CURLINFO_PROXYAUTH_AVAIL, which a later request with credentials would act on), and had no
+    /// proxy and no credentials in its URL. Transfer thread, before the handle is reset or kept.
     func mayKeepOptions(after result: Result<HTTPResponse, any Error>) -> Bool {
-        guard case .success = result, proxy == nil, url.user == nil, url.password == nil, !isCancelled else { return false }
-        var connects = 0
+        guard case .success = result, sendAttempts == 1, proxy == nil, url.user == nil, url.password == nil, !isCancelled else { return false }
+        var connects = 0, hostAuth = 0, proxyAuth = 0
         _ = httpdns_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
-        return connects == 0
+        _ = httpdns_easy_getinfo_long(easy, CURLINFO_HTTPAUTH_AVAIL, &hostAuth)
+        _ = httpdns_easy_getinfo_long(easy, CURLINFO_PROXYAUTH_AVAIL, &proxyAuth)
+        return connects == 0 && hostAuth == 0 && proxyAuth == 0
     }
 
     /// Keeps the handle's options for the next transfer (`EasyHandleCache`) instead of resetting it;
@@ -154,8 +158,9 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// Set when the transfer may wait for another transfer's connection to multiplex on it
     /// (CURLOPT_PIPEWAIT), which libcurl 7.88 does not time out either; see `TransferEngine`.
     private(set) var waitsToMultiplex = false
-    /// How many times libcurl was about to send the request (CURLOPT_PREREQFUNCTION); counted only
-    /// for non-idempotent requests, which must not go out twice.
+    /// How many times libcurl was about to send the request (CURLOPT_PREREQFUNCTION): more than
+    /// once when it retried on another connection. A non-idempotent request must not go out twice;
+    /// a handle whose transfer was retried is reset (`mayKeepOptions`).
     private var sendAttempts = 0
     /// Set when a second send of a non-idempotent request was refused.
     private var refusedResend = false
@@ -175,8 +180,16 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
          configuration: HTTPClient.Configuration, destination: ResponseBodyDestination, pool: PoolDescriptor,
          proxy: URL?, lists: TransferListMemo) throws {
         // A finished transfer's handle where it is safe (see `EasyHandleCache`), else a new one.
-        guard let (easy, heldOptions) = EasyHandleCache.take() else {
+        guard let taken = EasyHandleCache.take() else {
             throw HTTPClientError(kind: .transferFailed, message: "libcurl could not create an easy handle", url: request.url)
+        }
+        let easy = taken.easy
+        var heldOptions = taken.options
+        // Credentials in the URL: libcurl authenticates from state a reset clears, whatever any
+        // request before left in it.
+        if heldOptions != nil, request.url.user != nil || request.url.password != nil {
+            EasyHandleCache.reset(easy)
+            heldOptions = nil
         }
         self.easy = easy
         self.url = request.url
@@ -404,14 +417,13 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         // HTTP/2 only over TLS (CURL_HTTP_VERSION_2TLS): a cleartext request is HTTP/1.1.
         let http1Only = (request.httpVersion ?? configuration.httpVersion) == .http1_1 || !target.isHTTPS
         try configureMethodAndBody(request: request, http1Only: http1Only, me: me)
-        if !request.isIdempotent {
-            // libcurl resends a request whose reused connection died before any response byte
-            // (lib/transfer.c Curl_retry_request), rewinding the body; it may have reached the
-            // server. The pre-request callback runs before every send, so the second one is
-            // refused (also for bodies with no data, which libcurl resends without a rewind).
-            try check(httpdns_easy_setopt_prereq_function(easy, prereqCallback), CURLOPT_PREREQFUNCTION)
-            try check(httpdns_easy_setopt_ptr(easy, CURLOPT_PREREQDATA, me), CURLOPT_PREREQDATA)
-        }
+        // libcurl resends a request whose reused connection died before any response byte
+        // (lib/transfer.c Curl_retry_request), rewinding the body; it may have reached the server.
+        // The pre-request callback runs before every send: a non-idempotent request's second one
+        // is refused (also for bodies with no data, which libcurl resends without a rewind), and
+        // every request's sends are counted (`mayKeepOptions`).
+        try check(httpdns_easy_setopt_prereq_function(easy, prereqCallback), CURLOPT_PREREQFUNCTION)
+        try check(httpdns_easy_setopt_ptr(easy, CURLOPT_PREREQDATA, me), CURLOPT_PREREQDATA)
         let key = TransferListMemo.HeaderKey(headers: request.headers, omitted: request.omittedHeaders, hasBody: bodySource != nil)
         let headerList = try lists.headers(for: key) {
             guard let list = CurlStringList(headerLines(request: request, configuration: configuration)) else {
@@ -688,10 +700,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         return count
     }
 
-    /// CURLOPT_PREREQFUNCTION for non-idempotent requests: the first send goes, any other is refused.
+    /// CURLOPT_PREREQFUNCTION: counts the sends; for a non-idempotent request the first goes, any
+    /// other is refused.
     fileprivate func mayStartRequest() -> Bool {
         sendAttempts += 1
-        if sendAttempts == 1 { return true }
+        if sendAttempts == 1 || mayResend { return true }
         refusedResend = true
         return false
     }

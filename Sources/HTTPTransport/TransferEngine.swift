@@ -507,6 +507,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         if reusable {
             transfer.pool.reusableHandles.add(1, ordering: .relaxed)
             if transfer.mayKeepOptions(after: result) {
+                transfer.pool.handlesKeptWithOptions.add(1, ordering: .relaxed)
                 transfer.keepConfiguredForReuse()
             } else {
                 transfer.resetHandleForReuse()

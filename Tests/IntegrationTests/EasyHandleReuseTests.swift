@@ -80,25 +80,65 @@ struct EasyHandleReuseTests {
         #expect(pool.handlesReusedWithOptions.load(ordering: .relaxed) > 0)
     }
 
-    @Test("options a reused handle held do not outlive their request: an idle limit, HEAD, a method")
+    @Test("options a reused handle held do not outlive their request: HEAD, a method")
     func heldOptionsDoNotCarryOver() async throws {
         let (client, _) = fixture.clientOnOwnPool(inlineWait: 0.05)
         for _ in 0..<10 {
-            // CURLOPT_LOW_SPEED_*, then none: a request without an idle limit is not cut short.
-            var idle = fixture.loopbackRequest("/")
-            idle.timeouts = Timeouts(connect: 5, total: 30, idle: 10)
-            #expect(try await client.execute(idle).status == 200)
             // CURLOPT_NOBODY, then a GET, which must get its body.
             var head = fixture.loopbackRequest("/")
             head.method = "HEAD"
             #expect(try await client.execute(head).body.isEmpty)
             #expect(try await client.execute(fixture.loopbackRequest("/")).text == "vhost=a.test\n")
-            // CURLOPT_CUSTOMREQUEST, then a GET.
-            var delete = fixture.loopbackRequest("/headers")
-            delete.method = "DELETE"
-            #expect(try await client.execute(delete).text.hasPrefix("DELETE /headers HTTP/1.1\r\n"))
+            // CURLOPT_CUSTOMREQUEST, then the same option with another method, then a GET.
+            for method in ["DELETE", "PATCH", "DELETE"] {
+                var request = fixture.loopbackRequest("/headers")
+                request.method = method
+                #expect(try await client.execute(request).text.hasPrefix("\(method) /headers HTTP/1.1\r\n"))
+            }
             #expect(try await client.execute(fixture.loopbackRequest("/headers")).text.hasPrefix("GET /headers HTTP/1.1\r\n"))
         }
+    }
+
+    @Test("a response offering authentication (401) leaves its handle reset, not holding its options")
+    func authenticationChallengeResets() async throws {
+        // libcurl keeps a 401's offered schemes (state.authhost.avail) until a reset, and a later
+        // request with credentials in its URL would act on them.
+        let (client, pool) = fixture.clientOnOwnPool(inlineWait: 0.05)
+        #expect(try await client.execute(fixture.loopbackRequest("/")).status == 200)  // opens the connection
+        #expect(try await client.execute(fixture.loopbackRequest("/")).status == 200)
+        let kept = pool.handlesKeptWithOptions.load(ordering: .relaxed)
+        #expect(kept >= 1)
+        let challenge = try await client.execute(fixture.loopbackRequest("/challenge"))
+        #expect(challenge.status == 401)
+        #expect(challenge.headers[first: "WWW-Authenticate"] == "Basic realm=\"httpdns\"")
+        #expect(challenge.connection.reusedConnection)
+        #expect(pool.handlesKeptWithOptions.load(ordering: .relaxed) == kept)
+        #expect(try await client.execute(fixture.loopbackRequest("/")).status == 200)
+        #expect(pool.handlesKeptWithOptions.load(ordering: .relaxed) == kept + 1)
+    }
+
+    @Test("a request libcurl sent again on another pooled connection leaves its handle reset")
+    func resentRequestResets() async throws {
+        // libcurl counts its resends per handle (state.retrycount) until a reset; at 5 a resend fails.
+        let server = try await ProviderTestServer.shared()
+        let trust = fixture.freshTrust()
+        let client = fixture.client(trust: trust, resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]), version: .http1_1)
+        let pool = TransferEngine.shared.pool(for: trust, version: .http1_1,
+                                              connectionsPerHost: HTTPClient.Configuration(trust: .system).maximumConnectionsPerHost)
+        // Two connections in the pool: two requests at once, each answered over 50 ms.
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<2 { group.addTask { try await client.execute(HTTPRequest(url: server.url("/fault/400pieces"))).status } }
+            for try await status in group { #expect(status == 400) }
+        }
+        let kept = pool.handlesKeptWithOptions.load(ordering: .relaxed)
+        let path = "/fault/dropfirst?\(UUID().uuidString)"
+        let response = try await client.execute(HTTPRequest(url: server.url(path)))
+        #expect(response.status == 200)
+        #expect(server.requests(containing: path).count == 2)
+        // Sent again on the other pooled connection: no connection was opened, so only the count
+        // of sends tells that libcurl retried.
+        try #require(response.connection.reusedConnection)
+        #expect(pool.handlesKeptWithOptions.load(ordering: .relaxed) == kept)
     }
 
     @Test("a handle that held an insecure request's options verifies the next request's server")
@@ -106,7 +146,7 @@ struct EasyHandleReuseTests {
         var insecureConfiguration = HTTPClient.Configuration(trust: .insecureSkippingAllVerification, timeouts: Timeouts(connect: 5, total: 30), httpVersion: .http1_1)
         insecureConfiguration.trustEventHandler = { _ in }  // the warning each insecure connection gets
         let insecure = HTTPClient(configuration: insecureConfiguration, resolver: fixture.resolver())
-        let verifying = fixture.client(version: .http1_1)
+        let (verifying, verifyingPool) = fixture.clientOnOwnPool(inlineWait: 0.05)
         for _ in 0..<10 {
             // The same options (verification off is a value, not another option), so the handle
             // may go from one to the other without a reset.
@@ -117,6 +157,9 @@ struct EasyHandleReuseTests {
             #expect(error.kind == .certificateVerificationFailed)
             #expect(try await verifying.execute(HTTPRequest(url: fixture.url("a.test"))).text == "vhost=a.test\n")
         }
+        // The handles went from one client to the other without a reset at least once (the cache
+        // is shared with the tests beside this one; without the rule they never would).
+        #expect(verifyingPool.handlesReusedWithOptions.load(ordering: .relaxed) > 0)
     }
 
 }
