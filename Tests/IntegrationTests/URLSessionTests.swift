@@ -92,7 +92,7 @@ struct URLSessionTests {
     }
 
     enum PlainUploadAPI: String, CaseIterable, Sendable {
-        case uploadFromData, uploadFromFile, uploadTaskFromData, uploadTaskFromFile
+        case uploadFromData, uploadFromFile, uploadTaskFromData, uploadTaskFromFile, streamedRequest
     }
 
     @Test("Foundation's own upload APIs fail with a clear error and send nothing, never an empty body nor the request's own body",
@@ -112,6 +112,14 @@ struct URLSessionTests {
             case .uploadFromFile: _ = try await session.upload(for: request, fromFile: file)
             case .uploadTaskFromData: _ = try await complete { session.uploadTask(with: request, from: Self.small, completionHandler: $0) }
             case .uploadTaskFromFile: _ = try await complete { session.uploadTask(with: request, fromFile: file, completionHandler: $0) }
+            case .streamedRequest:
+                // Its body would come from the delegate (needNewBodyStream), not the request.
+                let delegate = RecordingDelegate()
+                var streamed = request
+                streamed.httpBodyStream = InputStream(data: Self.small)
+                fixture.urlSession(delegate: delegate).uploadTask(withStreamedRequest: streamed).resume()
+                await delegate.completion()
+                if let error = delegate.error { throw error }
             }
         }
         #expect(error?.code == .requestBodyStreamExhausted)
