@@ -15,6 +15,7 @@ let fuzzers: [(name: String, modules: [String])] = [
     ("FuzzHostName", ["HTTPDNSCore"]),
     ("FuzzCertificates", ["TLSTrust"]),
     ("FuzzCLIArguments", ["FuzzedCLI"]),
+    ("FuzzResponseHead", ["HTTPTransport"]),
 ]
 
 /// The main package's name as the compiler knows it (`-package-name`): SwiftPM derives it from the

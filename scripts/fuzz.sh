@@ -17,7 +17,7 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
-    targets=(FuzzDNSMessage FuzzJSONDoH FuzzAlibabaHTTPDNS FuzzDNSPodHTTPDNS FuzzHostName FuzzCertificates FuzzCLIArguments)
+    targets=(FuzzDNSMessage FuzzJSONDoH FuzzAlibabaHTTPDNS FuzzDNSPodHTTPDNS FuzzHostName FuzzCertificates FuzzCLIArguments FuzzResponseHead)
 fi
 scratch="${FUZZ_SCRATCH_PATH:-/tmp/build-httpdns-fuzz}"
 work="${FUZZ_WORK:-/tmp/httpdns-fuzz}"

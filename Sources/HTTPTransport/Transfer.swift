@@ -52,19 +52,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private var proxy: URL?
 
     // Response state, filled by the header callback.
-    private var status = 0
-    /// The final response's field lines as libcurl passed them (each line's bytes without CR LF,
-    /// after its length in 4 bytes), made into `HTTPHeaders` only when asked for (`receivedHeaders`):
-    /// for a response returned whole, by the caller after the transfer, so that the transfer thread,
-    /// which every request in the process passes through, builds no strings for them. Its room is
-    /// reserved at init, on the caller's thread, so a usual head costs the transfer thread no
-    /// allocation either.
-    private var fieldLines: [UInt8] = []
-    private var statusLineVersion = HTTPVersion.unknown
-    /// The HTTP/1.x status line's reason phrase; nil for HTTP/2 and HTTP/3.
-    private var reasonPhrase: String?
-    /// The HTTP/1.x response's `Content-Length` so far (every field and list member must agree).
-    private var contentLength: UInt64?
+    /// The response head, as the header callback reads it. Its room is reserved here, on the
+    /// caller's thread, so a usual head costs the transfer thread no allocation.
+    private var head = ResponseHeadReader(reserving: Transfer.usualHeadSize)
+    private var status: Int { head.status }
     /// A response that cannot be framed (conflicting or malformed `Content-Length`): the header
     /// callback stopped the transfer, and this is its error.
     private var framingError: HTTPClientError?
@@ -208,7 +199,6 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         self.mayResend = request.isIdempotent
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        fieldLines.reserveCapacity(Self.usualHeadSize)
         do {
             let bodySource = try request.body.map { try RequestBodySource($0, url: request.url) }
             self.bodySource = bodySource
@@ -519,179 +509,49 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
         if reportsTLS && tls == nil { captureTLS() }
-        // Parsed as bytes: this runs for every header line of every response.
-        var end = bytes.count
-        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
-        if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {  // "HTTP/"
-            // A new status line: an interim (1xx) response's fields are dropped.
-            fieldLines.removeAll(keepingCapacity: true)
-            deliveredFields = nil
-            var index = 0
-            while index < end, bytes[index] != 0x20 { index += 1 }
-            statusLineVersion = HTTPVersion(statusLine: UnsafeRawBufferPointer(rebasing: bytes[0..<index]))
-            while index < end, bytes[index] == 0x20 { index += 1 }
-            var code = 0
-            while index < end, bytes[index] >= 0x30, bytes[index] <= 0x39, code < 1000 {
-                code = code * 10 + Int(bytes[index] - 0x30)
-                index += 1
-            }
-            status = code
-            contentLength = nil
-            // RFC 9112 §4: HTTP-version SP status-code SP [ reason-phrase ]. HTTP/2 and HTTP/3 have
-            // none (libcurl writes them a status line that ends in the space).
-            if statusLineVersion == .http1_1 || statusLineVersion == .http1_0 {
-                if index < end, bytes[index] == 0x20 { index += 1 }
-                reasonPhrase = HTTPResponseHead.fieldText(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<end]))
-            } else {
-                reasonPhrase = nil
-            }
-            return bytes.count
-        }
-        if end == 0 {
+        switch head.read(bytes) {
+        case .endOfHead:
             // The blank line ends a head; the first final (non-1xx) one is the response's.
             if status >= 200, !headDelivered { deliverHead() }
-            return bytes.count
+        case .unframable(let reason, let value):
+            // Refused, and the connection closed: the next request on it would read the rest.
+            refuseLength(value, reason: reason)
+            return 0
+        case .statusLine, .field:
+            break
         }
-        let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
-        if line[0] != 0x20, line[0] != 0x09, let colon = line.firstIndex(of: 0x3A), colon == 14,
-           statusLineVersion == .http1_1 || statusLineVersion == .http1_0,
-           Self.isContentLength(UnsafeRawBufferPointer(rebasing: line[0..<colon])) {
-            let (valueStart, valueEnd) = Self.valueBounds(in: line, colon: colon)
-            if !acceptLength(UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd])) {
-                // libcurl 7.88 would take the last value and keep the connection for the next
-                // request, which then reads the rest of this response: refused, and the connection
-                // closed.
-                return 0
-            }
-        }
-        // Kept as bytes (see `fieldLines`); a line with no colon is dropped when they are read.
-        withUnsafeBytes(of: UInt32(line.count).littleEndian) { fieldLines.append(contentsOf: $0) }
-        fieldLines.append(contentsOf: line)
         return bytes.count
     }
 
-    /// Room reserved for `fieldLines`: nginx's usual head takes about 200 bytes.
+    /// Room reserved for the response head's field lines: nginx's usual head takes about 200 bytes.
     private static let usualHeadSize = 512
 
     /// The response's fields, trailers included (every field line libcurl passed after the final
-    /// status line), for the caller once the transfer is over: the fields `deliverHead` already
-    /// made are not made again.
+    /// status line), for the caller once the transfer is over.
     func receivedHeaders() -> HTTPHeaders {
         _ = finished.load(ordering: .acquiring)
-        var headers = deliveredFields?.headers ?? HTTPHeaders()
-        appendFields(from: deliveredFields?.end ?? 0, to: &headers)
-        return headers
+        return head.headers()
     }
 
-    /// The fields `deliverHead` made for the head, and where their lines end in `fieldLines`.
-    private var deliveredFields: (headers: HTTPHeaders, end: Int)?
-
-    /// Appends the fields of `fieldLines` from byte `offset` to `headers`: a line that starts with
-    /// white space continues the previous field's value (obs-fold, RFC 9112 §5.2), read as one
-    /// space (it was dropped, or taken for a field); a line with no colon is dropped. Names are
-    /// kept as received; values without their surrounding white space, as
-    /// `HTTPResponseHead.fieldText` reads them.
-    private func appendFields(from offset: Int, to headers: inout HTTPHeaders) {
-        fieldLines.withUnsafeBytes { all in
-            var lines = 0, position = offset
-            while position + 4 <= all.count {
-                position += 4 + Int(UInt32(littleEndian: all.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
-                lines += 1
-            }
-            headers.reserveCapacity(headers.count + lines)
-            position = offset
-            while position + 4 <= all.count {
-                let length = Int(UInt32(littleEndian: all.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
-                let line = UnsafeRawBufferPointer(rebasing: all[(position + 4)..<(position + 4 + length)])
-                position += 4 + length
-                if line[0] == 0x20 || line[0] == 0x09 {
-                    var start = 0
-                    while start < line.count, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
-                    if start < line.count {
-                        headers.continueLastValue(with: HTTPResponseHead.fieldText(decoding: UnsafeRawBufferPointer(rebasing: line[start...])))
-                    }
-                    continue
-                }
-                guard let colon = line.firstIndex(of: 0x3A) else { continue }
-                let (valueStart, valueEnd) = Self.valueBounds(in: line, colon: colon)
-                headers.add(name: String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<colon]), as: UTF8.self),
-                            value: HTTPResponseHead.fieldText(decoding: UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd])))
-            }
-        }
-    }
-
-    /// Where the value of the field `line` starts and ends: after the colon at `colon`, without the
-    /// white space around it (RFC 9110 §5.5).
-    private static func valueBounds(in line: UnsafeRawBufferPointer, colon: Int) -> (Int, Int) {
-        var valueStart = colon + 1
-        while valueStart < line.count, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
-        var valueEnd = line.count
-        while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
-        return (valueStart, valueEnd)
-    }
-
-    /// Whether `name` is `Content-Length`, in any case.
-    private static func isContentLength(_ name: UnsafeRawBufferPointer) -> Bool {
-        zip(name, "content-length".utf8).allSatisfy { byte, expected in
-            (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected
-        }
-    }
-
-    /// RFC 9112 §6.3 and RFC 9110 §8.6: every `Content-Length` of an HTTP/1.x response, and every
-    /// member of a list in one, must be the same decimal number; otherwise the response cannot be
-    /// framed, an unrecoverable error (`framingError`, curl's 8, "weird server reply").
-    /// Read from the field's bytes (as text only for a refusal's message): every HTTP/1.1 response has one.
-    private func acceptLength(_ value: UnsafeRawBufferPointer) -> Bool {
-        let text = { HTTPResponseHead.fieldText(decoding: value) }
-        var conflicting = false
-        var index = 0
-        repeat {
-            // One member: OWS 1*DIGIT OWS, then a comma or the end.
-            while index < value.count, value[index] == 0x20 || value[index] == 0x09 { index += 1 }
-            var number: UInt64 = 0
-            var digits = 0
-            while index < value.count, value[index] >= 0x30, value[index] <= 0x39 {
-                let (times, overflowTimes) = number.multipliedReportingOverflow(by: 10)
-                let (sum, overflowSum) = times.addingReportingOverflow(UInt64(value[index] - 0x30))
-                guard !overflowTimes, !overflowSum else { return refuseLength(text(), reason: "an invalid") }
-                number = sum
-                digits += 1
-                index += 1
-            }
-            while index < value.count, value[index] == 0x20 || value[index] == 0x09 { index += 1 }
-            guard index == value.count || value[index] == 0x2C else { return refuseLength(text(), reason: "an invalid") }
-            // An empty list element is skipped (RFC 9110 §5.6.1); libcurl refuses a field with none.
-            if digits > 0 {
-                if let known = contentLength, known != number { conflicting = true }
-                contentLength = number
-            }
-            index += 1
-        } while index <= value.count
-        return conflicting ? refuseLength(text(), reason: "conflicting") : true
-    }
-
-    private func refuseLength(_ value: String, reason: String) -> Bool {
+    /// The framing error for a `Content-Length` the head reader refused (curl's 8).
+    private func refuseLength(_ value: String, reason: String) {
         let shown = String(value.prefix(64).map { $0.isASCII && !$0.isWhitespace || $0 == " " ? $0 : "?" })
         var error = HTTPClientError(kind: .transferFailed,
                                     message: "\(url.absoluteString) answered with \(reason) Content-Length ('\(shown)'): the response cannot be framed (RFC 9112 §6.3); the connection was closed",
                                     url: url, curlCode: Int(CURLE_WEIRD_SERVER_REPLY.rawValue))
         error.resolution = resolution
         framingError = error
-        return false
     }
 
     private func deliverHead() {
         headDelivered = true
         guard discardsBody != nil || sink.wantsHead else { return }
-        var fields = HTTPHeaders()
-        appendFields(from: 0, to: &fields)
-        deliveredFields = (fields, fieldLines.count)
-        var head = HTTPResponseHead(status: status, headers: fields, version: statusLineVersion, reasonPhrase: reasonPhrase)
-        if let discardsBody, discardsBody(head) {
+        var delivered = HTTPResponseHead(status: status, headers: head.headForDelivery(), version: head.version, reasonPhrase: head.reasonPhrase)
+        if let discardsBody, discardsBody(delivered) {
             sink.switchToDiscarding()
         } else if sink.wantsHead {
-            head.connection = completeConnectionReport()
-            sink.receiveHead(head)
+            delivered.connection = completeConnectionReport()
+            sink.receiveHead(delivered)
         }
     }
 
@@ -775,7 +635,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             // Read by the caller (`HTTPClient.perform`), off the transfer thread.
             headers: HTTPHeaders(),
             version: Self.version(version),
-            reasonPhrase: reasonPhrase,
+            reasonPhrase: head.reasonPhrase,
             body: sink.takeBody(),
             connection: report))
     }
