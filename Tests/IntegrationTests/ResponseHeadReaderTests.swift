@@ -10,10 +10,15 @@ struct ResponseHeadReaderTests {
     func read(_ lines: [String], deliverAtEnd: Bool = false) -> (ResponseHeadReader, [ResponseHeadReader.Line]) {
         var reader = ResponseHeadReader(reserving: 0)
         var outcomes: [ResponseHeadReader.Line] = []
+        var delivered = false
         for line in lines {
             let outcome = Array((line + "\r\n").utf8).withUnsafeBytes { reader.read($0) }
             outcomes.append(outcome)
-            if deliverAtEnd, outcome == .endOfHead, reader.status >= 200 { _ = reader.headForDelivery() }
+            // Once, at the end of the final head, as `Transfer` delivers it.
+            if deliverAtEnd, outcome == .endOfHead, reader.status >= 200, !delivered {
+                _ = reader.headForDelivery()
+                delivered = true
+            }
         }
         return (reader, outcomes)
     }
@@ -38,10 +43,13 @@ struct ResponseHeadReaderTests {
         #expect(reader.headers().fields == [HTTPHeaders.Field(name: "X-Fold", value: "a b"), HTTPHeaders.Field(name: "X-Next", value: "e")])
     }
 
-    @Test("trailers after a delivered head are added to it, which is made once")
+    @Test("trailers after a delivered head are added to its fields, as without a delivery")
     func trailersAfterDelivery() {
-        let (reader, _) = read(["HTTP/2 200 ", "content-type: text/plain", "", "x-trailer: 1", ""], deliverAtEnd: true)
-        #expect(reader.headers().fields.map(\.name) == ["content-type", "x-trailer"])
+        let lines = ["HTTP/2 200 ", "content-type: text/plain", "x-fold: a", "", "x-trailer: 1", "  more", "x-other: 2", ""]
+        let (delivered, _) = read(lines, deliverAtEnd: true)
+        let (whole, _) = read(lines)
+        #expect(delivered.headers().fields.map(\.name) == ["content-type", "x-fold", "x-trailer", "x-other"])
+        #expect(delivered.headers() == whole.headers())
     }
 
     @Test("Content-Length: equal values and list members agree; conflicting or invalid ones cannot frame an HTTP/1.x response",
@@ -55,7 +63,15 @@ struct ResponseHeadReaderTests {
             #expect(outcomes.last == .field)
             #expect(reader.headers()[all: "Content-Length"].count == 2)
         }
-        // HTTP/2 frames its own messages: libcurl checks the field there.
+    }
+
+    @Test("Content-Length: members of one field must agree; an interim head's does not count; HTTP/2 frames its own messages")
+    func contentLengthScope() {
+        let (_, single) = read(["HTTP/1.0 200 OK", "Content-Length: 5, 6"])
+        #expect(single.last == .unframable(reason: "conflicting", value: "5, 6"))
+        let (_, interim) = read(["HTTP/1.1 103 Early Hints", "Content-Length: 0", "", "HTTP/1.1 200 OK", "Content-Length: 3"])
+        #expect(interim.last == .field)
+        // libcurl checks the field itself over HTTP/2.
         let (_, http2) = read(["HTTP/2 200 ", "content-length: 3", "content-length: 4"])
         #expect(http2.last == .field)
     }
