@@ -20,8 +20,8 @@ internal import CHTTPDNSShims
 ///
 /// A handle whose transfer left no state of libcurl's that only a reset clears (it succeeded on a
 /// connection it reused, sent once, offered no authentication, with no proxy and no URL
-/// credentials: `Transfer.mayKeepOptions`) is kept without the reset, with the list of options its
-/// configuration set (`Transfer.keepConfiguredForReuse`). The next
+/// credentials: `Transfer.prepareHandleForReuse`) is kept without the reset, with the list of
+/// options its configuration set. The next
 /// transfer sets its own options over them; if its list differs, so that an option of the last
 /// request could be left in force, it resets the handle and sets them again (`Transfer.init`).
 /// curl_easy_reset and setting every option again from libcurl's defaults cost the transfer

@@ -94,52 +94,48 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         return size <= 16 * 1024
     }
 
-    /// Set once the engine reset the handle for `EasyHandleCache` (`resetHandleForReuse`).
-    private var handleIsReset = false
-    /// Set once the engine kept the handle for `EasyHandleCache` without a reset
-    /// (`keepConfiguredForReuse`).
-    private var handleKeepsOptions = false
+    /// How the engine readied the handle for `EasyHandleCache` (`prepareHandleForReuse`): not at
+    /// all (it is cleaned up with the transfer), reset, or keeping the options it holds.
+    private enum HandleReuse { case none, reset, keepingOptions }
+    private var handleReuse = HandleReuse.none
     /// The options `configure` set (CURLoption values, in order), for `EasyHandleCache`.
     private var setOptions: [UInt16] = []
     /// True while `configure` runs: `check` records each option set into `setOptions`.
     private var recordsOptions = false
 
-    /// Whether the handle may be kept without a reset (`keepConfiguredForReuse`), keeping no state
-    /// of libcurl's that only a reset clears: the transfer succeeded on a connection it reused
-    /// (opening none), sent the request once (libcurl's retry count, `state.retrycount`, would grow
-    /// over the handle's life, and at 5 a legitimate retry fails), was offered no authentication
+    /// Readies the handle for `EasyHandleCache` once it is out of the multi handle and its outcome
+    /// is read. The engine calls it only for a transfer libcurl cannot have queued
+    /// (`TransferEngine.end`); a handle never readied is cleaned up, never reused. Transfer thread.
+    ///
+    /// The handle keeps its options (`EasyHandleCache`) when the transfer left no state of
+    /// libcurl's that only a reset clears: it succeeded on a connection it reused (opening none),
+    /// sent the request once (libcurl's retry count, `state.retrycount`, would grow over the
+    /// handle's life, and at 5 a legitimate retry fails), was offered no authentication
     /// (`state.authhost.avail` from a 401's challenges, CURLINFO_HTTPAUTH_AVAIL and
     /// CURLINFO_PROXYAUTH_AVAIL, which a later request with credentials would act on), and had no
-    /// proxy and no credentials in its URL. Transfer thread, before the handle is reset or kept.
-    func mayKeepOptions(after result: Result<HTTPResponse, any Error>) -> Bool {
-        guard case .success = result, sendAttempts == 1, proxy == nil, url.user == nil, url.password == nil, !isCancelled else { return false }
-        var connects = 0, hostAuth = 0, proxyAuth = 0
-        _ = httpdns_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
-        _ = httpdns_easy_getinfo_long(easy, CURLINFO_HTTPAUTH_AVAIL, &hostAuth)
-        _ = httpdns_easy_getinfo_long(easy, CURLINFO_PROXYAUTH_AVAIL, &proxyAuth)
-        return connects == 0 && hostAuth == 0 && proxyAuth == 0
-    }
-
-    /// Keeps the handle's options for the next transfer (`EasyHandleCache`) instead of resetting it;
-    /// the engine calls it where it would call `resetHandleForReuse`, when `mayKeepOptions`. A
-    /// CURLOPT_RESOLVE list not yet loaded (`state.resolve`) is cleared, and the pointers to this
-    /// transfer's lists and error buffer, which go with it, are too. Transfer thread.
-    func keepConfiguredForReuse() {
-        guard !sharesSessions, !handleIsReset, !handleKeepsOptions else { return }
-        _ = httpdns_easy_setopt_ptr(easy, CURLOPT_RESOLVE, nil)
-        _ = httpdns_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, nil)
-        _ = httpdns_easy_setopt_ptr(easy, CURLOPT_CONNECT_TO, nil)
-        _ = httpdns_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, nil)
-        handleKeepsOptions = true
-    }
-
-    /// Resets the handle for `EasyHandleCache`, once it is out of the multi handle and its outcome
-    /// is read; the engine calls it only for a transfer libcurl cannot have queued
-    /// (`TransferEngine.end`). A handle never added is never reset, so never reused. Transfer thread.
-    func resetHandleForReuse() {
-        guard !sharesSessions, !handleIsReset else { return }
+    /// proxy and no credentials in its URL. A CURLOPT_RESOLVE list not yet loaded
+    /// (`state.resolve`) is cleared then, and the pointers to this transfer's lists and error
+    /// buffer, which go with it. Otherwise the handle is reset.
+    /// - Returns: true when the handle keeps its options.
+    func prepareHandleForReuse(after result: Result<HTTPResponse, any Error>) -> Bool {
+        guard !sharesSessions, handleReuse == .none else { return false }
+        if case .success = result, sendAttempts == 1, proxy == nil, url.user == nil, url.password == nil, !isCancelled {
+            var connects = 0, hostAuth = 0, proxyAuth = 0
+            _ = httpdns_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
+            _ = httpdns_easy_getinfo_long(easy, CURLINFO_HTTPAUTH_AVAIL, &hostAuth)
+            _ = httpdns_easy_getinfo_long(easy, CURLINFO_PROXYAUTH_AVAIL, &proxyAuth)
+            if connects == 0, hostAuth == 0, proxyAuth == 0 {
+                _ = httpdns_easy_setopt_ptr(easy, CURLOPT_RESOLVE, nil)
+                _ = httpdns_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, nil)
+                _ = httpdns_easy_setopt_ptr(easy, CURLOPT_CONNECT_TO, nil)
+                _ = httpdns_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, nil)
+                handleReuse = .keepingOptions
+                return true
+            }
+        }
         EasyHandleCache.reset(easy)
-        handleIsReset = true
+        handleReuse = .reset
+        return false
     }
     /// When the engine added the transfer (uptime ns). Transfer thread.
     var startedAt: UInt64 = 0
@@ -151,7 +147,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private(set) var waitsToMultiplex = false
     /// How many times libcurl was about to send the request (CURLOPT_PREREQFUNCTION): more than
     /// once when it retried on another connection. A non-idempotent request must not go out twice;
-    /// a handle whose transfer was retried is reset (`mayKeepOptions`).
+    /// a handle whose transfer was retried is reset (`prepareHandleForReuse`).
     private var sendAttempts = 0
     /// Set when a second send of a non-idempotent request was refused.
     private var refusedResend = false
@@ -232,13 +228,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private func release() {
         guard !released else { return }
         released = true
-        // Only a handle the engine reset or kept for reuse goes back (see `resetHandleForReuse`).
-        if handleIsReset {
-            EasyHandleCache.keep(easy)
-        } else if handleKeepsOptions {
-            EasyHandleCache.keep(easy, options: setOptions)
-        } else {
-            curl_easy_cleanup(easy)
+        // Only a handle the engine readied for reuse goes back (see `prepareHandleForReuse`).
+        switch handleReuse {
+        case .reset: EasyHandleCache.keep(easy)
+        case .keepingOptions: EasyHandleCache.keep(easy, options: setOptions)
+        case .none: curl_easy_cleanup(easy)
         }
         for list in lists { curl_slist_free_all(list) }
         lists.removeAll()
@@ -315,7 +309,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         try check(httpdns_easy_setopt_ptr(easy, option, list), option)
     }
     fileprivate func check(_ code: CURLcode, _ option: CURLoption) throws {
-        if recordsOptions { setOptions.append(UInt16(truncatingIfNeeded: option.rawValue)) }
+        record(option)
         guard code == CURLE_OK else {
             throw HTTPClientError(kind: .invalidRequest, message: "libcurl rejected option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))", url: url, curlCode: Int(code.rawValue))
         }
@@ -324,6 +318,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private func use(_ option: CURLoption, shared list: CurlStringList) throws {
         sharedLists.append(list)
         try check(httpdns_easy_setopt_ptr(easy, option, list.head), option)
+    }
+
+    /// Records `option` as set by `configure` (`setOptions`), while it runs.
+    private func record(_ option: CURLoption) {
+        if recordsOptions { setOptions.append(UInt16(truncatingIfNeeded: option.rawValue)) }
     }
 
     /// Sets the handle's options for `request`, recording which (`setOptions`).
@@ -411,7 +410,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         // (lib/transfer.c Curl_retry_request), rewinding the body; it may have reached the server.
         // The pre-request callback runs before every send: a non-idempotent request's second one
         // is refused (also for bodies with no data, which libcurl resends without a rewind), and
-        // every request's sends are counted (`mayKeepOptions`).
+        // every request's sends are counted (`prepareHandleForReuse`).
         try check(httpdns_easy_setopt_prereq_function(easy, prereqCallback), CURLOPT_PREREQFUNCTION)
         try check(httpdns_easy_setopt_ptr(easy, CURLOPT_PREREQDATA, me), CURLOPT_PREREQDATA)
         let key = TransferListMemo.HeaderKey(headers: request.headers, omitted: request.omittedHeaders, hasBody: bodySource != nil)
@@ -888,7 +887,7 @@ extension Transfer {
         try check(httpdns_easy_setopt_ptr(easy, CURLOPT_CAPATH, nil), CURLOPT_CAPATH)
         try check(httpdns_easy_set_tls_transfer(easy, data.assumingMemoryBound(to: httpdns_tls_transfer.self)), CURLOPT_SSL_CTX_FUNCTION)
         if policy.requiresOCSPStapling {
-            setOptions.append(UInt16(truncatingIfNeeded: CURLOPT_SSL_VERIFYSTATUS.rawValue))
+            record(CURLOPT_SSL_VERIFYSTATUS)
             let code = httpdns_easy_setopt_long(easy, CURLOPT_SSL_VERIFYSTATUS, 1)
             guard code == CURLE_OK else {
                 throw HTTPClientError(kind: .trustConfigurationInvalid,

@@ -506,12 +506,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         transfer.detachShare()
         if reusable {
             transfer.pool.reusableHandles.add(1, ordering: .relaxed)
-            if transfer.mayKeepOptions(after: result) {
-                transfer.pool.handlesKeptWithOptions.add(1, ordering: .relaxed)
-                transfer.keepConfiguredForReuse()
-            } else {
-                transfer.resetHandleForReuse()
-            }
+            if transfer.prepareHandleForReuse(after: result) { transfer.pool.handlesKeptWithOptions.add(1, ordering: .relaxed) }
         }
         transfer.finish(result)
     }
