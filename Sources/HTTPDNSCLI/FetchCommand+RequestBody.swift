@@ -8,39 +8,52 @@ extension FetchCommand {
     /// is read. A regular file is streamed (`--data-binary @FILE`) or read whole (`-d @FILE`).
     static let pipedBodyLimit = 1 << 30
 
-    /// The body of `-d` / `--data-binary`, as curl builds it; sets the form Content-Type for `-d`
-    /// unless `headers` has one.
+    /// The body of `-d` / `--data-binary`, as curl builds it: every piece of either option, in
+    /// command-line order, joined with '&'. As curl, either option sends the form Content-Type
+    /// (application/x-www-form-urlencoded) unless `headers` has one or `omitted` leaves it out
+    /// (`-H 'Content-Type:'`).
     ///
-    /// One `--data-binary @FILE` naming a regular file streams it from disk; any other file (a
-    /// pipe, `/dev/stdin`, a FIFO, which can be read only once) is read whole now, so the body has
-    /// a length and goes out with Content-Length.
-    /// - Throws: `UsageError` for both options at once, or a file that cannot be read (missing, a
-    ///   directory, not readable, a pipe holding more than `pipedBodyLimit`).
+    /// One `--data-binary @FILE` alone, naming a regular file, streams it from disk; any other file
+    /// (a pipe, `/dev/stdin`, a FIFO, which can be read only once) is read whole now, so the body
+    /// has a length and goes out with Content-Length.
+    /// - Throws: `UsageError` for a file that cannot be read (missing, a directory, not readable, a
+    ///   pipe holding more than `pipedBodyLimit`).
     ///
     /// Data given inline is sent as the command line's bytes (`parsed.allBytes`), which need not
     /// be UTF-8, as curl sends it.
-    static func requestBody(_ parsed: ArgumentParser.Parsed, headers: inout HTTPHeaders) throws(UsageError) -> HTTPRequestBody? {
-        let formPieces = parsed.allBytes("data"), binaryPieces = parsed.allBytes("data-binary")
-        if !formPieces.isEmpty, !binaryPieces.isEmpty {
-            throw UsageError("use either -d or --data-binary, not both", command: "fetch")
-        }
-        if !formPieces.isEmpty {
-            if !headers.contains(name: "Content-Type") {
-                headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+    static func requestBody(_ parsed: ArgumentParser.Parsed, headers: inout HTTPHeaders, omitted: Set<String>) throws(UsageError) -> HTTPRequestBody? {
+        let form = parsed.allBytes("data"), binary = parsed.allBytes("data-binary")
+        // The pieces in the order given: `order` lists every option, each key's values are in order.
+        var pieces: [(binary: Bool, bytes: [UInt8])] = []
+        var next = (form: 0, binary: 0)
+        for key in parsed.order {
+            if key == "data", next.form < form.count {
+                pieces.append((false, form[next.form]))
+                next.form += 1
+            } else if key == "data-binary", next.binary < binary.count {
+                pieces.append((true, binary[next.binary]))
+                next.binary += 1
             }
-            // Repeated, the pieces are joined with '&', as curl does.
-            return .data(try joined(formPieces.map { piece throws(UsageError) in try formData(piece) }))
         }
-        if binaryPieces.count == 1, let piece = binaryPieces.first, piece.first == UInt8(ascii: "@"), piece != Array("@-".utf8) {
-            let path = try path(piece, option: "--data-binary")
+        guard !pieces.isEmpty else { return nil }
+        if !headers.contains(name: "Content-Type"), !omitted.contains(where: { $0.lowercased() == "content-type" }) {
+            headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        }
+        if pieces.count == 1, pieces[0].binary, pieces[0].bytes.first == UInt8(ascii: "@"), pieces[0].bytes != Array("@-".utf8) {
+            let path = try path(pieces[0].bytes, option: "--data-binary")
             // One regular file alone is streamed from disk.
             let contents = try read(path, option: "--data-binary", streamsRegularFile: true)
             return contents.map(HTTPRequestBody.data) ?? .file(URL(fileURLWithPath: path))
         }
-        if binaryPieces.isEmpty { return nil }
-        return .data(try joined(binaryPieces.map { piece throws(UsageError) in
-            piece.first == UInt8(ascii: "@") ? try contents(of: path(piece, option: "--data-binary"), option: "--data-binary") : Data(piece)
+        return .data(try joined(pieces.map { piece throws(UsageError) in
+            piece.binary ? try binaryData(piece.bytes) : try formData(piece.bytes)
         }))
+    }
+
+    /// curl's `--data-binary`: literal bytes, or `@FILE`'s bytes as they are.
+    private static func binaryData(_ piece: [UInt8]) throws(UsageError) -> Data {
+        guard piece.first == UInt8(ascii: "@") else { return Data(piece) }
+        return try contents(of: path(piece, option: "--data-binary"), option: "--data-binary")
     }
 
     /// curl's `-d`: literal bytes, or `@FILE` with carriage returns and newlines removed.
@@ -77,7 +90,7 @@ extension FetchCommand {
         }
     }
 
-    /// `pieces` joined with '&' (curl's rule for a repeated -d or --data-binary).
+    /// `pieces` joined with '&' (curl's rule for repeated -d and --data-binary options).
     private static func joined(_ pieces: [Data]) -> Data {
         var body = Data()
         for (index, piece) in pieces.enumerated() {

@@ -17,10 +17,11 @@ enum FetchCommand {
                                 (not Host), 'Name;' sends it empty, as in curl.
       -d, --data DATA           POST DATA as application/x-www-form-urlencoded (as curl); @FILE reads
                                 the file and drops CR/LF, as curl does; @- reads standard input.
-                                Repeated, the pieces are joined with '&', as in curl.
           --data-binary DATA    POST DATA byte-exact (the argument's bytes, UTF-8 or not, as -d's);
                                 @FILE streams the file byte-exact, @- sends standard input.
-                                Repeated, joined with '&'.
+                                Both send Content-Type application/x-www-form-urlencoded unless
+                                -H sets one or leaves it out ('Content-Type:'), as curl. Repeated
+                                or mixed, the pieces are joined with '&' in the order given.
                                 A FILE that is a pipe (@<(command), a FIFO, @/dev/stdin), as @-,
                                 is read whole first (at most 1 GiB) and sent with its length.
       -o, --output FILE         Write the body to FILE (atomically: written beside it, renamed when
@@ -43,9 +44,10 @@ enum FetchCommand {
                                 exits 47.
       -v, --verbose             Report on stderr: the address used and where it came from, the SNI
                                 sent, the ALPN protocol, the server certificate's subject and issuer.
-      -s, --silent              No error messages (unless -S).
+      -s, --silent              No error messages (unless -S), nor -k's warning.
       -S, --show-error          With -s, still print error messages.
-      -f, --fail                Exit 22 without output for HTTP status >= 400.
+      -f, --fail                Exit 22 without the body for HTTP status >= 400 (with -i or -I
+                                the head is still printed, as curl).
           --compressed          Ask for a compressed response (Accept-Encoding: deflate, gzip, br,
                                 zstd) and decode it, as curl's --compressed; without it, as in
                                 curl, no encoding is asked for and the body is saved as sent.
@@ -182,7 +184,7 @@ enum FetchCommand {
             }
         }
 
-        let body = try requestBody(parsed, headers: &headers)
+        let body = try requestBody(parsed, headers: &headers, omitted: omitted)
 
         if let agent = parsed.value("user-agent"), !headers.contains(name: "User-Agent"), !omitted.contains(where: { $0.lowercased() == "user-agent" }) {
             // As curl: -A "" sends no User-Agent at all; an -H User-Agent wins over -A.
@@ -209,7 +211,12 @@ enum FetchCommand {
         let resolverOptions = try ResolverOptions(parsed, environment: environment, command: "fetch")
         let trustOptions = try TrustOptions(parsed, command: "fetch")
 
-        let output = try FetchOutput(path: parsed.value("output"))
+        let outputs = parsed.all("output")
+        guard outputs.count <= 1 else {
+            // curl writes the first and warns of the rest; which one was meant is a guess.
+            throw UsageError("-o given \(outputs.count) times for one URL: give it once", command: "fetch")
+        }
+        let output = try FetchOutput(path: outputs.first)
 
         var redirects: RedirectPolicy?
         if parsed.has("location") {
@@ -278,6 +285,9 @@ enum FetchCommand {
             configuration.racesAddresses = plan.resolverOptions.providerOptions.happyEyeballs
             configuration.proxy = plan.proxy
             configuration.decompressesResponses = plan.compressed
+            // -s: no warning for -k's unauthenticated connections either (asked for by that name), as
+            // curl -sk prints nothing; -sS and every other mode keep it.
+            if plan.silent { configuration.trustEventHandler = { _ in } }
             let client = HTTPClient(configuration: configuration, resolver: resolver)
             // The body streams to stdout as it arrives, never held whole in memory, unless -i must
             // print the response head first.
@@ -299,11 +309,7 @@ enum FetchCommand {
                     return HTTPDNSTool.ExitStatus.writeFailed
                 }
                 headAndBody = file
-                destination = .streaming(head: { head in
-                    var text = statusLine(head.version, head.status, head.reasonPhrase) + "\r\n"
-                    for field in head.headers { text += "\(field.name): \(field.value)\r\n" }
-                    file.write(Data((text + "\r\n").utf8))
-                }, chunk: { chunk in file.write(chunk) })
+                destination = .streaming(head: { head in file.write(headText(head)) }, chunk: { chunk in file.write(chunk) })
             } else if case .file(let output) = plan.output {
                 destination = .file(output)
             } else if plan.output == .standardError {
@@ -365,9 +371,8 @@ enum FetchCommand {
                              url: response.url ?? plan.request.url, console: console)
                 }
                 if plan.include, headAndBody == nil {
-                    var head = statusLine(response.version, response.status, response.reasonPhrase) + "\r\n"
-                    for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
-                    console.output(Data((head + "\r\n").utf8))
+                    console.output(headText(HTTPResponseHead(status: response.status, headers: response.headers, version: response.version,
+                                                             reasonPhrase: response.reasonPhrase)))
                 }
                 if plan.output == .standardOutput && plan.include { console.output(response.body) }
                 return HTTPDNSTool.ExitStatus.success
@@ -379,6 +384,9 @@ enum FetchCommand {
                     }
                     if let failure = error.resolutionError { console.note("* resolution failed: \(failure)") }
                 }
+                // -f -i: the head of the response that failed is still printed, as curl prints it
+                // (an -o file is left as it was: it never gets part of a response).
+                if plan.include, headAndBody == nil, let head = error.responseHead { console.output(headText(head)) }
                 if !plan.silent { console.note("httpdns: \(error.message)") }
                 return error.curlExitStatus
             } catch is CancellationError {
@@ -411,6 +419,22 @@ enum FetchCommand {
         console.note("* resolved \(resolution.host) via \(from): \(resolution.addresses.map(\.description).joined(separator: ", "))\(ttl)")
     }
 
+    /// The head as `-i` prints it: the status line, the fields, an empty line, CRLF-terminated.
+    static func headText(_ head: HTTPResponseHead) -> Data {
+        var text = statusLine(head.version, head.status, head.reasonPhrase) + "\r\n"
+        for field in head.headers { text += "\(field.name): \(field.value)\r\n" }
+        return Data((text + "\r\n").utf8)
+    }
+
+    /// `url` as text with its password, if any, replaced by `***`: -v output is pasted into bug reports.
+    static func redactingPassword(_ url: URL) -> String {
+        guard url.password(percentEncoded: true) != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return url.absoluteString
+        }
+        components.percentEncodedPassword = "***"
+        return components.string ?? url.absoluteString
+    }
+
     /// The status line as curl shows it: `HTTP/1.1 404 Not Found` (the reason phrase as received),
     /// `HTTP/2 404` (HTTP/2 has none), `HTTP/1.1 200` for a line with an empty one (no trailing
     /// space).
@@ -425,7 +449,7 @@ enum FetchCommand {
         if let resolution = connection.resolution {
             describe(resolution, console: console)
         } else if let proxy = connection.proxy {
-            console.note("* sent by name via proxy \(proxy.absoluteString) (no IP replacement; the proxy resolves the host)")
+            console.note("* sent by name via proxy \(redactingPassword(proxy)) (no IP replacement; the proxy resolves the host)")
         } else if let host = url.host(percentEncoded: false) {
             console.note("* \(host) is an IP literal: no resolution, no SNI sent, certificate checked against the IP")
         }

@@ -21,7 +21,9 @@ struct ResolverOptions {
                                 their published bootstrap addresses.
           --resolve [+]HOST:PORT:ADDR[,ADDR]...
                                 Use these addresses for HOST:PORT (PORT may be *), as curl does;
-                                also how a --doh-url host is reached without system DNS.
+                                also how a --doh-url host is reached without system DNS. A later
+                                entry for the same HOST:PORT replaces an earlier one, and
+                                --resolve -HOST:PORT removes it, as in curl.
           --cacert FILE         Also trust the CA certificates in this PEM file, for every TLS
                                 connection of the command, the DoH server's included.
           --no-fallback         Do not fall back to the system resolver when every DoH endpoint fails
@@ -49,15 +51,8 @@ struct ResolverOptions {
 
     /// - Throws: `UsageError` for a bad URL, `--resolve` entry or certificate file.
     init(_ parsed: ArgumentParser.Parsed, environment: Environment, command: String) throws(UsageError) {
-        var entries: [StaticHostResolver.Entry] = []
-        for text in parsed.all("resolve") {
-            do {
-                entries.append(try StaticHostResolver.Entry(parsing: text))
-            } catch {
-                throw UsageError("\(error)", command: command)
-            }
-        }
-        staticEntries = entries
+        staticEntries = try Self.staticEntries(parsed.all("resolve"), command: command)
+        let entries = staticEntries
 
         var anchors: [Certificate] = []
         for path in parsed.all("cacert") {
@@ -109,6 +104,38 @@ struct ResolverOptions {
             for index in endpoints.indices { endpoints[index].method = method }
         }
         providers = try providerOptions.providers(urls: urls, endpoints: endpoints, command: command)
+    }
+
+    /// The `--resolve` entries in force, as curl keeps them: a later entry for a host and port
+    /// replaces an earlier one, and `-HOST:PORT` removes the entry given before it.
+    /// - Throws: `UsageError` naming a malformed entry.
+    static func staticEntries(_ texts: [String], command: String) throws(UsageError) -> [StaticHostResolver.Entry] {
+        var entries: [StaticHostResolver.Entry] = []
+        for text in texts {
+            if text.hasPrefix("-") {
+                let removal = text.dropFirst()
+                // PORT as in an entry: a number, or * for the entry that matches any port.
+                guard let colon = removal.lastIndex(of: ":"), let host = HostName.normalize(String(removal[..<colon])) else {
+                    throw UsageError("--resolve '\(text)': expected -HOST:PORT to remove an entry", command: command)
+                }
+                let portText = removal[removal.index(after: colon)...]
+                let port = Int(portText)
+                guard portText == "*" || port.map({ (1...65535).contains($0) }) == true else {
+                    throw UsageError("--resolve '\(text)': invalid port '\(portText)'", command: command)
+                }
+                entries.removeAll { $0.host == host && $0.port == port }
+                continue
+            }
+            let entry: StaticHostResolver.Entry
+            do {
+                entry = try StaticHostResolver.Entry(parsing: text)
+            } catch {
+                throw UsageError("\(error)", command: command)
+            }
+            entries.removeAll { $0.host == entry.host && $0.port == entry.port }
+            entries.append(entry)
+        }
+        return entries
     }
 
     /// The resolver these options describe; its DoH queries trust what the command's TLS trusts.

@@ -35,7 +35,8 @@ struct TrustOptions {
           --pass PASSWORD       Password of the PKCS#12 file or passphrase of the key.
           --cert-status         Require a stapled OCSP response (exit 91 without one).
       -k, --insecure            Do not verify the server's certificate or name at all (pins, if
-                                given, still apply). Warns on stderr for every connection.
+                                given, still apply). Warns on stderr for every connection
+                                (not with -s, as curl -sk prints nothing).
       Certificate, key and pin FILEs (here and --cacert, --doh-cacert) may be pipes, as in curl:
       <(command), a FIFO, /dev/stdin; each is read once, whole (at most 16 MiB).
     """

@@ -16,7 +16,8 @@ public struct StaticHostResolver: HostResolving {
         /// Parses curl's `--resolve` syntax: `HOST:PORT:ADDR[,ADDR]...`, IPv6 addresses optionally in
         /// brackets, PORT a number 1-65535 or `*`. curl's `+` prefix (an entry that expires like a
         /// DNS answer, since curl 7.75) is accepted and means the same here: entries live as long as
-        /// the resolver. curl's `-HOST:PORT` (removing an entry) has nothing to remove and is refused.
+        /// the resolver. curl's `-HOST:PORT` (removing an entry) is not an entry and is refused here;
+        /// the CLI applies it to the entries given before it.
         /// - Throws: `StaticHostResolver.ParseError` naming what is wrong.
         public init(parsing text: String) throws {
             let text = text.hasPrefix("+") ? String(text.dropFirst()) : text

@@ -232,8 +232,10 @@ public final class HTTPClient: Sendable {
             deliverTrustEvents(of: response.connection, host: target.host, port: target.port)
             response.url = request.url
             return response
-        } catch let error as HTTPClientError {
+        } catch var error as HTTPClientError {
             if let report = error.pinReport { deliver(report) }
+            // An HTTP error's head: its fields are read here, off the transfer thread, as a response's.
+            if error.responseHead != nil { error.responseHead?.headers = transfer.receivedHeaders() }
             throw error
         }
     }

@@ -71,6 +71,9 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     public var resolution: HostResolution?
     /// For `.pinMismatch`: the host, the pins it presented (with subjects) and the pin set.
     public var pinReport: PinReport?
+    /// For `.httpError` (`HTTPRequest.failsOnHTTPError`): the response's status line and fields, as
+    /// received (a `Retry-After` of a 429 or 503, say); its body was dropped, as curl -f drops it.
+    public var responseHead: HTTPResponseHead?
 
     public init(kind: Kind, message: String, url: URL? = nil, curlCode: Int? = nil,
                 resolutionError: ResolutionError? = nil, status: Int? = nil, pinReport: PinReport? = nil) {

@@ -611,6 +611,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             var error = HTTPClientError(kind: .httpError, message: "\(url.absoluteString) answered HTTP \(status)", url: url,
                                         curlCode: Int(CURLE_HTTP_RETURNED_ERROR.rawValue), status: status)
             error.resolution = resolution
+            // Its fields are made by the caller (`HTTPClient.perform`), off the transfer thread.
+            error.responseHead = HTTPResponseHead(status: status, headers: HTTPHeaders(), version: head.version, reasonPhrase: head.reasonPhrase)
             return .failure(error)
         }
         // Any other held 400 body goes out, whole or (on a failure) as far as it came, as other

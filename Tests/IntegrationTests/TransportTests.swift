@@ -97,6 +97,28 @@ struct TransportTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
+    @Test("an HTTP error (failsOnHTTPError) carries the response's head, fields included", arguments: [HTTPVersionPreference.http1_1, .http2])
+    func httpErrorCarriesHead(version: HTTPVersionPreference) async throws {
+        let fixture = try Fixture()
+        var request = HTTPRequest(url: fixture.url("b.test", "/status/404"))
+        request.failsOnHTTPError = true
+        request.httpVersion = version
+        let error = try await #require(throws: HTTPClientError.self) { try await fixture.client().execute(request) }
+        let head = try #require(error.responseHead)
+        let (status, received, reason, vhost) = (head.status, head.version, head.reasonPhrase, head.headers[first: "X-VHost"])
+        #expect(status == 404)
+        #expect(received == (version == .http2 ? .http2 : .http1_1))
+        #expect(reason == (version == .http2 ? nil : "Not Found"))
+        #expect(vhost == "b.test")
+        // Only for an HTTP error.
+        var closedPort = HTTPRequest(url: URL(string: "https://a.test:1/")!)
+        closedPort.connectTo = [IPAddress("127.0.0.1")!]
+        closedPort.failsOnHTTPError = true
+        let refused = try await #require(throws: HTTPClientError.self) { try await fixture.client().execute(closedPort) }
+        let noHead = refused.responseHead == nil
+        #expect(noHead, "\(refused.kind)")
+    }
+
     @Test("a memory limit stops an oversized body")
     func memoryLimitIsEnforced() async throws {
         let fixture = try Fixture()
