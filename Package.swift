@@ -60,7 +60,7 @@ let package = Package(
         // Starts real nginx and unbound on free loopback ports with a PKI made at test time.
         .target(name: "TestSupport", dependencies: ["HTTPDNSCore"], path: "Tests/TestSupport"),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
-        .testTarget(name: "DNSResolverTests", dependencies: ["DNSResolver", "HTTPDNS"]),
+        .testTarget(name: "DNSResolverTests", dependencies: ["DNSResolver", "HTTPDNS", "TestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["HTTPDNS", "HTTPDNSCLI", "HTTPDNSURLSession", "TestSupport"]),
         .testTarget(name: "TLSTrustTests", dependencies: ["TLSTrust"]),
     ],

@@ -22,7 +22,7 @@ struct EasyHandleReuseTests {
             put.method = "PUT"
             put.headers.add(name: "X-Earlier-Request", value: "\(round)")
             put.body = .data(Data("abc".utf8))
-            put.timeouts = Timeouts(connect: 5, total: 30, idle: 10)
+            put.timeouts = Timeouts(connect: TestTimeScale.scaled(5), total: TestTimeScale.scaled(30), idle: 10)
             let first = try await client.execute(put)
             #expect(first.text.hasPrefix("PUT /headers HTTP/1.1\r\n"))
             #expect(first.text.contains("X-Earlier-Request: \(round)\r\n"))
@@ -143,7 +143,7 @@ struct EasyHandleReuseTests {
 
     @Test("a handle that held an insecure request's options verifies the next request's server")
     func verificationIsNotLeftOff() async throws {
-        var insecureConfiguration = HTTPClient.Configuration(trust: .insecureSkippingAllVerification, timeouts: Timeouts(connect: 5, total: 30), httpVersion: .http1_1)
+        var insecureConfiguration = HTTPClient.Configuration(trust: .insecureSkippingAllVerification, timeouts: .generous, httpVersion: .http1_1)
         insecureConfiguration.trustEventHandler = { _ in }  // the warning each insecure connection gets
         let insecure = HTTPClient(configuration: insecureConfiguration, resolver: fixture.resolver())
         let (verifying, verifyingPool) = fixture.clientOnOwnPool(inlineWait: 0.05)

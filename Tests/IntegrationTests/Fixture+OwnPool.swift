@@ -10,7 +10,7 @@ extension Fixture {
                          connectionsPerHost: Int? = HTTPClient.Configuration(trust: .system).maximumConnectionsPerHost)
         -> (HTTPClient, PoolDescriptor) {
         let trust = freshTrust()
-        var configuration = HTTPClient.Configuration(trust: trust, timeouts: Timeouts(connect: 5, total: 30), httpVersion: version)
+        var configuration = HTTPClient.Configuration(trust: trust, timeouts: .generous, httpVersion: version)
         configuration.racesAddresses = false
         configuration.proxy = proxy
         configuration.maximumInlineWait = inlineWait

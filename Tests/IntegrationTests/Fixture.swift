@@ -32,12 +32,12 @@ struct Fixture {
     func resolver(endpoints: [DoHEndpoint]? = nil, fallback: Bool = false, method: DoHEndpoint.Method = .get) -> HostResolver {
         var endpoints = endpoints ?? [endpoint]
         for index in endpoints.indices { endpoints[index].method = method }
-        let configuration = HostResolver.Configuration(endpoints: endpoints, requestTimeout: 3, fallbackToSystemResolver: fallback)
+        let configuration = HostResolver.Configuration(endpoints: endpoints, requestTimeout: TestTimeScale.scaled(3), fallbackToSystemResolver: fallback)
         return HostResolver(configuration: configuration, dohTrust: trust)
     }
 
     func client(trust: TrustPolicy? = nil, resolver: (any HostResolving)? = nil, version: HTTPVersionPreference = .http2) -> HTTPClient {
-        HTTPClient(configuration: HTTPClient.Configuration(trust: trust ?? self.trust, timeouts: Timeouts(connect: 5, total: 30), httpVersion: version),
+        HTTPClient(configuration: HTTPClient.Configuration(trust: trust ?? self.trust, timeouts: .generous, httpVersion: version),
                    resolver: resolver ?? self.resolver())
     }
 

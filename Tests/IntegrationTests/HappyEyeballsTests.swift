@@ -17,7 +17,8 @@ extension ResolverIntegrationSuites {
     // the suite running on two shared cores does not stretch the way it stretches a test's wall clock.
     // The wall-clock bounds stay loose: with a 60 s connect timeout libcurl alone gives a black-holed
     // first address half of it (measured: 6 s of a 10 s timeout, 37 s for two black holes with the
-    // default), so anything under 10 s is the race at work.
+    // default), so anything under 10 s is the race at work. Under the sanitizers they are scaled
+    // (TestTimeScale) and the race's own time, unscaled, tells the race from libcurl.
     @Suite("Happy Eyeballs")
     struct HappyEyeballsTests {
         let fixture: Fixture
@@ -70,7 +71,7 @@ extension ResolverIntegrationSuites {
             let race = try raceTime(response)
             #expect(race >= 0.24, "the second attempt waits for the Connection Attempt Delay")
             #expect(race < 1, "the race took \(race) s")
-            #expect(elapsed < .seconds(10), "took \(elapsed)")
+            #expect(elapsed < .seconds(TestTimeScale.scaled(10)), "took \(elapsed)")
         }
 
         @Test("the race itself starts the next address after 250 ms and reaches it")
@@ -119,7 +120,7 @@ extension ResolverIntegrationSuites {
             #expect(response.connection.remoteAddress == "127.0.0.1")
             let race = try raceTime(response)
             #expect(race >= 0.49 && race < 1.5, "the race took \(race) s")
-            #expect(elapsed < .seconds(10), "took \(elapsed)")
+            #expect(elapsed < .seconds(TestTimeScale.scaled(10)), "took \(elapsed)")
         }
 
         @Test("a refused first address falls through at once")
@@ -128,7 +129,7 @@ extension ResolverIntegrationSuites {
             #expect(response.connection.remoteAddress == "127.0.0.1")
             let race = try raceTime(response)
             #expect(race < 0.24, "a refusal hands over without waiting for the attempt delay: \(race) s")
-            #expect(elapsed < .seconds(10), "took \(elapsed)")
+            #expect(elapsed < .seconds(TestTimeScale.scaled(10)), "took \(elapsed)")
         }
 
         @Test("an IPv6 address that does not answer falls back to IPv4 within a second")
@@ -137,7 +138,7 @@ extension ResolverIntegrationSuites {
             let (response, elapsed) = try await fetch(["::2", "127.0.0.1"])
             #expect(response.connection.remoteAddress == "127.0.0.1")
             #expect(try raceTime(response) < 1)
-            #expect(elapsed < .seconds(10), "took \(elapsed)")
+            #expect(elapsed < .seconds(TestTimeScale.scaled(10)), "took \(elapsed)")
         }
 
         @Test("requests that arrive while a route is being raced wait for its winner instead of trying the dead address")
@@ -174,7 +175,7 @@ extension ResolverIntegrationSuites {
             #expect(error.curlCode == 28)
             #expect(error.message.contains("127.0.0.10, 127.0.0.11"), "\(error)")
             // libcurl alone would spend another connect timeout after the race's.
-            #expect(ContinuousClock.now - start < .seconds(1.9 + 5), "took \(ContinuousClock.now - start)")
+            #expect(ContinuousClock.now - start < .seconds(1.9 + TestTimeScale.scaled(5)), "took \(ContinuousClock.now - start)")
         }
 
         @Test("cancelling the task stops a race at once")
@@ -216,7 +217,7 @@ extension ResolverIntegrationSuites {
             #expect(result.stdoutText == "vhost=a.test\n")
             #expect(result.stderrText.contains("connected to 127.0.0.1"))
             #expect(result.stderrText.contains("Happy Eyeballs: 127.0.0.1 connected first"))
-            #expect(ContinuousClock.now - start < .seconds(10))
+            #expect(ContinuousClock.now - start < .seconds(TestTimeScale.scaled(10)))
         }
 
         @Test("a route that connected recently is not raced again: its pooled connection is reused")

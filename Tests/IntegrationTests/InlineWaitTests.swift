@@ -15,9 +15,11 @@ struct InlineWaitTests {
 
     /// A request waits on its sending thread only while no other transfer of the process is in
     /// flight, which the rest of the suite, running beside these tests, rarely leaves: each test
-    /// tries until it has seen a wait, for up to a minute (the whole suite takes about 30 s). The
-    /// suite is serialized: its tests' own requests in flight would stop each other's waits.
-    static let patience = ContinuousClock.now + .seconds(60)
+    /// tries until it has seen a wait, for up to a minute (the whole suite takes about 30 s; longer
+    /// under the sanitizers, so scaled by `TestTimeScale`). The suite is serialized: its tests' own
+    /// requests in flight would stop each other's waits.
+    static let patience = ContinuousClock.now + .seconds(patienceSeconds)
+    static let patienceSeconds = TestTimeScale.scaled(60)
 
     /// Starts `request` on `client` in a task, and waits until the engine's inline wait for it has
     /// begun (the pool's count of waits passes `before`); nil when the request ran without one
@@ -91,7 +93,7 @@ struct InlineWaitTests {
             #expect(throws: CancellationError.self) { try first.get() }
             checked = true
         }
-        #expect(checked, "no request waited on its sending thread in 60 s")
+        #expect(checked, "no request waited on its sending thread in \(Self.patienceSeconds) s")
     }
 
     @Test("cancelling a request ends its wait on the sending thread at once")
@@ -110,7 +112,7 @@ struct InlineWaitTests {
             #expect(elapsed < .milliseconds(700), "cancellation took \(elapsed)")
             checked = true
         }
-        #expect(checked, "no request waited on its sending thread in 60 s")
+        #expect(checked, "no request waited on its sending thread in \(Self.patienceSeconds) s")
     }
 
     @Test("a wait that runs out hands the connection to the transfer thread, which completes the request and parks the socket")
@@ -131,6 +133,6 @@ struct InlineWaitTests {
             #expect(next.text == "vhost=a.test\n")
             checked = true
         }
-        #expect(checked, "no request waited on its sending thread in 60 s")
+        #expect(checked, "no request waited on its sending thread in \(Self.patienceSeconds) s")
     }
 }

@@ -23,9 +23,10 @@ struct ParkedSocketTests {
 
     /// A request after which the pool's connection is parked, and its socket. nginx closes idle
     /// connections at once while it runs short of them (the load suite opens a thousand for a
-    /// few seconds), which takes a parked socket out of the set; so tries for up to 15 s.
+    /// few seconds), which takes a parked socket out of the set; so tries for up to 15 s (scaled by
+    /// `TestTimeScale`).
     func parkedConnection(_ client: HTTPClient, _ pool: PoolDescriptor, path: String = "/") async throws -> Int32? {
-        let deadline = ContinuousClock.now + .seconds(15)
+        let deadline = ContinuousClock.now + .seconds(TestTimeScale.scaled(15))
         repeat {
             _ = try await client.execute(fixture.loopbackRequest(path))
             let state = TransferEngine.shared.watchedSockets(of: pool)
@@ -54,7 +55,7 @@ struct ParkedSocketTests {
         // nginx closes the connection a second after /keepalive/short: the close is an event on
         // the parked socket, which takes it out of the set (else the loop would wake for it for ever).
         _ = try #require(try await parkedConnection(client, pool, path: "/keepalive/short"), "no connection was parked after a request")
-        let deadline = ContinuousClock.now + .seconds(6)
+        let deadline = ContinuousClock.now + .seconds(TestTimeScale.scaled(6))
         while ContinuousClock.now < deadline, !TransferEngine.shared.watchedSockets(of: pool).watched.isEmpty {
             try await Task.sleep(for: .milliseconds(50))
         }

@@ -11,7 +11,7 @@ extension TrustSuites {
         init() throws { fixture = try Fixture() }
 
         func client(_ trust: TrustPolicy, events: TrustEventLog? = nil) -> HTTPClient {
-            var configuration = HTTPClient.Configuration(trust: trust, timeouts: Timeouts(connect: 5, total: 30))
+            var configuration = HTTPClient.Configuration(trust: trust, timeouts: .generous)
             configuration.trustEventHandler = events?.handler
             return HTTPClient(configuration: configuration, resolver: fixture.sharedResolver())
         }
@@ -204,7 +204,7 @@ extension TrustSuites.PinningTests {
             let log = try String(contentsOf: fixture.servers.nginxAccessLog, encoding: .utf8)
             return log.split(separator: "\n").filter { $0.contains("\"POST \(path) ") }.count
         }
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(TestTimeScale.scaled(10))
         while try posts() == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         try await Task.sleep(for: .milliseconds(300))
         #expect(try posts() == 1)

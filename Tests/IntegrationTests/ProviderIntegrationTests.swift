@@ -21,7 +21,7 @@ extension ResolverIntegrationSuites {
 
         func resolver(_ providers: [any ResolutionProvider], families: AddressFamilies = .both, observer: (any ResolverObserver)? = nil,
                       clock: (any ResolverClock)? = nil, configure: (inout HostResolver.Configuration) -> Void = { _ in }) -> HostResolver {
-            var configuration = HostResolver.Configuration(endpoints: [], requestTimeout: 5, fallbackToSystemResolver: false)
+            var configuration = HostResolver.Configuration(endpoints: [], requestTimeout: TestTimeScale.scaled(5), fallbackToSystemResolver: false)
             configuration.providers = providers
             configuration.families = families
             configuration.observer = observer
@@ -120,7 +120,7 @@ extension ResolverIntegrationSuites {
 
         func resolver(endpoints: [DoHEndpoint]? = nil, clock: any ResolverClock = MonotonicClock(), observer: (any ResolverObserver)? = nil,
                       configure: (inout HostResolver.Configuration) -> Void = { _ in }) -> HostResolver {
-            var configuration = HostResolver.Configuration(endpoints: endpoints ?? [fixture.endpoint], requestTimeout: 5, fallbackToSystemResolver: false)
+            var configuration = HostResolver.Configuration(endpoints: endpoints ?? [fixture.endpoint], requestTimeout: TestTimeScale.scaled(5), fallbackToSystemResolver: false)
             configuration.observer = observer
             configure(&configuration)
             return HostResolver(configuration: configuration, transport: HTTPClient(configuration: .init(trust: fixture.trust), resolver: SystemResolver()), clock: clock)
@@ -194,7 +194,7 @@ extension ResolverIntegrationSuites {
         func addressChangeAvoidsOldConnections() async throws {
             let trust = fixture.freshTrust()
             let resolver = MutableResolver(addresses: [IPAddress("127.0.0.1")!])
-            let client = HTTPClient(configuration: .init(trust: trust, timeouts: Timeouts(connect: 5, total: 30)), resolver: resolver)
+            let client = HTTPClient(configuration: .init(trust: trust, timeouts: .generous), resolver: resolver)
             let first = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
             let again = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
             #expect(again.connection.reusedConnection, "same answer: the pooled connection is reused")

@@ -18,7 +18,7 @@ extension ResolverIntegrationSuites {
         }
 
         func client(_ policy: ProxyPolicy, resolver: any HostResolving) -> HTTPClient {
-            var configuration = HTTPClient.Configuration(trust: fixture.trust, timeouts: Timeouts(connect: 5, total: 30))
+            var configuration = HTTPClient.Configuration(trust: fixture.trust, timeouts: .generous)
             configuration.proxy = policy
             return HTTPClient(configuration: configuration, resolver: resolver)
         }

@@ -17,7 +17,7 @@ struct RouteEntryTests {
         // address of the route's entry in its DNS cache; `Connection: close` makes every request
         // open a new connection, so each one looks its route up there. Requests after the first
         // with an order already stored carry no entry of their own.
-        var configuration = HTTPClient.Configuration(trust: fixture.freshTrust(), timeouts: Timeouts(connect: 5, total: 30), httpVersion: .http1_1)
+        var configuration = HTTPClient.Configuration(trust: fixture.freshTrust(), timeouts: .generous, httpVersion: .http1_1)
         configuration.racesAddresses = false
         let client = HTTPClient(configuration: configuration, resolver: fixture.resolver())
         let one = IPAddress("127.0.0.1")!, fifty = IPAddress("127.0.0.50")!

@@ -36,12 +36,12 @@ struct TransferEncodingTests {
         // Straight to the server, so that the time below is the request's alone (no DoH lookup,
         // which takes seconds under the sanitizers): refused, it touches no network at all.
         request.connectTo = [IPAddress("127.0.0.1")!]
-        request.timeouts = Timeouts(connect: 5, total: 10)
+        request.timeouts = Timeouts(connect: TestTimeScale.scaled(5), total: TestTimeScale.scaled(10))
         let client = fixture.client(version: .http1_1)
         let begin = ContinuousClock.now
         let error = await #expect(throws: HTTPClientError.self) { try await client.execute(request) }
-        // Sent, nginx waited for the chunked body until the 10 s limit.
-        #expect(ContinuousClock.now - begin < .seconds(3))
+        // Sent, nginx waited for the chunked body until the total limit (scaled alike).
+        #expect(ContinuousClock.now - begin < .seconds(TestTimeScale.scaled(3)))
         #expect(error?.kind == .invalidRequest)
         #expect(error?.message.contains("has no body") == true, "\(String(describing: error))")
     }

@@ -166,7 +166,7 @@ struct TransportTests {
         let client = HTTPClient(configuration: configuration, resolver: fixture.resolver())
         var request = HTTPRequest(url: fixture.url("a.test"))
         request.connectTo = [IPAddress("127.0.0.1")!]
-        request.timeouts = Timeouts(connect: 5, total: 30)
+        request.timeouts = .generous
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<100 { group.addTask { [request] in try await client.execute(request).status } }
             var statuses: [Int] = []
@@ -301,8 +301,8 @@ struct TransportTests {
         let fixture = try Fixture()
         let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: AnswersOnlyAtOnce())
         var request = HTTPRequest(url: fixture.url("a.test"))
-        request.timeouts = Timeouts(connect: 5, total: 3)
-        // `resolve` never answers: before, the lookup raced the 3 s limit and timed out.
+        request.timeouts = Timeouts(connect: TestTimeScale.scaled(5), total: TestTimeScale.scaled(3))
+        // `resolve` never answers: before, the lookup raced the total limit and timed out.
         let response = try await client.execute(request)
         #expect(response.status == 200)
         #expect(response.connection.resolution?.source == .cache)
@@ -346,12 +346,14 @@ struct TransportTests {
         request.connectTo = [IPAddress("127.0.0.1")!]
         let task = Task { [request] in try await client.execute(request) }
         try await Task.sleep(for: .milliseconds(300))
-        // /slow answers after 5 s; a cancelled transfer ends long before that.
+        // /slow answers after 5 s; a cancelled transfer ends long before that, and fails (a transfer
+        // not stopped would succeed). Scaled under the sanitizers: 9 s seen under ThreadSanitizer
+        // with the whole suite running, the test's other steps as slow (24 s in all).
         let cancelled = ContinuousClock.now
         task.cancel()
         let result = await task.result
         #expect(throws: CancellationError.self) { try result.get() }
-        #expect(ContinuousClock.now - cancelled < .seconds(4))
+        #expect(ContinuousClock.now - cancelled < .seconds(TestTimeScale.scaled(4)))
     }
 
     @Test("malformed and unsupported URLs fail before any traffic")
@@ -385,7 +387,7 @@ struct TransportTests {
         let version = HTTPVersionPreference.http1_1
         let fixture = try Fixture()
         func connections(limit: Int?) async throws -> Set<String> {
-            var configuration = HTTPClient.Configuration(trust: fixture.freshTrust(), timeouts: Timeouts(connect: 5, total: 30), httpVersion: version)
+            var configuration = HTTPClient.Configuration(trust: fixture.freshTrust(), timeouts: .generous, httpVersion: version)
             configuration.maximumConnectionsPerHost = limit
             let client = HTTPClient(configuration: configuration, resolver: fixture.resolver())
             // Each answer takes 0.3 s, so the burst's requests overlap even when the suite loads the
@@ -444,7 +446,7 @@ struct TransportTests {
 
     /// A client whose pool allows `limit` connections per host (HTTP/1.1, so each request holds one).
     func limitedClient(_ fixture: Fixture, limit: Int) -> HTTPClient {
-        var configuration = HTTPClient.Configuration(trust: fixture.freshTrust(), timeouts: Timeouts(connect: 5, total: 30), httpVersion: .http1_1)
+        var configuration = HTTPClient.Configuration(trust: fixture.freshTrust(), timeouts: .generous, httpVersion: .http1_1)
         configuration.maximumConnectionsPerHost = limit
         return HTTPClient(configuration: configuration, resolver: fixture.resolver())
     }
@@ -492,7 +494,7 @@ struct TransportTests {
         // /hold answers (and frees the connection) under 15 s after `start`, after which this request
         // would have succeeded: the time-out itself shows it did not wait for that. The limit is 1 s
         // plus the engine's 0.1 s grace; the bound leaves room for a loaded machine (3.6 s seen) and
-        // ThreadSanitizer (4.8 s seen).
-        #expect(elapsed < .seconds(10), "failed after \(elapsed)")
+        // ThreadSanitizer (4.8 s seen), scaled under the sanitizers (TestTimeScale).
+        #expect(elapsed < .seconds(TestTimeScale.scaled(10)), "failed after \(elapsed)")
     }
 }

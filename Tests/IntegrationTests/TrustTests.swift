@@ -12,7 +12,7 @@ extension TrustSuites {
         init() throws { fixture = try Fixture() }
 
         func client(_ trust: TrustPolicy, events: TrustEventLog? = nil, policies: TrustPolicyManager? = nil) -> HTTPClient {
-            var configuration = HTTPClient.Configuration(trust: trust, timeouts: Timeouts(connect: 5, total: 30))
+            var configuration = HTTPClient.Configuration(trust: trust, timeouts: .generous)
             configuration.trustEventHandler = events?.handler
             configuration.trustPolicies = policies
             return HTTPClient(configuration: configuration, resolver: fixture.sharedResolver())
@@ -149,7 +149,7 @@ extension TrustSuites {
         @Test("the DoH endpoint has its own policy: a pin mismatch there fails resolution, not the target")
         func dohEndpointPolicyIsIndependent() async throws {
             let dohPinned = TrustPolicy(anchors: fixture.freshAnchors(), pinSets: [PinSet(pins: [fixture.otherCA[0].publicKeyPin])])
-            let configuration = HostResolver.Configuration(endpoints: [fixture.endpoint], requestTimeout: 3, fallbackToSystemResolver: false)
+            let configuration = HostResolver.Configuration(endpoints: [fixture.endpoint], requestTimeout: TestTimeScale.scaled(3), fallbackToSystemResolver: false)
             let resolver = HostResolver(configuration: configuration, dohTrust: dohPinned)
             await #expect(throws: ResolutionError.self) { try await resolver.resolve(host: "a.test", port: 443) }
             let good = HostResolver(configuration: configuration, dohTrust: .publicKeyPins([try fixture.leafCertificate("dns.test").publicKeyPin], anchors: fixture.freshAnchors()))

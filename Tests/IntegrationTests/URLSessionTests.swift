@@ -210,7 +210,7 @@ struct URLSessionTests {
         let start = ContinuousClock.now
         let error = await #expect(throws: URLError.self) { try await fixture.urlSession().data(for: request) }
         #expect(error?.code == .timedOut)
-        #expect(ContinuousClock.now - start < .seconds(4))
+        #expect(ContinuousClock.now - start < .seconds(1 + TestTimeScale.scaled(3)))
     }
 
     @Test("the session's timeoutIntervalForRequest limits a stalled response too, when shorter than the request's")
@@ -220,7 +220,7 @@ struct URLSessionTests {
         let start = ContinuousClock.now
         let error = await #expect(throws: URLError.self) { try await fixture.urlSession(requestTimeout: 1).data(for: request) }
         #expect(error?.code == .timedOut)
-        #expect(ContinuousClock.now - start < .seconds(4))
+        #expect(ContinuousClock.now - start < .seconds(1 + TestTimeScale.scaled(3)))
     }
 
     @Test("failures map to URLError codes with the transport error underneath",
