@@ -24,13 +24,19 @@ enum FetchCommand {
                                 or mixed, the pieces are joined with '&' in the order given.
                                 A FILE that is a pipe (@<(command), a FIFO, @/dev/stdin), as @-,
                                 is read whole first (at most 1 GiB) and sent with its length.
-      -o, --output FILE         Write the body to FILE (atomically: written beside it, renamed when
-                                the transfer succeeds; never a partial file). "-" is stdout.
-                                A FILE that is stdout or stderr (/dev/stdout, /dev/fd/2, the
-                                file either is redirected to) is written through that
+      -o, --output FILE         Write the body to FILE; a failed transfer never leaves it partial
+                                or changed. A new FILE, or one of yours alone in a writable
+                                directory, is written beside it and renamed when the transfer
+                                succeeds (atomic). A device or FIFO (/dev/null) is written in
+                                place, as curl. A FILE with other hard links, in a directory you
+                                may not write, or of another owner is downloaded to a temporary
+                                file, then copied into FILE in place (its links, mode and owner
+                                kept; not atomic: a reader meanwhile sees it short). "-" is
+                                stdout. A FILE that is stdout or stderr (/dev/stdout, /dev/fd/2,
+                                the file either is redirected to) is written through that
                                 descriptor instead, as "-" is (a closed stdout exits 23).
-                                A missing or unwritable directory is refused before any
-                                traffic (exit 2); a write failing later exits 23.
+                                A FILE you may not write, or a missing or unwritable directory,
+                                is refused before any traffic with exit 23, as curl's.
       -i, --include             Print the status line and response headers before the body (into
                                 FILE with -o, as curl does).
       -I, --head                Send HEAD and print the status line and response headers.
@@ -277,6 +283,12 @@ enum FetchCommand {
             // An identity that cannot be loaded is bad input, found before any traffic.
             if !plan.silent { console.note("httpdns: \(error)") }
             return HTTPDNSTool.ExitStatus.usage
+        }
+        // An -o file that cannot be written is refused before any traffic, with curl's status for
+        // it (curl finds it at the first write).
+        if let failure = plan.output.checkWritable() {
+            if !plan.silent { console.note("httpdns: \(failure)") }
+            return HTTPDNSTool.ExitStatus.writeFailed
         }
         // The client's connect limit covers resolving the name (as curl's), DoH exchanges included.
         let resolver = plan.resolverOptions.makeResolver(observer: console.resolverObserver(verbose: plan.verbose))

@@ -10,7 +10,10 @@ enum FetchOutput: Equatable {
     case standardOutput
     /// Standard error, written through its descriptor: an `-o` naming the file it already is.
     case standardError
-    /// A file, replaced atomically when the transfer succeeds (written in place for a device).
+    /// A file, written as the library's file destination writes it (`OutputFile`): replaced
+    /// atomically when the transfer succeeds, written in place for a device, or, for a file a
+    /// rename would fail on or change (other hard links, a directory not writable, another owner), copied
+    /// into once the transfer succeeded.
     case file(URL)
 
     /// Names that are the process's own descriptors 1 and 2, whatever they are open on.
@@ -26,7 +29,10 @@ enum FetchOutput: Equatable {
     /// that descriptor. Replacing it instead would follow `/proc/self/fd/1` to the file and rename
     /// a new one over it, cutting off the shell's own writes around the command, which go on to the
     /// unlinked old file.
-    /// - Throws: `UsageError` for an empty name, a directory, or a missing or unwritable directory.
+    ///
+    /// Whether the file can be written is not checked here but by `checkWritable()`: a file that
+    /// cannot is a write failure (curl's 23), not bad input.
+    /// - Throws: `UsageError` for an empty name or a directory.
     init(path: String?) throws(UsageError) {
         guard let path, path != "-" else {
             self = .standardOutput
@@ -48,14 +54,20 @@ enum FetchOutput: Equatable {
         if FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw UsageError("-o: '\(path)' is a directory", command: "fetch")
         }
-        let directory = file.deletingLastPathComponent().path
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw UsageError("-o: directory '\(directory)' does not exist", command: "fetch")
-        }
-        guard FileManager.default.isWritableFile(atPath: directory) else {
-            throw UsageError("-o: directory '\(directory)' is not writable", command: "fetch")
-        }
         self = .file(file)
+    }
+
+    /// Why the output file cannot be written, found before any traffic (`OutputFile.check`): an
+    /// existing file this user may not write, a new one in a directory that is missing or not
+    /// writable. nil when it can be, and for standard output and standard error.
+    func checkWritable() -> String? {
+        guard case .file(let file) = self else { return nil }
+        do {
+            try OutputFile.check(path: file.path)
+            return nil
+        } catch {
+            return error.description
+        }
     }
 
     /// 1 or 2 when `path` is the file (same device and inode) standard output or standard error is
@@ -70,10 +82,9 @@ enum FetchOutput: Equatable {
     }
 }
 
-/// `-i -o FILE`: the response head, then the body, written into FILE, as curl writes them. Like a
-/// plain `-o` file it is replaced atomically (a temporary file beside it, renamed once the transfer
-/// succeeded), so a failed transfer leaves FILE as it was; a device (not a regular file) is written
-/// in place: the library's file destination, `OutputFile`, with the head first.
+/// `-i -o FILE`: the response head, then the body, written into FILE, as curl writes them. It is
+/// written as a plain `-o` file is, through the library's file destination, `OutputFile`, with the
+/// head first: a failed transfer leaves FILE as it was (a device is written in place).
 ///
 /// Written by the streaming destination's callbacks (one at a time, on the thread driving the
 /// transfer); read by the command once the transfer is over.

@@ -19,21 +19,10 @@ package struct FileReplacement: Sendable {
     /// - Returns: nil with `errno` set when the file cannot be created.
     package init?(replacing destinationPath: String) {
         let directory = (destinationPath as NSString).deletingLastPathComponent
-        let name = (destinationPath as NSString).lastPathComponent
         // Created 0666 less the umask by the kernel: reading the umask (umask(0), then back) would
         // change it for every thread of the process meanwhile, and another thread's new file could
-        // get 0666. O_EXCL with a random name, as mkstemp, which has no mode and no O_CLOEXEC.
-        var fd: Int32 = -1
-        var path = ""
-        var generator = SystemRandomNumberGenerator()
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-        for _ in 0..<100 {
-            let suffix = String((0..<12).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] })
-            path = "\(directory.isEmpty ? "." : directory)/.\(name).httpdns-\(suffix)"
-            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-            if fd >= 0 || errno != EEXIST { break }
-        }
-        guard fd >= 0 else { return nil }
+        // get 0666.
+        guard let (fd, path) = Self.createTemporaryFile(for: destinationPath, in: directory, mode: 0o666) else { return nil }
         var existing = stat()
         if stat(destinationPath, &existing) == 0 {
             _ = fchmod(fd, existing.st_mode & 0o7777)
@@ -42,6 +31,24 @@ package struct FileReplacement: Sendable {
         self.fd = fd
         self.temporaryPath = path
         self.destinationPath = destinationPath
+    }
+
+    /// Creates a new file `.NAME.httpdns-RANDOM` in `directory` (NAME: `destinationPath`'s last
+    /// component), open for reading and writing, close-on-exec, with `mode` less the umask.
+    /// O_EXCL with a random name, as mkstemp, which has no mode and no O_CLOEXEC.
+    /// - Returns: the descriptor and the path; nil with `errno` set when no file can be created.
+    package static func createTemporaryFile(for destinationPath: String, in directory: String, mode: mode_t) -> (fd: Int32, path: String)? {
+        let name = (destinationPath as NSString).lastPathComponent
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        for _ in 0..<100 {
+            let suffix = String((0..<12).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] })
+            let path = "\(directory.isEmpty ? "." : directory)/.\(name).httpdns-\(suffix)"
+            let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+            if fd >= 0 { return (fd, path) }
+            if errno != EEXIST { return nil }
+        }
+        return nil
     }
 
     /// Renames the temporary file onto the destination; on failure removes it.

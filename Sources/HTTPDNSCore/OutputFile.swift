@@ -3,33 +3,64 @@ import Foundation
 import Glibc
 #endif
 
-/// A download's destination (`-o FILE`, `ResponseBodyDestination.file`): a regular file, or a new
-/// one, is replaced atomically through a `FileReplacement`, so that readers never see a partial
-/// file; a device, FIFO or socket (`/dev/null`, a terminal) is written in place, since a rename
-/// would replace it with a regular file. A symbolic link is followed: its target is what gets
-/// written (or replaced, or created), never the link itself. The owner writes to `fd` and then
-/// calls `commit` or `discard` once.
+/// A download's destination (`-o FILE`, `ResponseBodyDestination.file`), written so that a failed
+/// transfer never leaves it partial or changed. What is at the path decides how:
+///
+/// - Nothing: a temporary file beside it (`FileReplacement`), renamed onto it once complete, so
+///   readers never see a partial file. The directory must be writable.
+/// - A regular file of this process's owner and group (any, as root), its only hard link, in a
+///   writable directory: replaced the same way, atomically, with its permissions kept.
+/// - A device, FIFO or socket (`/dev/null`, a terminal): written in place, as curl writes it,
+///   since a rename would put a regular file in its stead.
+/// - Any other regular file, one a rename would fail on or change for others: its directory is
+///   not writable, another hard link would keep the old body, or the new file would not get its
+///   owner (and a sticky directory such as /tmp refuses to replace another user's file). The body
+///   goes to a private temporary file first (beside it when the directory is writable, else in
+///   the temporary directory, `TMPDIR`); once complete it is copied into the file's own inode
+///   through a descriptor opened without O_CREAT: truncated, then written, which keeps the inode,
+///   every hard link, the mode and the owner, as curl's in-place write keeps them.
+///
+///   - Warning: That last copy is not atomic: only a rename swaps in whole content at once, and a
+///     rename is what this case cannot use. A reader during the copy sees the file empty or cut
+///     short, and a copy that fails (the disk full) leaves it incomplete; the transfer before it
+///     never touches the file.
+///
+/// An existing file this process may not write (access(2) W_OK with the effective ids: read-only
+/// to it, a read-only file system, immutable) is refused and left alone, as curl refuses it
+/// (CURLE_WRITE_ERROR), even when its directory would allow a rename over it. A symbolic link is
+/// followed: its target is what gets written (or replaced, or created), never the link itself.
+/// The owner writes to `fd` and then calls `commit` or `discard` once.
 package struct OutputFile: Sendable {
     /// Why the destination cannot be written; `description` names the path as given.
     package enum OpenFailure: Error, Sendable, CustomStringConvertible {
         case isDirectory(path: String)
-        /// A device or other non-regular file that `open(2)` refused (`reason`: `strerror`).
-        case cannotOpen(path: String, reason: String)
-        /// The temporary file beside the destination could not be created.
+        /// An existing file this process may not write (`reason`: `strerror`).
+        case notWritable(path: String, reason: String)
+        /// The temporary file (beside the destination, or in the temporary directory) could not
+        /// be created; for a new destination, its directory is missing or not writable.
         case cannotCreate(directory: String, reason: String)
 
         package var description: String {
             switch self {
             case .isDirectory(let path): "cannot write '\(path)': it is a directory"
-            case .cannotOpen(let path, let reason): "cannot open '\(path)': \(reason)"
+            case .notWritable(let path, let reason): "cannot write '\(path)': \(reason)"
             case .cannotCreate(let directory, let reason): "cannot create a file in '\(directory)': \(reason)"
             }
         }
     }
 
+    /// How the destination is written, decided from what is at its path.
+    private enum Method {
+        case replace
+        case inPlace
+        case copyAfterwards(stagingDirectory: String)
+    }
+
     private enum Target: Sendable {
         case replacement(FileReplacement)
         case inPlace(fd: Int32, path: String)
+        /// `destination` was opened write-only without O_CREAT or O_TRUNC: untouched until commit.
+        case copyAfterwards(staging: Int32, stagingPath: String, destination: Int32, path: String)
     }
 
     private let target: Target
@@ -37,27 +68,81 @@ package struct OutputFile: Sendable {
     /// Opens `path` for writing (see the type's description).
     /// - Throws: `OpenFailure`.
     package init(path requested: String) throws(OpenFailure) {
-        let file = URL(fileURLWithPath: requested).followingSymbolicLinks()
-        var info = stat()
-        if stat(file.path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
-            guard (info.st_mode & S_IFMT) != S_IFDIR else { throw .isDirectory(path: requested) }
-            let fd = open(file.path, O_WRONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw .cannotOpen(path: requested, reason: String(cString: strerror(errno))) }
-            target = .inPlace(fd: fd, path: file.path)
-            return
+        let file = URL(fileURLWithPath: requested).followingSymbolicLinks().path
+        switch try Self.method(for: file, requested: requested) {
+        case .inPlace:
+            let fd = open(file, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+            guard fd >= 0 else { throw .notWritable(path: requested, reason: Self.errnoText) }
+            target = .inPlace(fd: fd, path: file)
+        case .replace:
+            // Keeps the permissions of a file it replaces (see FileReplacement).
+            guard let replacement = FileReplacement(replacing: file) else {
+                throw .cannotCreate(directory: (file as NSString).deletingLastPathComponent, reason: Self.errnoText)
+            }
+            target = .replacement(replacement)
+        case .copyAfterwards(let stagingDirectory):
+            let destination = open(file, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+            guard destination >= 0 else { throw .notWritable(path: requested, reason: Self.errnoText) }
+            // 0600: the body may be private, and the temporary directory is shared.
+            guard let (staging, stagingPath) = FileReplacement.createTemporaryFile(for: file, in: stagingDirectory, mode: 0o600) else {
+                let reason = Self.errnoText
+                close(destination)
+                throw .cannotCreate(directory: stagingDirectory, reason: reason)
+            }
+            target = .copyAfterwards(staging: staging, stagingPath: stagingPath, destination: destination, path: file)
         }
-        // Keeps the permissions of a file it replaces (see FileReplacement).
-        guard let replacement = FileReplacement(replacing: file.path) else {
-            throw .cannotCreate(directory: file.deletingLastPathComponent().path, reason: String(cString: strerror(errno)))
-        }
-        target = .replacement(replacement)
     }
+
+    /// Checks, opening and creating nothing, that `init(path:)` would accept `path` as things
+    /// stand: for a caller that refuses an output it cannot write before any traffic.
+    /// - Throws: `OpenFailure`.
+    package static func check(path requested: String) throws(OpenFailure) {
+        _ = try method(for: URL(fileURLWithPath: requested).followingSymbolicLinks().path, requested: requested)
+    }
+
+    /// How `file` (symbolic links already followed) is to be written, after the permission checks.
+    private static func method(for file: String, requested: String) throws(OpenFailure) -> Method {
+        let directory = (file as NSString).deletingLastPathComponent
+        var info = stat()
+        guard stat(file, &info) == 0 else {
+            guard mayCreateFiles(in: directory) else { throw .cannotCreate(directory: directory, reason: errnoText) }
+            return .replace
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR { throw .isDirectory(path: requested) }
+        guard faccessat(AT_FDCWD, file, W_OK, AT_EACCESS) == 0 else { throw .notWritable(path: requested, reason: errnoText) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return .inPlace }
+        let directoryWritable = mayCreateFiles(in: directory)
+        if directoryWritable, info.st_nlink == 1, replacementKeepsOwner(of: info) { return .replace }
+        return .copyAfterwards(stagingDirectory: directoryWritable ? directory : FileManager.default.temporaryDirectory.path)
+    }
+
+    /// Whether this process may create (and rename) files in `directory`; when not, `errno` says why.
+    private static func mayCreateFiles(in directory: String) -> Bool {
+        faccessat(AT_FDCWD, directory, W_OK | X_OK, AT_EACCESS) == 0
+    }
+
+    /// Whether a new file this process creates can be given `info`'s owner and group (fchown(2):
+    /// root may give any; another process only its own user and one of its groups).
+    private static func replacementKeepsOwner(of info: stat) -> Bool {
+        let user = geteuid()
+        if user == 0 { return true }
+        guard info.st_uid == user else { return false }
+        if info.st_gid == getegid() { return true }
+        let count = getgroups(0, nil)
+        guard count > 0 else { return false }
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        let filled = getgroups(count, &groups)
+        return filled > 0 && groups.prefix(Int(filled)).contains(info.st_gid)
+    }
+
+    private static var errnoText: String { String(cString: strerror(errno)) }
 
     /// The descriptor to write to, open until `commit` or `discard`.
     package var fd: Int32 {
         switch target {
         case .replacement(let replacement): replacement.fd
         case .inPlace(let fd, _): fd
+        case .copyAfterwards(let staging, _, _, _): staging
         }
     }
 
@@ -66,23 +151,68 @@ package struct OutputFile: Sendable {
         switch target {
         case .replacement(let replacement): replacement.temporaryPath
         case .inPlace(_, let path): path
+        case .copyAfterwards(_, let stagingPath, _, _): stagingPath
         }
     }
 
-    /// Closes the descriptor and puts a replacement in place. No fsync: the rename is what keeps
-    /// readers from ever seeing a partial file, and a flush of a large file to a busy disk would
-    /// stall the caller (the transfer thread, for the library).
+    /// Closes the descriptors and puts the body in place: renames a replacement, or copies the
+    /// temporary file into the destination. No fsync: the rename is what keeps readers from ever
+    /// seeing a partial file, and a flush of a large file to a busy disk would stall the caller
+    /// (the transfer thread, for the library).
     /// - Returns: nil on success, else why not ("cannot write 'PATH': REASON").
     package func commit() -> String? {
-        close(fd)
-        guard case .replacement(let replacement) = target, let reason = replacement.commit() else { return nil }
-        return "cannot write '\(replacement.destinationPath)': \(reason)"
+        switch target {
+        case .inPlace(let fd, _):
+            close(fd)
+            return nil
+        case .replacement(let replacement):
+            close(replacement.fd)
+            guard let reason = replacement.commit() else { return nil }
+            return "cannot write '\(replacement.destinationPath)': \(reason)"
+        case .copyAfterwards(let staging, let stagingPath, let destination, let path):
+            defer {
+                close(staging)
+                close(destination)
+                unlink(stagingPath)
+            }
+            guard ftruncate(destination, 0) == 0 else { return "cannot write '\(path)': \(Self.errnoText)" }
+            guard let reason = Self.copy(staging, to: destination) else { return nil }
+            return "cannot write '\(path)': \(reason) (the file is left incomplete)"
+        }
     }
 
-    /// Closes the descriptor and removes a replacement's temporary file: the destination is left
-    /// as it was (a device keeps what was written to it).
+    /// Copies all of `source`, from its start, to `destination` at its offset.
+    /// - Returns: nil on success, else the reason (`strerror`).
+    private static func copy(_ source: Int32, to destination: Int32) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var offset: off_t = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { pread(source, $0.baseAddress, $0.count, offset) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return errnoText
+            }
+            if count == 0 { return nil }
+            if let reason = buffer.withUnsafeBytes({ writeFully(UnsafeRawBufferPointer(rebasing: $0.prefix(count)), to: destination) }) {
+                return reason
+            }
+            offset += off_t(count)
+        }
+    }
+
+    /// Closes the descriptors and removes any temporary file: the destination is left as it was
+    /// (a device keeps what was written to it).
     package func discard() {
-        close(fd)
-        if case .replacement(let replacement) = target { replacement.discard() }
+        switch target {
+        case .inPlace(let fd, _):
+            close(fd)
+        case .replacement(let replacement):
+            close(replacement.fd)
+            replacement.discard()
+        case .copyAfterwards(let staging, let stagingPath, let destination, _):
+            close(staging)
+            close(destination)
+            unlink(stagingPath)
+        }
     }
 }

@@ -76,7 +76,13 @@ public enum ResponseBodyDestination: Sendable {
     /// `.responseTooLarge`. `nil`: no limit.
     case memory(limit: Int?)
     /// Streamed to a temporary file beside `url` and renamed onto `url` only when the request
-    /// succeeds, so `url` never holds a partial body. Never held in memory.
+    /// succeeds, so `url` never holds a partial body. Never held in memory. A device or FIFO is
+    /// written in place. An existing file the process may not write fails the request with
+    /// `.outputFailed` before it is sent. An existing file a rename would fail on or change for
+    /// others (other hard links, a directory the process may not write, another owner) is
+    /// streamed to a temporary file and copied into it, in place, when the request succeeds.
+    /// - Warning: That copy is not atomic: a reader during it sees the file empty or cut short
+    ///   (only a rename swaps in whole content, and a rename would break the links).
     case file(URL)
     /// Each chunk as it arrives, on the thread driving libcurl at that moment (the transfer thread,
     /// or a thread starting a request), one call at a time (keep the handler short).

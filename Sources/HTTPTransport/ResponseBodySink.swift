@@ -19,7 +19,8 @@ final class ResponseBodySink {
     /// Why the last `write` refused the data.
     private(set) var failure: HTTPClientError?
 
-    /// - Throws: `HTTPClientError(.outputFailed)` when the temporary file cannot be created.
+    /// - Throws: `HTTPClientError(.outputFailed)` when the file destination cannot be written
+    ///   (`OutputFile.OpenFailure`: not writable, a directory, no temporary file).
     init(_ destination: ResponseBodyDestination, url: URL) throws {
         switch destination {
         case .memory(let limit):
