@@ -353,6 +353,15 @@ nginx_http_semantics_locations() {
         }
         location = /redirect/loop { absolute_redirect off; return 302 /redirect/loop; }
         location = /redirect/chain { absolute_redirect off; return 302 /redirect/307; }
+        # The credentials and Referer a request carried (-u, -e), and redirects to them: on the
+        # same origin, and to b.test.
+        location = /credentials {
+            echo "host=$host";
+            echo "authorization=$http_authorization";
+            echo "referer=$http_referer";
+        }
+        location = /redirect/credentials { absolute_redirect off; return 302 /credentials; }
+        location = /redirect/credentials/b { return 302 https://b.test:$server_port/credentials; }
 EOF
     # 128 MiB of zeros (a sparse file): streaming a body without holding it.
     echo "        location = /huge { alias $WWW_DIR/huge.bin; }"

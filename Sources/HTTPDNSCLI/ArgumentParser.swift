@@ -138,10 +138,14 @@ struct ArgumentParser {
 struct UsageError: Error, CustomStringConvertible {
     let message: String
     let command: String?
+    /// 2, or curl's own status where curl refuses the same input the same way before any traffic
+    /// and scripts expect it: 23 for `-O` with a URL that names no file.
+    var status: Int32 = 2
 
-    init(_ message: String, command: String? = nil) {
+    init(_ message: String, command: String? = nil, status: Int32 = 2) {
         self.message = message
         self.command = command
+        self.status = status
     }
 
     var description: String { message }

@@ -37,10 +37,24 @@ enum FetchCommand {
                                 descriptor instead, as "-" is (a closed stdout exits 23).
                                 A FILE you may not write, or a missing or unwritable directory,
                                 is refused before any traffic with exit 23, as curl's.
+      -O, --remote-name         Write the body to a file in the current directory named as the
+                                URL's last path segment, as curl 7.88: as written, percent-encoding
+                                kept, without the query (.../a/b%20c.txt?x=1 writes 'b%20c.txt');
+                                never a directory from the URL; written as -o writes. A URL whose
+                                path ends in '/' names no file: exit 23 before any traffic, as
+                                curl's "Remote file name has no length". Not with -o (exit 2).
       -i, --include             Print the status line and response headers before the body (into
                                 FILE with -o, as curl does).
       -I, --head                Send HEAD and print the status line and response headers.
       -A, --user-agent NAME     Send User-Agent: NAME ("" sends none); an -H User-Agent wins.
+      -u, --user USER:PASSWORD  HTTP Basic authentication (RFC 7617); the first ':' ends USER, the
+                                password may hold more. Without ':' curl would prompt for the
+                                password; this refuses (exit 2): give -u 'USER:' for an empty one.
+                                Not sent on to another host, port or scheme after a redirect (-L);
+                                an -H Authorization wins. -v names the user, never the password.
+      -e, --referer URL         Send Referer: URL. 'URL;auto' (or ';auto' alone) with -L also sets
+                                it on each request after a redirect to the URL redirected from
+                                (without credentials or fragment), as curl. An -H Referer wins.
       -L, --location            Follow redirects (301, 302, 303, 307, 308): each new host is resolved
                                 over DoH again and gets its own SNI, Host and certificate check; a
                                 relative Location is resolved against the URL, never the address.
@@ -50,6 +64,21 @@ enum FetchCommand {
                                 exits 47.
       -v, --verbose             Report on stderr: the address used and where it came from, the SNI
                                 sent, the ALPN protocol, the server certificate's subject and issuer.
+      -w, --write-out FORMAT    After the transfer, also a failed one, write FORMAT to stdout, as
+                                curl 7.88: %{variable}, %% for '%', \\n \\r \\t. @FILE reads it from
+                                FILE (line ends dropped), @- from stdin. Variables: http_code
+                                (response_code; 000 without a response), http_version, remote_ip
+                                and remote_port (the address connected to), size_download (body
+                                bytes received, before --compressed decoding), size_header,
+                                time_namelookup (this tool's own DoH/HTTPDNS resolution included),
+                                time_connect, time_appconnect, time_starttransfer, time_total
+                                (seconds from the start, summed over -L's requests as curl does),
+                                num_redirects, url_effective, content_type, exitcode, errormsg
+                                (this tool's message, not libcurl's), ssl_verify_result (OpenSSL's
+                                code for a chain that failed, exit 60; 0 with -k, which checks
+                                nothing). Another name is warned about on stderr and writes
+                                nothing. Nothing is written for input refused before any traffic
+                                or after a signal.
       -s, --silent              No error messages (unless -S), nor -k's warning.
       -S, --show-error          With -s, still print error messages.
       -f, --fail                Exit 22 without the body for HTTP status >= 400 (with -i or -I
@@ -92,6 +121,10 @@ enum FetchCommand {
         .init(names: ["-d", "--data"], arity: .value, takesBytes: true),
         .init(names: ["--data-binary"], arity: .value, takesBytes: true),
         .init(names: ["-o", "--output"], arity: .value),
+        .init(names: ["-O", "--remote-name"], arity: .flag),
+        .init(names: ["-u", "--user"], arity: .value, takesBytes: true),
+        .init(names: ["-e", "--referer"], arity: .value),
+        .init(names: ["-w", "--write-out"], arity: .value),
         .init(names: ["-i", "--include"], arity: .flag),
         .init(names: ["-L", "--location"], arity: .flag),
         .init(names: ["--max-redirs"], arity: .value),
@@ -128,6 +161,10 @@ enum FetchCommand {
         var proxy: ProxyPolicy = .none
         /// --compressed: ask for a compressed response and decode it.
         var compressed = false
+        /// -w: what to write to stdout after the transfer.
+        var writeOut: WriteOut? = nil
+        /// -u's user name, for -v.
+        var user: String? = nil
     }
 
     /// - Parameter raw: `arguments`' bytes as given (`argv`), for the bodies given inline.
@@ -196,6 +233,8 @@ enum FetchCommand {
             // As curl: -A "" sends no User-Agent at all; an -H User-Agent wins over -A.
             if agent.isEmpty { omitted.insert("User-Agent") } else { headers.add(name: "User-Agent", value: agent) }
         }
+        let user = try addCredentials(parsed, to: &headers, omitted: omitted)
+        let autoReferer = addReferer(parsed, to: &headers, omitted: omitted)
         let head = parsed.has("head")
         if head, body != nil {
             throw UsageError("-I sends HEAD, which has no body: drop -d/--data-binary", command: "fetch")
@@ -222,7 +261,16 @@ enum FetchCommand {
             // curl writes the first and warns of the rest; which one was meant is a guess.
             throw UsageError("-o given \(outputs.count) times for one URL: give it once", command: "fetch")
         }
-        let output = try FetchOutput(path: outputs.first)
+        let output: FetchOutput
+        if parsed.has("remote-name") {
+            guard outputs.isEmpty else {
+                throw UsageError("-O and -o both name the output file: give one of them", command: "fetch")
+            }
+            output = try FetchOutput(remoteNameOf: url)
+        } else {
+            output = try FetchOutput(path: outputs.first)
+        }
+        let writeOut = try parsed.value("write-out").map { (argument) throws(UsageError) in try WriteOut(argument: argument) }
 
         var redirects: RedirectPolicy?
         if parsed.has("location") {
@@ -234,7 +282,7 @@ enum FetchCommand {
                 // -1: no limit, as curl.
                 maximum = value < 0 ? Int.max : value
             }
-            redirects = RedirectPolicy(maximumRedirects: maximum)
+            redirects = RedirectPolicy(maximumRedirects: maximum, setsReferer: autoReferer)
         }
 
         let proxy = try proxyPolicy(parsed, environment: environment)
@@ -247,7 +295,8 @@ enum FetchCommand {
         request.httpVersion = version
         return Plan(request: request, output: output, include: parsed.has("include") || head, verbose: parsed.has("verbose"),
                     silent: parsed.has("silent") && !parsed.has("show-error"), resolverOptions: resolverOptions, timeouts: timeouts, httpVersion: version,
-                    trustOptions: trustOptions, redirects: redirects, proxy: proxy, compressed: parsed.has("compressed"))
+                    trustOptions: trustOptions, redirects: redirects, proxy: proxy, compressed: parsed.has("compressed"),
+                    writeOut: writeOut, user: user)
     }
 
     /// curl's rules: `-x` wins over the environment; `--noproxy` replaces `no_proxy`.
@@ -292,6 +341,12 @@ enum FetchCommand {
         }
         // The client's connect limit covers resolving the name (as curl's), DoH exchanges included.
         let resolver = plan.resolverOptions.makeResolver(observer: console.resolverObserver(verbose: plan.verbose))
+        // -w: what the requests came to (each followed redirect's too), the error message, and
+        // whether a signal ended the transfer (then nothing is written, as curl killed writes none).
+        let transferStarted = ContinuousClock.now
+        let written = LockedValue(WriteOut.Values())
+        var failureMessage: String?
+        var interrupted = false
         let status = await { () async -> Int32 in
             var configuration = HTTPClient.Configuration(trust: trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
             configuration.racesAddresses = plan.resolverOptions.providerOptions.happyEyeballs
@@ -317,6 +372,7 @@ enum FetchCommand {
                 do {
                     file = try HeadAndBodyFile(replacing: output.path)
                 } catch {
+                    failureMessage = "\(error)"
                     if !plan.silent { console.note("httpdns: \(error)") }
                     return HTTPDNSTool.ExitStatus.writeFailed
                 }
@@ -345,9 +401,11 @@ enum FetchCommand {
             let request = plan.request
             let redirects = plan.redirects
             let verbose = plan.verbose
+            if verbose, let user = plan.user { console.note("* Server auth using Basic with user '\(user)'") }
             let transfer = Task {
                 if let redirects {
                     try await client.execute(request, to: destination, redirects: redirects, redirected: { response, redirect in
+                        written.withLock { $0.record(response, followed: redirect != nil) }
                         if verbose {
                             describe(response.connection, statusLine: statusLine(response.version, response.status, response.reasonPhrase),
                                      url: response.url ?? hop.withLock { $0 }, console: console)
@@ -368,12 +426,15 @@ enum FetchCommand {
             defer { headAndBody?.discard() }
             do {
                 let response = try await transfer.value
+                written.withLock { $0.record(response, followed: false) }
                 if let headAndBody {
                     if let failure = headAndBody.failure {
+                        failureMessage = "writing '\(headAndBody.destinationPath)' failed: \(failure)"
                         if !plan.silent { console.note("httpdns: writing '\(headAndBody.destinationPath)' failed: \(failure)") }
                         return HTTPDNSTool.ExitStatus.writeFailed
                     }
                     if let failure = headAndBody.commit() {
+                        failureMessage = failure
                         if !plan.silent { console.note("httpdns: \(failure)") }
                         return HTTPDNSTool.ExitStatus.writeFailed
                     }
@@ -389,6 +450,8 @@ enum FetchCommand {
                 if plan.output == .standardOutput && plan.include { console.output(response.body) }
                 return HTTPDNSTool.ExitStatus.success
             } catch let error as HTTPClientError {
+                written.withLock { $0.record(error) }
+                failureMessage = error.message
                 if plan.verbose {
                     if let resolution = error.resolution { describe(resolution, console: console) }
                     if let host = plan.request.url.host(percentEncoded: false), IPAddress(host) != nil {
@@ -403,15 +466,23 @@ enum FetchCommand {
                 return error.curlExitStatus
             } catch is CancellationError {
                 if let failure = headAndBody?.failure, interruption.exitStatus == nil {
+                    failureMessage = "writing '\(headAndBody?.destinationPath ?? "")' failed: \(failure)"
                     if !plan.silent { console.note("httpdns: writing '\(headAndBody?.destinationPath ?? "")' failed: \(failure)") }
                     return HTTPDNSTool.ExitStatus.writeFailed
                 }
+                interrupted = interruption.exitStatus != nil
                 return interruption.exitStatus ?? 1
             } catch {
+                failureMessage = "\(error)"
                 if !plan.silent { console.note("httpdns: \(error)") }
                 return 1
             }
         }()
+        if let writeOut = plan.writeOut, !interrupted {
+            var values = written.withLock { $0 }
+            values.finish(url: plan.request.url, status: status, message: failureMessage, elapsed: ContinuousClock.now - transferStarted)
+            console.output(writeOut.render(values) { console.note("httpdns: \($0)") })
+        }
         // A stale answer starts a background refresh: let it finish (and reach the cache file)
         // before the process exits under it, within what is left of -m.
         if let host = plan.request.url.host(percentEncoded: false) {

@@ -32,13 +32,14 @@ enum FetchOutput: Equatable {
     ///
     /// Whether the file can be written is not checked here but by `checkWritable()`: a file that
     /// cannot is a write failure (curl's 23), not bad input.
+    /// - Parameter option: The option that named the file, for messages (`-o`, or `-O`).
     /// - Throws: `UsageError` for an empty name or a directory.
-    init(path: String?) throws(UsageError) {
+    init(path: String?, option: String = "-o") throws(UsageError) {
         guard let path, path != "-" else {
             self = .standardOutput
             return
         }
-        guard !path.isEmpty else { throw UsageError("-o needs a file name", command: "fetch") }
+        guard !path.isEmpty else { throw UsageError("\(option) needs a file name", command: "fetch") }
         switch Self.descriptorNames[path] ?? Self.standardDescriptor(sameFileAs: path) {
         case 1:
             self = .standardOutput
@@ -52,7 +53,7 @@ enum FetchOutput: Equatable {
         let file = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw UsageError("-o: '\(path)' is a directory", command: "fetch")
+            throw UsageError("\(option): '\(path)' is a directory", command: "fetch")
         }
         self = .file(file)
     }

@@ -104,6 +104,6 @@ public enum HTTPDNSTool {
     static func report(_ error: UsageError, console: Console) -> Int32 {
         let hint = error.command.map { " (see 'httpdns \($0) --help')" } ?? ""
         console.note("httpdns: \(error.message)\(hint)")
-        return ExitStatus.usage
+        return error.status
     }
 }

@@ -8,7 +8,8 @@ extension HTTPClient {
     /// Method and body follow `HTTPRedirect`: 301/302 turn POST into GET, 303 turns everything but
     /// HEAD into GET, 307/308 keep both. Credentials, cookies and a caller-supplied `Host` are not
     /// carried to another origin. The bodies of followed redirects are dropped unread by the
-    /// destination; a `.file` destination receives only the final body.
+    /// destination; a `.file` destination receives only the final body. With
+    /// `policy.setsReferer`, each request after a redirect names the URL it came from in `Referer`.
     ///
     /// - Parameters:
     ///   - request: The first request.
@@ -66,6 +67,7 @@ extension HTTPClient {
             }
             followed += 1
             current = redirect.request(after: current)
+            if policy.setsReferer { current.headers.replaceOrAdd(name: "Referer", value: HTTPRedirect.referer(for: url)) }
         }
     }
 }

@@ -180,6 +180,7 @@ public final class HTTPClient: Sendable {
             limits.total = max(0.001, total - (ContinuousClock.now - begin).seconds)
             request.timeouts = limits
         }
+        var lookupTime: TimeInterval?
         if addresses == nil, !target.isIPLiteral, proxy == nil {
             do {
                 let limit = [limits.connect, limits.total].compactMap { $0 }.min()
@@ -189,6 +190,7 @@ public final class HTTPClient: Sendable {
             } catch let error as ResolutionError {
                 throw HTTPClientError(kind: .couldNotResolve, message: error.description, url: request.url, resolutionError: error)
             }
+            lookupTime = (ContinuousClock.now - begin).seconds
             spend()
         }
         try Task.checkCancellation()
@@ -218,6 +220,8 @@ public final class HTTPClient: Sendable {
                                     proxy: proxy, lists: lastLists)
         transfer.discardsBody = discardsBody
         transfer.addressRaceTime = raceTime
+        transfer.nameLookupTime = lookupTime
+        transfer.startTime = (ContinuousClock.now - begin).seconds
         do {
             var response = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in

@@ -74,6 +74,10 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     /// For `.httpError` (`HTTPRequest.failsOnHTTPError`): the response's status line and fields, as
     /// received (a `Retry-After` of a 429 or 503, say); its body was dropped, as curl -f drops it.
     public var responseHead: HTTPResponseHead?
+    /// How far the failed transfer got, when libcurl ran it: the address connected to, the phases'
+    /// times, the certificate verdict. nil when the request failed before its transfer started
+    /// (resolution, an address race that timed out, a request refused as given).
+    public var connection: ConnectionReport?
 
     public init(kind: Kind, message: String, url: URL? = nil, curlCode: Int? = nil,
                 resolutionError: ResolutionError? = nil, status: Int? = nil, pinReport: PinReport? = nil) {

@@ -81,6 +81,16 @@ public struct HTTPRedirect: Sendable, Hashable {
         return next
     }
 
+    /// `url` as a `Referer` value: without user, password and fragment (RFC 9110 §10.1.3), as
+    /// CURLOPT_AUTOREFERER sends it.
+    public static func referer(for url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url.absoluteString }
+        components.percentEncodedUser = nil
+        components.percentEncodedPassword = nil
+        components.percentEncodedFragment = nil
+        return components.url?.absoluteString ?? url.absoluteString
+    }
+
     /// `value` resolved against `base`; nil unless the result is http(s) with a host.
     static func resolve(_ value: String, against base: URL) -> URL? {
         let candidate = URL(string: value, relativeTo: base)

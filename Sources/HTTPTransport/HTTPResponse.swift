@@ -20,6 +20,13 @@ public struct HTTPResponse: Sendable {
     /// The URL of the request this response answers: after redirects, the last one followed.
     /// Always the logical URL (host name), never the address connected to.
     public var url: URL? = nil
+    /// Body bytes received, before any content decoding (`Configuration.decompressesResponses`)
+    /// (CURLINFO_SIZE_DOWNLOAD_T; curl's `size_download`). Counted also when the destination
+    /// dropped the body (a followed redirect's).
+    public var bodyBytesReceived: Int64 = 0
+    /// Bytes of the response heads received: status lines and fields, interim 1xx heads included
+    /// (CURLINFO_HEADER_SIZE; curl's `size_header` for one request).
+    public var headerBytesReceived: Int = 0
 }
 
 /// How a request reached its server.
@@ -44,6 +51,11 @@ public struct ConnectionReport: Sendable {
     /// True when this connection was made without certificate verification
     /// (`TrustPolicy.insecureSkippingAllVerification`).
     public var verificationSkipped: Bool = false
+    /// OpenSSL's verdict on the server's chain (CURLINFO_SSL_VERIFYRESULT, an `X509_V_ERR_*` code;
+    /// curl's `ssl_verify_result`): on a failed request (`HTTPClientError.connection`) why the chain
+    /// did not verify (20: no trusted issuer, 10: expired, 62: another host name, ...); else 0, also
+    /// when verification was skipped, which checks nothing (curl reports what it would have found).
+    public var certificateVerifyResult: Int = 0
 }
 
 /// What the TLS handshake of the connection actually carried, read from the OpenSSL session.

@@ -34,6 +34,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     var discardsBody: (@Sendable (HTTPResponseHead) -> Bool)?
     /// Set before submit: how long the Happy Eyeballs race before this transfer took, if one ran.
     var addressRaceTime: TimeInterval?
+    /// Set before submit, in seconds from the start of the request: when the client's resolution
+    /// ended (nil when it resolved nothing), and when this transfer started (`TransferTiming`).
+    var nameLookupTime: TimeInterval?
+    var startTime: TimeInterval = 0
     private let resolution: HostResolution?
     private let addresses: [IPAddress]?
     /// The IP-direct route: its synthetic CURLOPT_CONNECT_TO host (which libcurl may name in its
@@ -601,8 +605,16 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     // MARK: Completion (transfer thread)
 
-    /// The response, or the error, for libcurl's result code.
+    /// The response, or the error, for libcurl's result code; an `HTTPClientError` carries the
+    /// connection report of how far the transfer got (`HTTPClientError.connection`).
     func outcome(for code: CURLcode) -> Result<HTTPResponse, any Error> {
+        let result = plainOutcome(for: code)
+        guard case .failure(let failure) = result, var error = failure as? HTTPClientError, error.connection == nil else { return result }
+        error.connection = completeConnectionReport()
+        return .failure(error)
+    }
+
+    private func plainOutcome(for code: CURLcode) -> Result<HTTPResponse, any Error> {
         if let framingError { return .failure(framingError) }
         if let failure = sink.failure { return .failure(failure) }
         // Before the result code: a rejection page followed by a dropped connection is the rejection.
@@ -625,6 +637,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         _ = httpdns_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
         var responseCode: Int = 0
         _ = httpdns_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &responseCode)
+        var bodySize: curl_off_t = 0
+        _ = httpdns_easy_getinfo_off(easy, CURLINFO_SIZE_DOWNLOAD_T, &bodySize)
+        var headSize = 0
+        _ = httpdns_easy_getinfo_long(easy, CURLINFO_HEADER_SIZE, &headSize)
         let report = completeConnectionReport()
         do {
             try sink.commit(url: url)
@@ -638,7 +654,9 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             version: Self.version(version),
             reasonPhrase: head.reasonPhrase,
             body: sink.takeBody(),
-            connection: report))
+            connection: report,
+            bodyBytesReceived: Int64(bodySize),
+            headerBytesReceived: headSize))
     }
 
     /// True while the transfer has no connection to send on (CURLINFO_PRETRANSFER_TIME_T unset), so
@@ -680,6 +698,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         }
         var error = HTTPClientError(kind: .timedOut, message: message, url: url, curlCode: Int(CURLE_OPERATION_TIMEDOUT.rawValue))
         error.resolution = resolution
+        error.connection = completeConnectionReport()
         return error
     }
 
@@ -709,9 +728,22 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         var report = ConnectionReport(remoteAddress: address, remotePort: port == 0 ? nil : port,
                                       resolution: resolution, reusedConnection: false, tls: tls)
         report.proxy = proxy
-        report.timing = TransferTiming(connect: seconds(CURLINFO_CONNECT_TIME_T), tlsHandshake: seconds(CURLINFO_APPCONNECT_TIME_T),
-                                       firstByte: seconds(CURLINFO_STARTTRANSFER_TIME_T), total: seconds(CURLINFO_TOTAL_TIME_T))
-        report.timing?.addressRace = addressRaceTime
+        var timing = TransferTiming(connect: seconds(CURLINFO_CONNECT_TIME_T), tlsHandshake: seconds(CURLINFO_APPCONNECT_TIME_T),
+                                    firstByte: seconds(CURLINFO_STARTTRANSFER_TIME_T), total: seconds(CURLINFO_TOTAL_TIME_T))
+        timing.addressRace = addressRaceTime
+        timing.transferStart = startTime
+        if let nameLookupTime {
+            timing.nameLookup = nameLookupTime
+        } else {
+            let lookup = seconds(CURLINFO_NAMELOOKUP_TIME_T)
+            timing.nameLookup = lookup > 0 ? startTime + lookup : 0
+        }
+        report.timing = timing
+        if isHTTPS {
+            var verdict = 0
+            _ = httpdns_easy_getinfo_long(easy, CURLINFO_SSL_VERIFYRESULT, &verdict)
+            report.certificateVerifyResult = verdict
+        }
         return report
     }
 

@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+import HTTPDNS
+@testable import HTTPDNSCLI
+
+/// `fetch`'s -u, -e, -O and -w as the command line is read into a plan: no traffic.
+@Suite("httpdns fetch: -u, -e, -O and -w arguments")
+struct FetchOptionParsingTests {
+    func plan(_ arguments: [String]) throws(UsageError) -> FetchCommand.Plan {
+        try FetchCommand.makePlan(FetchCommand.parser.parse(arguments), environment: Environment([:]))
+    }
+
+    /// The usage error `arguments` are refused with.
+    func refusal(_ arguments: [String]) -> UsageError? {
+        do {
+            _ = try plan(arguments)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("-u USER:PASSWORD sends Basic credentials of the whole value; the password may hold ':'",
+          arguments: ["-u", "--user"])
+    func userSendsBasicCredentials(option: String) throws {
+        let plan = try plan([option, "us:er:pa:ss", "https://a.test/"])
+        #expect(plan.request.headers[first: "Authorization"] == "Basic " + Data("us:er:pa:ss".utf8).base64EncodedString())
+        #expect(plan.user == "us")
+        let empty = try self.plan(["-u", "user:", "https://a.test/"])
+        #expect(empty.request.headers[first: "Authorization"] == "Basic " + Data("user:".utf8).base64EncodedString())
+    }
+
+    @Test("-u without ':' is refused with exit 2 rather than a password prompt", arguments: ["user", ""])
+    func userWithoutPasswordIsRefused(value: String) throws {
+        let error = try #require(refusal(["-u", value, "https://a.test/"]))
+        #expect(error.status == 2)
+        #expect(error.message.contains("has no password"), "\(error.message)")
+        #expect(error.message.contains("does not prompt"), "\(error.message)")
+    }
+
+    @Test("-u, -e and -w need a value", arguments: ["-u", "-e", "-w", "--user", "--referer", "--write-out"])
+    func optionsNeedAValue(option: String) {
+        #expect(throws: UsageError.self) { try FetchCommand.parser.parse(["https://a.test/", option]) }
+    }
+
+    @Test("an -H Authorization, or -H 'Authorization:' leaving it out, wins over -u")
+    func headerWinsOverUser() throws {
+        let given = try plan(["-u", "u:p", "-H", "Authorization: Bearer x", "https://a.test/"])
+        #expect(given.request.headers[all: "Authorization"] == ["Bearer x"])
+        #expect(given.user == nil)
+        let omitted = try plan(["-u", "u:p", "-H", "Authorization:", "https://a.test/"])
+        #expect(!omitted.request.headers.contains(name: "Authorization"))
+    }
+
+    @Test("-e URL sends Referer; ';auto' sets it on redirects too, only with -L; \"\" sends none")
+    func referer() throws {
+        let plain = try plan(["-e", "https://ref.example/page", "-L", "https://a.test/"])
+        #expect(plain.request.headers[first: "Referer"] == "https://ref.example/page")
+        #expect(plain.redirects?.setsReferer == false)
+        let auto = try plan(["--referer", "https://ref.example/page;auto", "-L", "https://a.test/"])
+        #expect(auto.request.headers[first: "Referer"] == "https://ref.example/page")
+        #expect(auto.redirects?.setsReferer == true)
+        let autoOnly = try plan(["-e", ";auto", "-L", "https://a.test/"])
+        #expect(!autoOnly.request.headers.contains(name: "Referer"))
+        #expect(autoOnly.redirects?.setsReferer == true)
+        #expect(try plan(["-e", ";auto", "https://a.test/"]).redirects == nil)
+        #expect(try !plan(["-e", "", "https://a.test/"]).request.headers.contains(name: "Referer"))
+    }
+
+    @Test("an -H Referer, or -H 'Referer:', wins over -e on every request, ';auto' included")
+    func headerWinsOverReferer() throws {
+        let given = try plan(["-e", "https://ref.example/;auto", "-H", "Referer: mine", "-L", "https://a.test/"])
+        #expect(given.request.headers[all: "Referer"] == ["mine"])
+        #expect(given.redirects?.setsReferer == false)
+        let omitted = try plan(["-e", "https://ref.example/;auto", "-H", "Referer:", "-L", "https://a.test/"])
+        #expect(!omitted.request.headers.contains(name: "Referer"))
+        #expect(omitted.redirects?.setsReferer == false)
+    }
+
+    @Test("-O names the file as curl 7.88: the path's last segment as written, no query or fragment, no directory",
+          arguments: [("https://a.test/dir/file.tar.gz", "file.tar.gz"), ("https://a.test/a%20b?x=1/2#f/g", "a%20b"),
+                      ("https://a.test/%2e%2e", "%2e%2e"), ("https://a.test/a%2Fb", "a%2Fb"), ("https://a.test/a/b/../c", "c"),
+                      ("https://a.test/x/..%2f", "..%2f"), ("https://a.test/a;b", "a;b"), ("https://a.test/-", "-")])
+    func remoteName(url: String, name: String) throws {
+        #expect(FetchOutput.remoteName(of: try #require(URL(string: url))) == name)
+    }
+
+    @Test("-O with a URL whose path names no file is refused with curl's 23, before any traffic",
+          arguments: ["https://a.test", "https://a.test/", "https://a.test/dir/", "https://a.test/dir/..", "https://a.test/dir/.", "https://a.test/?name=x"])
+    func remoteNameMissing(url: String) throws {
+        let error = try #require(refusal(["-O", url]))
+        #expect(error.status == 23)
+        #expect(error.message.contains("remote file name has no length"), "\(error.message)")
+    }
+
+    @Test("-O writes under the current directory: a name such as '-' is a file, not stdout")
+    func remoteNameIsAFileHere() throws {
+        let plan = try plan(["--remote-name", "https://a.test/-"])
+        #expect(plan.output == .file(URL(fileURLWithPath: "./-")))
+    }
+
+    @Test("-O with -o is refused as ambiguous, in either order", arguments: [["-O", "-o", "x"], ["-o", "x", "-O"]])
+    func remoteNameWithOutput(options: [String]) throws {
+        let error = try #require(refusal(options + ["https://a.test/file"]))
+        #expect(error.status == 2)
+        #expect(error.message.contains("-O and -o"), "\(error.message)")
+    }
+
+    @Test("-w @FILE that cannot be read is refused with exit 2 (curl writes nothing for it)")
+    func writeOutFileMissing() throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-missing-\(UUID().uuidString)").path
+        let error = try #require(refusal(["-w", "@" + missing, "https://a.test/"]))
+        #expect(error.status == 2)
+        #expect(error.message.contains("-w: cannot read '\(missing)'"), "\(error.message)")
+    }
+
+    @Test("-w @FILE reads the format with each line cut at its CR or LF and the lines joined, as curl")
+    func writeOutFile() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-format-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data("one %{http_code}\ntwo\r\nthree\rgone\n\n".utf8).write(to: file)
+        #expect(try plan(["-w", "@" + file.path, "https://a.test/"]).writeOut == WriteOut(format: Array("one %{http_code}twothree".utf8)))
+    }
+
+    @Test("-w reads %{variable}, %%, \\n \\r \\t; other sequences, a lone % or \\ and an unclosed %{ are written as they stand",
+          arguments: [("a%{http_code}b", [.text(Array("a".utf8)), .variable("http_code"), .text(Array("b".utf8))]),
+                      ("%%d %z \\q \\\\ \\n\\t\\r|", [.text(Array("%d %z \\q \\\\ \n\t\r|".utf8))]),
+                      ("x%{http_code", [.text(Array("x%{http_code".utf8))]),
+                      ("trail% and\\", [.text(Array("trail% and\\".utf8))]),
+                      ("%{}%{ a}", [.variable(""), .variable(" a")])] as [(String, [WriteOut.Piece])])
+    func writeOutFormat(format: String, pieces: [WriteOut.Piece]) {
+        #expect(WriteOut(format: Array(format.utf8)).pieces == pieces)
+    }
+
+    @Test("-w writes curl's formats: a status in three digits, times in seconds with six decimals; unknown names warn and write nothing")
+    func writeOutRendering() {
+        var values = WriteOut.Values()
+        values.total = 1.5
+        values.version = .http2
+        let warnings = LockedValue<[String]>([])
+        let format = WriteOut(format: Array("%{HTTP_CODE} %{time_total} %{time_connect} %{http_version} [%{bogus}] %{remote_port}".utf8))
+        let text = String(decoding: format.render(values) { message in warnings.withLock { $0.append(message) } }, as: UTF8.self)
+        #expect(text == "000 1.500000 0.000000 2 [] 0")
+        #expect(warnings.withLock { $0 } == ["unknown --write-out variable: 'bogus'"])
+    }
+}
