@@ -132,6 +132,11 @@ struct WriteOut: Equatable {
                 version = nil
                 contentType = ""
             }
+            // A response that failed with -f still says its version and type (`responseHead`).
+            if let head = error.responseHead {
+                version = head.version
+                contentType = head.headers[first: "Content-Type"] ?? ""
+            }
             status = error.status ?? 0
             bodyBytes = 0
             url = error.url?.absoluteString ?? url

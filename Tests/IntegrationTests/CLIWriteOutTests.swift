@@ -117,10 +117,14 @@ struct CLIWriteOutTests {
 
     @Test("after a failure: exitcode and errormsg, the status that failed -f, ssl_verify_result for a chain that did not verify")
     func failures() async throws {
-        let failed = try await fetch(["-s", "-f", "-w", format(["http_code", "exitcode", "errormsg"]), fixture.url("a.test", "/status/404").absoluteString])
+        let failed = try await fetch(["-s", "-f", "--http1.1", "-w", format(["http_code", "exitcode", "errormsg", "http_version", "content_type"]),
+                                      fixture.url("a.test", "/status/404").absoluteString])
         #expect(failed.status == 22)
         let values = fields(failed.stdoutText)
         #expect(values["http_code"] == "404")
+        // From the failed response's head, as curl reports them after -f.
+        #expect(values["http_version"] == "1.1", "\(failed.stdoutText)")
+        #expect(values["content_type"] == "application/octet-stream", "\(failed.stdoutText)")
         #expect(values["exitcode"] == "22")
         #expect(values["errormsg"]?.contains("404") == true, "\(failed.stdoutText)")
         let wrongName = try await fetch(["-s", "-w", format(["exitcode", "ssl_verify_result", "remote_ip"]), fixture.url("wrong.test").absoluteString])
