@@ -13,8 +13,8 @@ extension FetchCommand {
     static func addCredentials(_ parsed: ArgumentParser.Parsed, to headers: inout HTTPHeaders, omitted: Set<String>) throws(UsageError) -> String? {
         guard let value = parsed.allBytes("user").last else { return nil }
         guard let colon = value.firstIndex(of: UInt8(ascii: ":")) else {
-            let user = String(decoding: value, as: UTF8.self)
-            throw UsageError("-u '\(user)' has no password, and httpdns does not prompt for one (curl would): give -u '\(user):PASSWORD' (-u '\(user):' for an empty one)",
+            // The value is not repeated: given alone it is often a token, and this goes to logs.
+            throw UsageError("-u USER has no password (no ':'), and httpdns does not prompt for one (curl would): give -u USER:PASSWORD (-u USER: for an empty one)",
                              command: "fetch")
         }
         let user = String(decoding: value[..<colon], as: UTF8.self)

@@ -509,15 +509,6 @@ enum FetchCommand {
         return Data((text + "\r\n").utf8)
     }
 
-    /// `url` as text with its password, if any, replaced by `***`: -v output is pasted into bug reports.
-    static func redactingPassword(_ url: URL) -> String {
-        guard url.password(percentEncoded: true) != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            return url.absoluteString
-        }
-        components.percentEncodedPassword = "***"
-        return components.string ?? url.absoluteString
-    }
-
     /// The status line as curl shows it: `HTTP/1.1 404 Not Found` (the reason phrase as received),
     /// `HTTP/2 404` (HTTP/2 has none), `HTTP/1.1 200` for a line with an empty one (no trailing
     /// space).
@@ -532,7 +523,7 @@ enum FetchCommand {
         if let resolution = connection.resolution {
             describe(resolution, console: console)
         } else if let proxy = connection.proxy {
-            console.note("* sent by name via proxy \(redactingPassword(proxy)) (no IP replacement; the proxy resolves the host)")
+            console.note("* sent by name via proxy \(proxy.redactedString) (no IP replacement; the proxy resolves the host)")
         } else if let host = url.host(percentEncoded: false) {
             console.note("* \(host) is an IP literal: no resolution, no SNI sent, certificate checked against the IP")
         }

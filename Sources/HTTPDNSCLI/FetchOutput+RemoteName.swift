@@ -17,12 +17,13 @@ extension FetchOutput {
 
     /// The file name curl 7.88's `-O` takes from `url`: the last segment of its path as written,
     /// percent-encoding kept (`/a/b%20c.txt?x=1` gives `b%20c.txt`), never a directory from the
-    /// URL. A `\` splits too, as in curl. nil when there is none: the path ends in `/`, is empty,
+    /// URL. (A `\` typed in the URL reaches this percent-encoded, `%5C`, and stays in the name,
+    /// where curl splits on it: `/a\b` writes `a%5Cb`, curl `b`.) nil when there is none: the path ends in `/`, is empty,
     /// or ends in a dot segment, which curl removes (`/a/..` is `/`, RFC 3986 §5.2.4).
     static func remoteName(of url: URL) -> String? {
         let path = url.path(percentEncoded: true)
         let segment = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
-        let name = segment.split(separator: "\\", omittingEmptySubsequences: false).last ?? ""
+        let name = segment
         guard !name.isEmpty, name != ".", name != ".." else { return nil }
         return String(name)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 
 extension HTTPClient {
     /// Sends `request` and follows redirects (RFC 9110 §15.4) above libcurl: every hop is a new
@@ -60,10 +61,10 @@ extension HTTPClient {
             }
             redirected?(response, followed < policy.maximumRedirects ? redirect : nil)
             guard followed < policy.maximumRedirects else {
-                throw HTTPClientError(kind: .tooManyRedirects, message: "stopped after \(followed) redirect\(followed == 1 ? "" : "s"): \(url.absoluteString) redirects (\(redirect.status)) to \(redirect.location.absoluteString) (the limit is \(policy.maximumRedirects))", url: url, status: redirect.status)
+                throw HTTPClientError(kind: .tooManyRedirects, message: "stopped after \(followed) redirect\(followed == 1 ? "" : "s"): \(url.redactedString) redirects (\(redirect.status)) to \(redirect.location.redactedString) (the limit is \(policy.maximumRedirects))", url: url, status: redirect.status)
             }
             if redirect.keepsBody, case .stream? = current.body {
-                throw HTTPClientError.streamBodyNotReplayable(method: method, url: url, "was redirected (\(redirect.status)) to \(redirect.location.absoluteString), which takes the same body")
+                throw HTTPClientError.streamBodyNotReplayable(method: method, url: url, "was redirected (\(redirect.status)) to \(redirect.location.redactedString), which takes the same body")
             }
             followed += 1
             current = redirect.request(after: current)

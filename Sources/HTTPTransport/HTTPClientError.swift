@@ -97,7 +97,7 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     /// ..., which takes the same body"). A stream is read once; `.data` and `.file` bodies replay.
     static func streamBodyNotReplayable(method: String, url: URL, _ reason: String, curlCode: Int? = nil) -> HTTPClientError {
         HTTPClientError(kind: .bodyReadFailed,
-                        message: "\(method) \(url.absoluteString) \(reason), but its body is a stream that was already read and cannot be replayed: give the body as .data or .file (HTTPRequestBody) when the request may be redirected with 307/308 or sent again",
+                        message: "\(method) \(url.redactedString) \(reason), but its body is a stream that was already read and cannot be replayed: give the body as .data or .file (HTTPRequestBody) when the request may be redirected with 307/308 or sent again",
                         url: url, curlCode: curlCode)
     }
 

@@ -85,7 +85,7 @@ struct RequestFraming {
             let value = codings.joined(separator: ", ")
             guard hasBody else {
                 throw HTTPClientError(kind: .invalidRequest,
-                                      message: "Transfer-Encoding header '\(value)' on \(request.method) \(url.absoluteString), which has no body: the server would wait for a chunked body that never comes (RFC 9112 §6.1); leave the header out",
+                                      message: "Transfer-Encoding header '\(value)' on \(request.method) \(url.redactedString), which has no body: the server would wait for a chunked body that never comes (RFC 9112 §6.1); leave the header out",
                                       url: url)
             }
             // Transfer codings are a list, case-insensitive (RFC 9110 §5.6.1, RFC 9112 §7).
@@ -97,7 +97,7 @@ struct RequestFraming {
             }
             guard contentLengths.isEmpty else {
                 throw HTTPClientError(kind: .invalidRequest,
-                                      message: "Content-Length and Transfer-Encoding headers together on \(request.method) \(url.absoluteString): a request carries one or the other (RFC 9112 §6.3; with both, a server or proxy may read either framing). Leave out Content-Length to send the body chunked",
+                                      message: "Content-Length and Transfer-Encoding headers together on \(request.method) \(url.redactedString): a request carries one or the other (RFC 9112 §6.3; with both, a server or proxy may read either framing). Leave out Content-Length to send the body chunked",
                                       url: url)
             }
         }

@@ -25,13 +25,13 @@ struct RequestTarget: Sendable {
     /// - Throws: `HTTPClientError` `.invalidURL` or `.unsupportedScheme`.
     init(url: URL) throws(HTTPClientError) {
         guard let scheme = url.scheme?.lowercased() else {
-            throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.absoluteString)': no scheme", url: url)
+            throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.redactedString)': no scheme", url: url)
         }
         guard scheme == "https" || scheme == "http" else {
-            throw HTTPClientError(kind: .unsupportedScheme, message: "unsupported URL scheme '\(scheme)' in '\(url.absoluteString)' (use http or https)", url: url)
+            throw HTTPClientError(kind: .unsupportedScheme, message: "unsupported URL scheme '\(scheme)' in '\(url.redactedString)' (use http or https)", url: url)
         }
         guard var host = url.host(percentEncoded: false), !host.isEmpty else {
-            throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.absoluteString)': no host", url: url)
+            throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.redactedString)': no host", url: url)
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let literal = IPAddress(host)
@@ -40,7 +40,7 @@ struct RequestTarget: Sendable {
             // IDNA A-labels, lower case, no trailing dot: the form resolved, sent as SNI and Host,
             // and verified (HostName.normalize).
             guard let normalized = HostName.normalize(host) else {
-                throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.absoluteString)': invalid host name '\(host)'" + HostName.numericHostHint(host), url: url)
+                throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.redactedString)': invalid host name '\(host)'" + HostName.numericHostHint(host), url: url)
             }
             if normalized != host, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
                 components.percentEncodedHost = normalized
@@ -49,7 +49,7 @@ struct RequestTarget: Sendable {
             host = normalized
         }
         if let port = url.port, !(1...65535).contains(port) {
-            throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.absoluteString)': port out of range", url: url)
+            throw HTTPClientError(kind: .invalidURL, message: "malformed URL '\(url.redactedString)': port out of range", url: url)
         }
         self.host = host
         self.isIPLiteral = literal != nil

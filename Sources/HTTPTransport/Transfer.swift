@@ -540,7 +540,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private func refuseLength(_ value: String, reason: String) {
         let shown = String(value.prefix(64).map { $0.isASCII && !$0.isWhitespace || $0 == " " ? $0 : "?" })
         var error = HTTPClientError(kind: .transferFailed,
-                                    message: "\(url.absoluteString) answered with \(reason) Content-Length ('\(shown)'): the response cannot be framed (RFC 9112 §6.3); the connection was closed",
+                                    message: "\(url.redactedString) answered with \(reason) Content-Length ('\(shown)'): the response cannot be framed (RFC 9112 §6.3); the connection was closed",
                                     url: url, curlCode: Int(CURLE_WEIRD_SERVER_REPLY.rawValue))
         error.resolution = resolution
         framingError = error
@@ -620,7 +620,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         // Before the result code: a rejection page followed by a dropped connection is the rejection.
         if let rejection = clientCertificateRejection() { return .failure(rejection) }
         if failsOnHTTPError, status >= 400 {
-            var error = HTTPClientError(kind: .httpError, message: "\(url.absoluteString) answered HTTP \(status)", url: url,
+            var error = HTTPClientError(kind: .httpError, message: "\(url.redactedString) answered HTTP \(status)", url: url,
                                         curlCode: Int(CURLE_HTTP_RETURNED_ERROR.rawValue), status: status)
             error.resolution = resolution
             // Its fields are made by the caller (`HTTPClient.perform`), off the transfer thread.
@@ -828,7 +828,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             message = "writing the response body failed: \(reason)"
         case CURLE_ABORTED_BY_CALLBACK where refusedResend, CURLE_SEND_FAIL_REWIND where refusedResend:
             return HTTPClientError(kind: .transferFailed,
-                                   message: "\(endpoint) closed the reused connection before answering \(method) \(url.absoluteString); not sent again because \(method) is not idempotent (RFC 9110 §9.2.2) and the server may have acted on it",
+                                   message: "\(endpoint) closed the reused connection before answering \(method) \(url.redactedString); not sent again because \(method) is not idempotent (RFC 9110 §9.2.2) and the server may have acted on it",
                                    url: url, curlCode: Int(CURLE_GOT_NOTHING.rawValue))
         case CURLE_SEND_FAIL_REWIND where refusedRewind:
             return HTTPClientError.streamBodyNotReplayable(
@@ -839,14 +839,14 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             message = bodySource?.failure ?? "the request body could not be sent: \(reason)"
         case CURLE_URL_MALFORMAT:
             kind = .invalidURL
-            message = "malformed URL '\(url.absoluteString)': \(reason)"
+            message = "malformed URL '\(url.redactedString)': \(reason)"
         case CURLE_UNSUPPORTED_PROTOCOL:
             kind = .unsupportedScheme
             // libcurl also gives this code to a reply that is not HTTP at all ("Received HTTP/0.9
             // when not allowed"), from a server speaking something else on the port.
             message = reason.contains("HTTP/0.9")
-                ? "the server at '\(url.absoluteString)' did not answer with HTTP (no status line: \(reason))"
-                : "unsupported URL scheme in '\(url.absoluteString)': \(reason)"
+                ? "the server at '\(url.redactedString)' did not answer with HTTP (no status line: \(reason))"
+                : "unsupported URL scheme in '\(url.redactedString)': \(reason)"
         default:
             kind = .transferFailed
             message = "request to \(endpoint) failed: \(reason)"

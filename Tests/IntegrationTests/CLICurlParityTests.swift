@@ -105,6 +105,23 @@ struct CLICurlParityTests {
         #expect(result.stdoutText.hasSuffix("\r\n\r\n"), "the body was printed: \(result.stdoutText)")
     }
 
+    @Test("a password in the URL is not repeated in error messages: -f's, --max-redirs', -w %{errormsg}")
+    func errorsRedactURLPassword() async throws {
+        let withPassword = { (path: String) in
+            var components = URLComponents(url: fixture.url("a.test", path), resolvingAgainstBaseURL: false)!
+            components.user = "user"
+            components.password = "s3cret"
+            return components.url!.absoluteString
+        }
+        let failed = try await httpdns(["fetch", "-f", "-w", "%{errormsg}", withPassword("/status/404")] + doh)
+        #expect(failed.status == 22, "\(failed.stderrText)")
+        #expect(failed.stderrText.contains("user:***@a.test"), "\(failed.stderrText)")
+        #expect(!failed.stderrText.contains("s3cret") && !failed.stdoutText.contains("s3cret"), "\(failed.stderrText)\(failed.stdoutText)")
+        let redirected = try await httpdns(["fetch", "-L", "--max-redirs", "0", withPassword("/redirect/302/b")] + doh)
+        #expect(redirected.status == 47, "\(redirected.stderrText)")
+        #expect(!redirected.stderrText.contains("s3cret"), "\(redirected.stderrText)")
+    }
+
     @Test("-v does not print a proxy's password")
     func verboseRedactsProxyPassword() async throws {
         let proxy = try await ProxyTestServer.shared()

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TestSupport
 
@@ -19,8 +20,8 @@ struct TestTimeScaleTests {
         #expect(TestTimeScale.parse(text) == nil)
     }
 
-    @Test("scaled multiplies by the factor of this process")
-    func scaledMultiplies() {
-        #expect(TestTimeScale.scaled(5) == 5 * TestTimeScale.factor)
+    @Test("the factor is the one the environment gives this process (1 in the ordinary run)")
+    func factorComesFromEnvironment() {
+        #expect(TestTimeScale.factor == TestTimeScale.parse(ProcessInfo.processInfo.environment[TestTimeScale.variable]))
     }
 }
