@@ -30,13 +30,19 @@ enum FetchCommand {
                                 succeeds (atomic). A device or FIFO (/dev/null) is written in
                                 place, as curl. A FILE with other hard links, in a directory you
                                 may not write, or of another owner is downloaded to a temporary
-                                file, then copied into FILE in place (its links, mode and owner
-                                kept; not atomic: a reader meanwhile sees it short). "-" is
-                                stdout. A FILE that is stdout or stderr (/dev/stdout, /dev/fd/2,
-                                the file either is redirected to) is written through that
-                                descriptor instead, as "-" is (a closed stdout exits 23).
-                                A FILE you may not write, or a missing or unwritable directory,
-                                is refused before any traffic with exit 23, as curl's.
+                                file (beside it, else in TMPDIR or /tmp), then copied into FILE
+                                in place (its links, mode and owner kept; not atomic: a reader
+                                meanwhile sees the new start over the old rest; if that copy
+                                fails, exit 23 names the temporary file, kept with the whole
+                                body). "-" is stdout. A FILE that is stdout or stderr
+                                (/dev/stdout, /dev/fd/2, the file either is redirected to) is
+                                written through that descriptor instead, as "-" is (a closed
+                                stdout exits 23). A symbolic link is followed, except one in a
+                                sticky world-writable directory (/tmp) owned by neither you nor
+                                the directory's owner, as the kernel's protected_symlinks.
+                                A FILE you may not write, such a link, or a missing or
+                                unwritable directory is refused before any traffic with exit
+                                23, as curl's.
       -O, --remote-name         Write the body to a file in the current directory named as the
                                 URL's last path segment, as curl 7.88: as written, percent-encoding
                                 kept, without the query (.../a/b%20c.txt?x=1 writes 'b%20c.txt');

@@ -60,7 +60,8 @@ enum FetchOutput: Equatable {
 
     /// Why the output file cannot be written, found before any traffic (`OutputFile.check`): an
     /// existing file this user may not write, a new one in a directory that is missing or not
-    /// writable. nil when it can be, and for standard output and standard error.
+    /// writable, a symbolic link protected_symlinks' rule refuses, no usable temporary directory.
+    /// nil when it can be, and for standard output and standard error.
     func checkWritable() -> String? {
         guard case .file(let file) = self else { return nil }
         do {

@@ -16,19 +16,26 @@ import Glibc
 ///   not writable, another hard link would keep the old body, or the new file would not get its
 ///   owner (and a sticky directory such as /tmp refuses to replace another user's file). The body
 ///   goes to a private temporary file first (beside it when the directory is writable, else in
-///   the temporary directory, `TMPDIR`); once complete it is copied into the file's own inode
-///   through a descriptor opened without O_CREAT: truncated, then written, which keeps the inode,
-///   every hard link, the mode and the owner, as curl's in-place write keeps them.
+///   the temporary directory: `TMPDIR`, or /tmp when that is unset or not writable); once complete
+///   it is copied into the file's own inode through a descriptor opened without O_CREAT: written
+///   over from its start, then cut to the new length, which keeps the inode, every hard link, the
+///   mode and the owner, as curl's in-place write keeps them.
 ///
 ///   - Warning: That last copy is not atomic: only a rename swaps in whole content at once, and a
-///     rename is what this case cannot use. A reader during the copy sees the file empty or cut
-///     short, and a copy that fails (the disk full) leaves it incomplete; the transfer before it
-///     never touches the file.
+///     rename is what this case cannot use. A reader during the copy sees the new body's start
+///     over the old body's rest. A copy that fails (the disk full, the file size limit) leaves the
+///     file holding the new body's first bytes, up to where the write stopped, then any of the old
+///     body beyond them; the temporary file is then kept, the one complete copy, and the error
+///     names it. The transfer before the copy never touches the file.
 ///
 /// An existing file this process may not write (access(2) W_OK with the effective ids: read-only
 /// to it, a read-only file system, immutable) is refused and left alone, as curl refuses it
 /// (CURLE_WRITE_ERROR), even when its directory would allow a rename over it. A symbolic link is
 /// followed: its target is what gets written (or replaced, or created), never the link itself.
+/// Each link on the way is first held to the kernel's fs.protected_symlinks rule, whatever that
+/// setting: one in a sticky, world-writable directory (/tmp) is followed only when it belongs to
+/// this process's effective user or to the directory's owner. The path is resolved here, not by
+/// the kernel, so without this another user's /tmp/link could send root's write anywhere.
 /// The owner writes to `fd` and then calls `commit` or `discard` once.
 package struct OutputFile: Sendable {
     /// Why the destination cannot be written; `description` names the path as given.
@@ -39,12 +46,19 @@ package struct OutputFile: Sendable {
         /// The temporary file (beside the destination, or in the temporary directory) could not
         /// be created; for a new destination, its directory is missing or not writable.
         case cannotCreate(directory: String, reason: String)
+        /// `link`, a symbolic link on the way to `path`, is one the kernel's protected_symlinks
+        /// rule refuses to follow: in a sticky, world-writable directory, and owned by neither
+        /// this process's effective user nor the directory's owner.
+        case protectedSymlink(path: String, link: String)
 
         package var description: String {
             switch self {
             case .isDirectory(let path): "cannot write '\(path)': it is a directory"
             case .notWritable(let path, let reason): "cannot write '\(path)': \(reason)"
             case .cannotCreate(let directory, let reason): "cannot create a file in '\(directory)': \(reason)"
+            case .protectedSymlink(let path, let link):
+                "cannot write '\(path)': refusing to follow the symbolic link '\(link)': it is in a sticky, world-writable directory "
+                    + "and owned by neither uid \(geteuid()) nor the directory's owner, as the kernel's protected_symlinks does"
             }
         }
     }
@@ -68,10 +82,11 @@ package struct OutputFile: Sendable {
     /// Opens `path` for writing (see the type's description).
     /// - Throws: `OpenFailure`.
     package init(path requested: String) throws(OpenFailure) {
-        let file = URL(fileURLWithPath: requested).followingSymbolicLinks().path
+        let file = try Self.resolve(requested)
+        // O_NOFOLLOW: a link put in place since `resolve` was not checked.
         switch try Self.method(for: file, requested: requested) {
         case .inPlace:
-            let fd = open(file, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+            let fd = open(file, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW)
             guard fd >= 0 else { throw .notWritable(path: requested, reason: Self.errnoText) }
             target = .inPlace(fd: fd, path: file)
         case .replace:
@@ -81,7 +96,7 @@ package struct OutputFile: Sendable {
             }
             target = .replacement(replacement)
         case .copyAfterwards(let stagingDirectory):
-            let destination = open(file, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+            let destination = open(file, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW)
             guard destination >= 0 else { throw .notWritable(path: requested, reason: Self.errnoText) }
             // 0600: the body may be private, and the temporary directory is shared.
             guard let (staging, stagingPath) = FileReplacement.createTemporaryFile(for: file, in: stagingDirectory, mode: 0o600) else {
@@ -97,7 +112,48 @@ package struct OutputFile: Sendable {
     /// stand: for a caller that refuses an output it cannot write before any traffic.
     /// - Throws: `OpenFailure`.
     package static func check(path requested: String) throws(OpenFailure) {
-        _ = try method(for: URL(fileURLWithPath: requested).followingSymbolicLinks().path, requested: requested)
+        _ = try method(for: resolve(requested), requested: requested)
+    }
+
+    /// `requested` made absolute with every symbolic link followed, component by component as the
+    /// kernel walks it, each link first held to protected_symlinks' rule (see the type). A missing
+    /// component ends the walk: the rest is kept as written, for `method` to report.
+    /// - Throws: `OpenFailure.protectedSymlink`; `.notWritable` (ELOOP) after 40 links.
+    private static func resolve(_ requested: String) throws(OpenFailure) -> String {
+        var pending = requested.hasPrefix("/") ? requested : FileManager.default.currentDirectoryPath + "/" + requested
+        var resolved: [String] = []
+        var followed = 0
+        var remaining = pending.split(separator: "/", omittingEmptySubsequences: true).map(String.init)[...]
+        func path(_ components: some Collection<String>) -> String { "/" + components.joined(separator: "/") }
+        while let component = remaining.popFirst() {
+            if component == "." { continue }
+            if component == ".." { _ = resolved.popLast(); continue }
+            let candidate = path(resolved + [component])
+            var link = stat()
+            guard lstat(candidate, &link) == 0 else {
+                resolved.append(component)
+                resolved.append(contentsOf: remaining)
+                break
+            }
+            guard (link.st_mode & S_IFMT) == S_IFLNK else {
+                resolved.append(component)
+                continue
+            }
+            followed += 1
+            guard followed <= 40 else { throw .notWritable(path: requested, reason: String(cString: strerror(ELOOP))) }
+            var directory = stat()
+            if lstat(path(resolved), &directory) == 0, directory.st_mode & S_ISVTX != 0, directory.st_mode & S_IWOTH != 0,
+               link.st_uid != geteuid(), link.st_uid != directory.st_uid {
+                throw .protectedSymlink(path: requested, link: candidate)
+            }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(candidate, &buffer, Int(PATH_MAX))
+            guard count >= 0 else { throw .notWritable(path: requested, reason: errnoText) }
+            pending = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if pending.hasPrefix("/") { resolved.removeAll() }
+            remaining = (pending.split(separator: "/", omittingEmptySubsequences: true).map(String.init) + remaining)[...]
+        }
+        return path(resolved)
     }
 
     /// How `file` (symbolic links already followed) is to be written, after the permission checks.
@@ -113,7 +169,18 @@ package struct OutputFile: Sendable {
         guard (info.st_mode & S_IFMT) == S_IFREG else { return .inPlace }
         let directoryWritable = mayCreateFiles(in: directory)
         if directoryWritable, info.st_nlink == 1, replacementKeepsOwner(of: info) { return .replace }
-        return .copyAfterwards(stagingDirectory: directoryWritable ? directory : FileManager.default.temporaryDirectory.path)
+        return .copyAfterwards(stagingDirectory: directoryWritable ? directory : try temporaryDirectory())
+    }
+
+    /// Where a temporary file goes when it cannot go beside the destination: `TMPDIR`, or /tmp when
+    /// `TMPDIR` is unset, empty or not a directory this process may create files in.
+    /// - Throws: `OpenFailure.cannotCreate` for /tmp when neither will do.
+    private static func temporaryDirectory() throws(OpenFailure) -> String {
+        if let variable = ProcessInfo.processInfo.environment["TMPDIR"], !variable.isEmpty, mayCreateFiles(in: variable) {
+            return variable
+        }
+        guard mayCreateFiles(in: "/tmp") else { throw .cannotCreate(directory: "/tmp", reason: errnoText) }
+        return "/tmp"
     }
 
     /// Whether this process may create (and rename) files in `directory`; when not, `errno` says why.
@@ -159,7 +226,8 @@ package struct OutputFile: Sendable {
     /// temporary file into the destination. No fsync: the rename is what keeps readers from ever
     /// seeing a partial file, and a flush of a large file to a busy disk would stall the caller
     /// (the transfer thread, for the library).
-    /// - Returns: nil on success, else why not ("cannot write 'PATH': REASON").
+    /// - Returns: nil on success, else why not ("cannot write 'PATH': REASON"). A copy that fails
+    ///   keeps its temporary file, and the message ends "; the complete body is in 'TEMPORARY'".
     package func commit() -> String? {
         switch target {
         case .inPlace(let fd, _):
@@ -173,17 +241,22 @@ package struct OutputFile: Sendable {
             defer {
                 close(staging)
                 close(destination)
-                unlink(stagingPath)
             }
-            guard ftruncate(destination, 0) == 0 else { return "cannot write '\(path)': \(Self.errnoText)" }
-            guard let reason = Self.copy(staging, to: destination) else { return nil }
-            return "cannot write '\(path)': \(reason) (the file is left incomplete)"
+            // Written over, then cut: truncating first would free the old body's blocks before
+            // the new one is in, and leave nothing of either when the copy stops.
+            if let reason = Self.copy(staging, over: destination) {
+                // The temporary file is now the only complete copy of the body: never removed here.
+                return "cannot write '\(path)': \(reason); it holds the new body's start, and the complete body is in '\(stagingPath)'"
+            }
+            unlink(stagingPath)
+            return nil
         }
     }
 
-    /// Copies all of `source`, from its start, to `destination` at its offset.
+    /// Writes all of `source` over `destination` from offset 0 (pread/pwrite: neither offset
+    /// moves), then cuts `destination` to that length.
     /// - Returns: nil on success, else the reason (`strerror`).
-    private static func copy(_ source: Int32, to destination: Int32) -> String? {
+    private static func copy(_ source: Int32, over destination: Int32) -> String? {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var offset: off_t = 0
         while true {
@@ -192,12 +265,22 @@ package struct OutputFile: Sendable {
                 if errno == EINTR { continue }
                 return errnoText
             }
-            if count == 0 { return nil }
-            if let reason = buffer.withUnsafeBytes({ writeFully(UnsafeRawBufferPointer(rebasing: $0.prefix(count)), to: destination) }) {
-                return reason
+            if count == 0 { break }
+            var written = 0
+            while written < count {
+                let result = buffer.withUnsafeBytes { pwrite(destination, $0.baseAddress! + written, count - written, offset + off_t(written)) }
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return errnoText
+                }
+                written += result
             }
             offset += off_t(count)
         }
+        while ftruncate(destination, offset) != 0 {
+            if errno != EINTR { return errnoText }
+        }
+        return nil
     }
 
     /// Closes the descriptors and removes any temporary file: the destination is left as it was

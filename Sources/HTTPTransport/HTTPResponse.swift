@@ -92,9 +92,15 @@ public enum ResponseBodyDestination: Sendable {
     /// written in place. An existing file the process may not write fails the request with
     /// `.outputFailed` before it is sent. An existing file a rename would fail on or change for
     /// others (other hard links, a directory the process may not write, another owner) is
-    /// streamed to a temporary file and copied into it, in place, when the request succeeds.
-    /// - Warning: That copy is not atomic: a reader during it sees the file empty or cut short
-    ///   (only a rename swaps in whole content, and a rename would break the links).
+    /// streamed to a temporary file (beside it, else in `TMPDIR` or /tmp) and copied into it, in
+    /// place, when the request succeeds. A symbolic link is followed unless the kernel's
+    /// protected_symlinks rule would refuse it (in a sticky, world-writable directory and owned by
+    /// neither this user nor the directory's owner): `.outputFailed` before the request is sent.
+    /// - Warning: That copy is not atomic: a reader during it sees the new body's start over the
+    ///   old body's rest (only a rename swaps in whole content, and a rename would break the
+    ///   links). A copy that fails (disk full) fails the request with `.outputFailed`, leaves the
+    ///   file holding the new body's start, and keeps the temporary file, whose path the message
+    ///   names: the one complete copy of the body.
     case file(URL)
     /// Each chunk as it arrives, on the thread driving libcurl at that moment (the transfer thread,
     /// or a thread starting a request), one call at a time (keep the handler short).

@@ -20,7 +20,8 @@ final class ResponseBodySink {
     private(set) var failure: HTTPClientError?
 
     /// - Throws: `HTTPClientError(.outputFailed)` when the file destination cannot be written
-    ///   (`OutputFile.OpenFailure`: not writable, a directory, no temporary file).
+    ///   (`OutputFile.OpenFailure`: not writable, a directory, no temporary file, a link the
+    ///   kernel's protected_symlinks rule would not follow).
     init(_ destination: ResponseBodyDestination, url: URL) throws {
         switch destination {
         case .memory(let limit):

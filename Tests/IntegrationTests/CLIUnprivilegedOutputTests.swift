@@ -8,8 +8,9 @@ import TestSupport
 
 /// `fetch -o` as an unprivileged user (uid and gid 65534, through util-linux's `setpriv`), where
 /// file permissions apply: as root, which the rest of the suite runs as, every file is writable
-/// and a rename is allowed anywhere, which hid these cases. Dropping to that user needs root:
-/// without it (or without `setpriv`) these tests fail, they never skip.
+/// and a rename is allowed anywhere, which hid these cases; and root writing through a link that
+/// user left in a sticky directory. Dropping to that user, mounting a small tmpfs and giving a link
+/// away need root: without it (or without `setpriv`) these tests fail, they never skip.
 @Suite("fetch -o as an unprivileged user", .serialized)
 struct CLIUnprivilegedOutputTests {
     static let user: uid_t = 65534
@@ -51,10 +52,17 @@ struct CLIUnprivilegedOutputTests {
 
     static let dropPrivileges = ["--reuid=\(user)", "--regid=\(group)", "--clear-groups", "--"]
 
-    /// Runs the copied `httpdns` with `arguments` as the unprivileged user, `TMPDIR` its own.
-    func asUser(_ arguments: [String]) async throws -> CommandResult {
+    /// Runs the copied `httpdns` with `arguments` as the unprivileged user, `TMPDIR` its own
+    /// unless `temporaryDirectory` says otherwise.
+    func asUser(_ arguments: [String], temporaryDirectory: String? = nil) async throws -> CommandResult {
         try await Command.runDetached(URL(fileURLWithPath: "/usr/bin/setpriv"), Self.dropPrivileges + [binary.path] + arguments,
-                                      environment: ["TMPDIR": temporary.path], timeout: 60)
+                                      environment: ["TMPDIR": temporaryDirectory ?? temporary.path], timeout: 60)
+    }
+
+    /// Runs `command` as root (this process's user), failing the test unless it exits 0.
+    static func runAsRoot(_ command: String, _ arguments: [String]) async throws {
+        let result = try await Command.runDetached(URL(fileURLWithPath: command), arguments)
+        try #require(result.status == 0, "\(command) \(arguments.joined(separator: " ")): \(result.stderrText)")
     }
 
     /// A fetch of b.test from the suite's nginx, its name resolved over the suite's DoH server.
@@ -229,5 +237,106 @@ struct CLIUnprivilegedOutputTests {
                 #expect(try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8) == Self.oldBody, "\(name)")
             }
         }
+    }
+
+    @Test("a copy into the file that fails (its file system full) exits 23, keeps the temporary file with the complete body and names it; the file holds the new body's start")
+    func failedCopyKeepsTheCompleteBody() async throws {
+        defer { try? FileManager.default.removeItem(at: sandbox) }
+        // A 1 MiB file system for the target; the 16 MiB body waits in TMPDIR, on the disk.
+        let small = try Self.directory("small", in: sandbox, mode: 0o755)
+        try await Self.runAsRoot("/bin/mount", ["-t", "tmpfs", "-o", "size=1m,mode=0755", "tmpfs", small.path])
+        defer { _ = try? Command.run(URL(fileURLWithPath: "/bin/umount"), [small.path]) }
+        // A root directory the user may not write: the copy case, its temporary file in TMPDIR.
+        let directory = try Self.directory("out", in: small, mode: 0o755)
+        let file = try Self.file("f.txt", in: directory, mode: 0o644, owner: Self.user)
+        let inode = try Self.status(of: file.path).st_ino
+        let result = try await asUser(["fetch", "-o", file.path, fixture.url("a.test", "/large").absoluteString, "--doh-url", fixture.servers.dohURL.absoluteString,
+                                       "--resolve", "dns.test:\(fixture.servers.dohPort):127.0.0.1", "--cacert", caCertificate.path])
+        #expect(result.status == 23, "\(result.stderrText)")
+        let kept = try Self.contents(temporary)
+        try #require(kept.count == 1, "\(kept) \(result.stderrText)")
+        let staging = temporary.appendingPathComponent(kept[0])
+        #expect(result.stderrText == "httpdns: cannot write '\(file.path)': No space left on device; it holds the new body's start, and the complete body is in '\(staging.path)'\n",
+                "\(result.stderrText)")
+        let body = try Data(contentsOf: fixture.servers.largeFile)
+        #expect(try Data(contentsOf: staging) == body)
+        // The file, its inode kept, holds the new body's first bytes, as many as fitted: written
+        // over the old body (shorter than that), never truncated to nothing first.
+        let written = try Data(contentsOf: file)
+        #expect(written.count > Self.oldBody.utf8.count && written.count < body.count, "\(written.count)")
+        #expect(written == body.prefix(written.count))
+        #expect(try Self.status(of: file.path).st_ino == inode)
+        #expect(try Self.contents(directory) == ["f.txt"])
+    }
+
+    @Test("with TMPDIR unusable, a file that needs a temporary file elsewhere gets it in /tmp")
+    func unusableTemporaryDirectoryFallsBackToTmp() async throws {
+        defer { try? FileManager.default.removeItem(at: sandbox) }
+        let directory = try Self.directory("out", in: sandbox, mode: 0o755)
+        let file = try Self.file("f.txt", in: directory, mode: 0o644, owner: Self.user)
+        for unusable in ["/nonexistent", directory.path] {
+            try Data(Self.oldBody.utf8).write(to: file)
+            let result = try await asUser(["fetch", "-o", file.path] + fetchOptions, temporaryDirectory: unusable)
+            #expect(result.status == 0, "TMPDIR=\(unusable): \(result.stderrText)")
+            #expect(try String(contentsOf: file, encoding: .utf8) == Self.newBody, "TMPDIR=\(unusable)")
+            #expect(try Self.contents(directory) == ["f.txt"])
+        }
+    }
+
+    /// Where the link that `-o` names leads in `symlinkIsRefused`.
+    enum LinkPlace: String, CaseIterable, Sendable {
+        /// `-o sticky/link`, the link leading to the file.
+        case finalComponent
+        /// `-o sticky/link/secret`, the link leading to the file's directory.
+        case directoryOnTheWay
+    }
+
+    @Test("as root, a link in a sticky world-writable directory owned by another user is not followed (23 before any traffic, the target left alone), as the kernel's protected_symlinks; root's own link there is",
+          arguments: LinkPlace.allCases)
+    func symlinkIsRefused(place: LinkPlace) async throws {
+        defer { try? FileManager.default.removeItem(at: sandbox) }
+        let sticky = try Self.directory("sticky", in: sandbox, mode: 0o1777)
+        let private_ = try Self.directory("private", in: sandbox, mode: 0o700)
+        let secret = try Self.file("secret", in: private_, mode: 0o600, owner: 0)
+        let before = try Self.status(of: secret.path)
+        let destination = place == .finalComponent ? secret.path : private_.path
+        func link(owner: uid_t) throws -> String {
+            let link = sticky.appendingPathComponent("link-\(owner)").path
+            try #require(symlink(destination, link) == 0)
+            try #require(lchown(link, owner, owner == 0 ? 0 : Self.group) == 0)
+            return place == .finalComponent ? link : link + "/secret"
+        }
+        let refused = try link(owner: Self.user)
+        let dead = try FreePort.tcp()
+        let result = try await Command.runDetached(binary, ["fetch", "-o", refused, "https://b.test:\(dead)/", "--doh-url", "https://dns.test:\(dead)/dns-query",
+                                                            "--resolve", "dns.test:\(dead):127.0.0.1", "--no-fallback", "--cacert", caCertificate.path])
+        #expect(result.status == 23, "\(result.stderrText)")
+        #expect(result.stderrText == "httpdns: cannot write '\(refused)': refusing to follow the symbolic link '\(sticky.path)/link-\(Self.user)': it is in a sticky, "
+                + "world-writable directory and owned by neither uid 0 nor the directory's owner, as the kernel's protected_symlinks does\n", "\(result.stderrText)")
+        // With the servers up, the same: the file is never written.
+        let live = try await Command.runDetached(binary, ["fetch", "-o", refused] + fetchOptions)
+        #expect(live.status == 23, "\(live.stderrText)")
+        #expect(try String(contentsOf: secret, encoding: .utf8) == Self.oldBody)
+        let after = try Self.status(of: secret.path)
+        #expect(after.st_ino == before.st_ino && after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)
+        #expect(try Self.contents(private_) == ["secret"])
+        // A link of root's own, which is also the directory's owner, is followed.
+        let followed = try await Command.runDetached(binary, ["fetch", "-o", link(owner: 0)] + fetchOptions)
+        #expect(followed.status == 0, "\(followed.stderrText)")
+        #expect(try String(contentsOf: secret, encoding: .utf8) == Self.newBody)
+    }
+
+    @Test("a link in a sticky world-writable directory that the user owns is followed, though the directory is root's")
+    func ownSymlinkInStickyDirectoryIsFollowed() async throws {
+        defer { try? FileManager.default.removeItem(at: sandbox) }
+        let sticky = try Self.directory("sticky", in: sandbox, mode: 0o1777)
+        let directory = try Self.directory("out", in: sandbox, mode: 0o755, owner: Self.user)
+        let file = try Self.file("f.txt", in: directory, mode: 0o644, owner: Self.user)
+        let link = sticky.appendingPathComponent("link").path
+        try #require(symlink(file.path, link) == 0 && lchown(link, Self.user, Self.group) == 0)
+        let result = try await asUser(["fetch", "-o", link] + fetchOptions)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(try String(contentsOf: file, encoding: .utf8) == Self.newBody)
+        #expect(try Self.contents(sticky) == ["link"])
     }
 }
