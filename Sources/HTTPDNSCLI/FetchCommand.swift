@@ -65,7 +65,7 @@ enum FetchCommand {
                                 over DoH again and gets its own SNI, Host and certificate check; a
                                 relative Location is resolved against the URL, never the address.
                                 301/302 turn POST into GET, 303 any method but HEAD; 307/308 keep
-                                method and body. -i prints the final response's head.
+                                method and body. -i and -I print every response's head, as curl.
           --max-redirs NUM      With -L, follow at most NUM redirects (default 50, as curl); one more
                                 exits 47.
       -v, --verbose             Report on stderr: the address used and where it came from, the SNI
@@ -407,11 +407,20 @@ enum FetchCommand {
             let request = plan.request
             let redirects = plan.redirects
             let verbose = plan.verbose
+            let include = plan.include
+            let headFile = headAndBody
             if verbose, let user = plan.user { console.note("* Server auth using Basic with user '\(user)'") }
             let transfer = Task {
                 if let redirects {
                     try await client.execute(request, to: destination, redirects: redirects, redirected: { response, redirect in
                         written.withLock { $0.record(response, followed: redirect != nil) }
+                        // -i -L: every response's head, the redirects' included, as curl prints them
+                        // (the last one's comes with its body, below).
+                        if include {
+                            let head = headText(HTTPResponseHead(status: response.status, headers: response.headers, version: response.version,
+                                                                 reasonPhrase: response.reasonPhrase))
+                            if let headFile { headFile.write(head) } else { console.output(head) }
+                        }
                         if verbose {
                             describe(response.connection, statusLine: statusLine(response.version, response.status, response.reasonPhrase),
                                      url: response.url ?? hop.withLock { $0 }, console: console)

@@ -122,6 +122,31 @@ struct CLICurlParityTests {
         #expect(!redirected.stderrText.contains("s3cret"), "\(redirected.stderrText)")
     }
 
+    @Test("-L with -i or -I prints every response's head, the redirect's first, as curl; -i -L -o writes them all into the file")
+    func includeFollowsEveryHop() async throws {
+        let url = fixture.url("a.test", "/redirect/302/b").absoluteString
+        for options in [["-i", "--http1.1"], ["-I"]] {
+            let result = try await httpdns(["fetch", "-L"] + options + [url] + doh)
+            #expect(result.status == 0, "\(result.stderrText)")
+            let heads = result.stdoutText.components(separatedBy: "\r\n\r\n")
+            #expect(heads.count == 3, "\(result.stdoutText)")
+            #expect(heads[0].hasPrefix(options.contains("-I") ? "HTTP/2 302\r\n" : "HTTP/1.1 302 Moved Temporarily\r\n"), "\(result.stdoutText)")
+            #expect(heads[0].lowercased().contains("x-vhost: a.test"), "\(result.stdoutText)")
+            #expect(heads[1].lowercased().contains("x-vhost: b.test"), "\(result.stdoutText)")
+        }
+        let directory = try fixture.scratchDirectory("cli-parity")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("out")
+        let written = try await httpdns(["fetch", "-L", "-i", "-o", file.path, url] + doh)
+        #expect(written.status == 0, "\(written.stderrText)")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(text.hasPrefix("HTTP/2 302\r\n") && text.contains("\r\n\r\nHTTP/2 200\r\n"), "\(text)")
+        // Past --max-redirs the redirect's head is still printed, then 47, as curl.
+        let limited = try await httpdns(["fetch", "-L", "-i", "--max-redirs", "0", url] + doh)
+        #expect(limited.status == 47, "\(limited.stderrText)")
+        #expect(limited.stdoutText.hasPrefix("HTTP/2 302\r\n") && !limited.stdoutText.contains("200"), "\(limited.stdoutText)")
+    }
+
     @Test("-v does not print a proxy's password")
     func verboseRedactsProxyPassword() async throws {
         let proxy = try await ProxyTestServer.shared()
