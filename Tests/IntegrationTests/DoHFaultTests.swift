@@ -110,6 +110,21 @@ extension ResolverIntegrationSuites {
             #expect(elapsed < .seconds(1 + TestTimeScale.scaled(3)), "took \(elapsed)")
         }
 
+        @Test("a black-holed DoH endpoint's A and AAAA failures both say what timed out: no libcurl '(nil)' or 'after 0 ms' for the query that waited to share the connection")
+        func blackHoleMessagesNameTheWait() async throws {
+            for _ in 0..<2 {
+                let port = try FreePort.tcp()
+                let hole = try ResolverIntegrationSuites.HappyEyeballsTests.blackHole("127.0.0.1", port: port)
+                defer { hole.forEach { close($0) } }
+                let result = try await fixture.httpdns(["resolve", "--doh-url", "https://dns.test:\(port)/dns-query", "--resolve", "dns.test:\(port):127.0.0.1",
+                                                        "--cacert", fixture.servers.caCertificate.path, "--no-fallback", "a.test"])
+                #expect(result.status == 6, "\(result.stderrText)")
+                #expect(result.stderrText.contains("AAAA: request to dns.test:\(port)") && result.stderrText.contains("A: request to dns.test:\(port)"),
+                        "\(result.stderrText)")
+                #expect(!result.stderrText.contains("(nil)") && !result.stderrText.contains("after 0 ms"), "\(result.stderrText)")
+            }
+        }
+
         @Test("--doh-method chooses how RFC 8484 queries go: GET by default (?dns=), or POST",
               arguments: [([] as [String], "GET"), (["--doh-method", "post"], "POST"), (["--doh-method", "GET"], "GET")])
         func cliDoHMethod(options: [String], method: String) async throws {
