@@ -798,9 +798,11 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         case CURLE_COULDNT_CONNECT:
             kind = .couldNotConnect
             message = "could not connect to \(endpoint)\(tried): \(reason)"
-        case CURLE_OPERATION_TIMEDOUT where waitsToMultiplex && !openedSocket && startedAt > 0:
-            // It waited to multiplex on a connection another request was opening, which timed out:
-            // libcurl 7.88 then says "Failed to resolve host '(nil)' with timeout after 0 ms".
+        case CURLE_OPERATION_TIMEDOUT where waitsToMultiplex && !openedSocket && startedAt > 0 && isWaitingForConnection:
+            // It never had a connection: it waited to multiplex on one another request was opening,
+            // which timed out; libcurl 7.88 then says "Failed to resolve host '(nil)' with timeout
+            // after 0 ms". (A request on a reused connection opened no socket either, but it had a
+            // connection; the one that opened it has libcurl's own message: both keep theirs.)
             kind = .timedOut
             let waited = (DispatchTime.now().uptimeNanoseconds &- startedAt) / 1_000_000
             message = "request to \(endpoint) timed out\(routed): waited \(waited) ms for the connection another request was opening to it, which did not complete"
