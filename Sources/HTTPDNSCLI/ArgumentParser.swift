@@ -140,7 +140,7 @@ struct UsageError: Error, CustomStringConvertible {
     let command: String?
     /// 2, or curl's own status where curl refuses the same input the same way before any traffic
     /// and scripts expect it: 23 for `-O` with a URL that names no file.
-    var status: Int32 = 2
+    let status: Int32
 
     init(_ message: String, command: String? = nil, status: Int32 = 2) {
         self.message = message

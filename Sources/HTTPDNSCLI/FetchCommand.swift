@@ -353,6 +353,11 @@ enum FetchCommand {
         let written = LockedValue(WriteOut.Values())
         var failureMessage: String?
         var interrupted = false
+        /// Reports a failure on stderr (unless -s), and keeps its message for -w's %{errormsg}.
+        func fail(_ message: String) {
+            failureMessage = message
+            if !plan.silent { console.note("httpdns: \(message)") }
+        }
         let status = await { () async -> Int32 in
             var configuration = HTTPClient.Configuration(trust: trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
             configuration.racesAddresses = plan.resolverOptions.providerOptions.happyEyeballs
@@ -378,8 +383,7 @@ enum FetchCommand {
                 do {
                     file = try HeadAndBodyFile(replacing: output.path)
                 } catch {
-                    failureMessage = "\(error)"
-                    if !plan.silent { console.note("httpdns: \(error)") }
+                    fail("\(error)")
                     return HTTPDNSTool.ExitStatus.writeFailed
                 }
                 headAndBody = file
@@ -417,8 +421,7 @@ enum FetchCommand {
                         // -i -L: every response's head, the redirects' included, as curl prints them
                         // (the last one's comes with its body, below).
                         if include {
-                            let head = headText(HTTPResponseHead(status: response.status, headers: response.headers, version: response.version,
-                                                                 reasonPhrase: response.reasonPhrase))
+                            let head = headText(response)
                             if let headFile { headFile.write(head) } else { console.output(head) }
                         }
                         if verbose {
@@ -444,13 +447,11 @@ enum FetchCommand {
                 written.withLock { $0.record(response, followed: false) }
                 if let headAndBody {
                     if let failure = headAndBody.failure {
-                        failureMessage = "writing '\(headAndBody.destinationPath)' failed: \(failure)"
-                        if !plan.silent { console.note("httpdns: writing '\(headAndBody.destinationPath)' failed: \(failure)") }
+                        fail("writing '\(headAndBody.destinationPath)' failed: \(failure)")
                         return HTTPDNSTool.ExitStatus.writeFailed
                     }
                     if let failure = headAndBody.commit() {
-                        failureMessage = failure
-                        if !plan.silent { console.note("httpdns: \(failure)") }
+                        fail(failure)
                         return HTTPDNSTool.ExitStatus.writeFailed
                     }
                 }
@@ -459,14 +460,12 @@ enum FetchCommand {
                              url: response.url ?? plan.request.url, console: console)
                 }
                 if plan.include, headAndBody == nil {
-                    console.output(headText(HTTPResponseHead(status: response.status, headers: response.headers, version: response.version,
-                                                             reasonPhrase: response.reasonPhrase)))
+                    console.output(headText(response))
                 }
                 if plan.output == .standardOutput && plan.include { console.output(response.body) }
                 return HTTPDNSTool.ExitStatus.success
             } catch let error as HTTPClientError {
                 written.withLock { $0.record(error) }
-                failureMessage = error.message
                 if plan.verbose {
                     if let resolution = error.resolution { describe(resolution, console: console) }
                     if let host = plan.request.url.host(percentEncoded: false), IPAddress(host) != nil {
@@ -477,19 +476,17 @@ enum FetchCommand {
                 // -f -i: the head of the response that failed is still printed, as curl prints it
                 // (an -o file is left as it was: it never gets part of a response).
                 if plan.include, headAndBody == nil, let head = error.responseHead { console.output(headText(head)) }
-                if !plan.silent { console.note("httpdns: \(error.message)") }
+                fail(error.message)
                 return error.curlExitStatus
             } catch is CancellationError {
                 if let failure = headAndBody?.failure, interruption.exitStatus == nil {
-                    failureMessage = "writing '\(headAndBody?.destinationPath ?? "")' failed: \(failure)"
-                    if !plan.silent { console.note("httpdns: writing '\(headAndBody?.destinationPath ?? "")' failed: \(failure)") }
+                    fail("writing '\(headAndBody?.destinationPath ?? "")' failed: \(failure)")
                     return HTTPDNSTool.ExitStatus.writeFailed
                 }
                 interrupted = interruption.exitStatus != nil
                 return interruption.exitStatus ?? 1
             } catch {
-                failureMessage = "\(error)"
-                if !plan.silent { console.note("httpdns: \(error)") }
+                fail("\(error)")
                 return 1
             }
         }()
@@ -519,8 +516,14 @@ enum FetchCommand {
 
     /// The head as `-i` prints it: the status line, the fields, an empty line, CRLF-terminated.
     static func headText(_ head: HTTPResponseHead) -> Data {
-        var text = statusLine(head.version, head.status, head.reasonPhrase) + "\r\n"
-        for field in head.headers { text += "\(field.name): \(field.value)\r\n" }
+        headText(head.version, head.status, head.reasonPhrase, head.headers)
+    }
+    static func headText(_ response: HTTPResponse) -> Data {
+        headText(response.version, response.status, response.reasonPhrase, response.headers)
+    }
+    private static func headText(_ version: HTTPVersion, _ status: Int, _ reasonPhrase: String?, _ headers: HTTPHeaders) -> Data {
+        var text = statusLine(version, status, reasonPhrase) + "\r\n"
+        for field in headers { text += "\(field.name): \(field.value)\r\n" }
         return Data((text + "\r\n").utf8)
     }
 

@@ -803,9 +803,9 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             // which timed out; libcurl 7.88 then says "Failed to resolve host '(nil)' with timeout
             // after 0 ms". (A request on a reused connection opened no socket either, but it had a
             // connection; the one that opened it has libcurl's own message: both keep theirs.)
-            kind = .timedOut
-            let waited = (DispatchTime.now().uptimeNanoseconds &- startedAt) / 1_000_000
-            message = "request to \(endpoint) timed out\(routed): waited \(waited) ms for the connection another request was opening to it, which did not complete"
+            // The same error as when the engine stops such a waiter at its limit first.
+            let waited = Double(DispatchTime.now().uptimeNanoseconds &- startedAt) / 1e9
+            return timeoutError(after: waited, waitingForConnection: true)
         case CURLE_OPERATION_TIMEDOUT:
             kind = .timedOut
             message = "request to \(endpoint) timed out\(routed): \(reason)"
