@@ -14,10 +14,6 @@ final class PoolDescriptor: Sendable {
     /// Whether HTTP/2 transfers share connections (CURLMOPT_PIPELINING); false for the pool of
     /// requests with a body (see `HTTPClient.perform`).
     let multiplexes: Bool
-    /// How many transfers waited for their response on the sending thread (`TransferEngine.lead`),
-    /// and how many of them completed there (for tests and benchmarks).
-    let inlineWaits = Atomic<Int>(0)
-    let inlineCompletions = Atomic<Int>(0)
     /// How many of its transfers ended with a handle fit for reuse (`TransferEngine.end`), for
     /// tests.
     let reusableHandles = Atomic<Int>(0)
@@ -38,7 +34,7 @@ final class PoolDescriptor: Sendable {
 ///
 /// libcurl's connection-reuse and session-resumption keys do not include what a
 /// CURLOPT_SSL_CTX_FUNCTION callback does, so requests under different trust policies must never
-/// meet in one multi handle: each policy gets its own pool. Touched only under the engine's loop lock.
+/// meet in one multi handle: each policy gets its own pool. Touched only on the engine's loop thread.
 final class ConnectionPool {
     let descriptor: PoolDescriptor
     let multi: UnsafeMutableRawPointer
@@ -77,13 +73,6 @@ final class ConnectionPool {
         setUpsBegun += 1
     }
 
-    /// A moving average of how long this pool's transfers took, from start to completion (ns,
-    /// weight 1/4 for the newest); see `TransferEngine.submit`.
-    private(set) var recentDuration: UInt64 = 0
-
-    func noteDuration(_ nanoseconds: UInt64) {
-        recentDuration = recentDuration - recentDuration / 4 + nanoseconds / 4
-    }
     /// For each route name, the CURLOPT_RESOLVE entry last handed to libcurl, and whether a transfer
     /// carrying it has succeeded, which proves it is in the multi handle's DNS cache.
     private var routeEntries: [String: (entry: String, stored: Bool)] = [:]

@@ -28,6 +28,12 @@ extension HTTPClient {
     public func execute(_ request: HTTPRequest, to destination: ResponseBodyDestination = .memory(limit: nil),
                         redirects policy: RedirectPolicy, cookies: (any HTTPCookieJar)? = nil,
                         redirected: (@Sendable (_ response: HTTPResponse, _ followed: HTTPRedirect?) -> Void)? = nil) async throws -> HTTPResponse {
+        try await onLoop { try await follow(request, to: destination, redirects: policy, cookies: cookies, redirected: redirected) }
+    }
+
+    private func follow(_ request: HTTPRequest, to destination: ResponseBodyDestination, redirects policy: RedirectPolicy,
+                        cookies: (any HTTPCookieJar)?,
+                        redirected: (@Sendable (_ response: HTTPResponse, _ followed: HTTPRedirect?) -> Void)?) async throws -> HTTPResponse {
         var current = request
         var followed = 0
         while true {

@@ -5,7 +5,8 @@ import TLSTrust
 /// An HTTP/1.1 and HTTP/2 client on libcurl that connects to the addresses its resolver chooses
 /// while SNI, `Host` and certificate verification use the URL's host name.
 ///
-/// All clients in a process share one transfer thread (libcurl multi interface). Connections and
+/// All clients in a process share one transfer thread (libcurl multi interface), which is also a
+/// Swift executor (`executor`). Connections and
 /// TLS sessions are pooled per trust policy, HTTP version preference and per-host connection limit,
 /// and reused only for the same host, port and address set. A client is cheap; create one per
 /// configuration.
@@ -61,21 +62,6 @@ public final class HTTPClient: Sendable {
         /// The shortest time, in seconds, between two uploads of the same pin report (same host,
         /// presented chain and report URL) to `PinSet.reportURL`. Default: one day (TrustKit's).
         public var pinReportInterval: Double = 86_400
-        /// How long, in seconds, a request may wait for its response on the thread that sends it.
-        ///
-        /// Responses are normally delivered by the shared transfer thread, which then resumes the
-        /// calling task on another thread: two thread wake-ups per request, which cost a fast
-        /// server (loopback, a LAN) about a fifth of its request rate. So when no other request of
-        /// the process is in flight and this client's recent requests completed within this time,
-        /// the sending thread waits on the connection itself (ppoll) for up to this long: a
-        /// response within it returns without any thread switch, as a blocking
-        /// `curl_easy_perform` would. Past it, or as soon as another request is sent or this one is
-        /// cancelled, the wait is handed to the transfer thread as usual. The waiting thread is
-        /// blocked (not spinning), and it is one of Swift concurrency's threads, so keep this
-        /// short. Default: 0.001 (1 ms). 0: never wait on the sending thread. Values above 1 are
-        /// taken as 1.
-        public var maximumInlineWait: Double = 0.001
-
         public init(
             trust: TrustPolicy = .system,
             timeouts: Timeouts = Timeouts(),
@@ -98,8 +84,6 @@ public final class HTTPClient: Sendable {
     private let engine: TransferEngine
     private let lastTarget = RequestTarget.Memo()
     private let lastLists = TransferListMemo()
-    /// `configuration.maximumInlineWait` in nanoseconds (see `TransferEngine.submit`).
-    private let inlineWindow: UInt64
 
     /// - Parameters:
     ///   - configuration: Trust, timeouts, versions.
@@ -108,8 +92,6 @@ public final class HTTPClient: Sendable {
         self.configuration = configuration
         self.resolver = resolver
         self.engine = .shared
-        let inline = configuration.maximumInlineWait
-        self.inlineWindow = inline.isFinite && inline > 0 ? UInt64(min(inline, 1) * 1e9) : 0
         self.pool = engine.pool(for: configuration.trust, version: configuration.httpVersion,
                                 connectionsPerHost: configuration.maximumConnectionsPerHost.map { max(1, $0) })
     }
@@ -133,7 +115,31 @@ public final class HTTPClient: Sendable {
     ///   timeout and I/O failures apart), or `CancellationError` when the task is cancelled, which
     ///   stops the transfer.
     public func execute(_ request: HTTPRequest, to destination: ResponseBodyDestination = .memory(limit: nil)) async throws -> HTTPResponse {
-        try await perform(request, to: destination, discardingBodyWhen: nil)
+        try await onLoop { try await perform(request, to: destination, discardingBodyWhen: nil) }
+    }
+
+    /// The executor every client's transfers run on: one thread per process, which owns the
+    /// libcurl multi handles and waits for all their sockets in one epoll set.
+    ///
+    /// `execute` runs its request's work there (setting options, reading the response, resuming
+    /// the caller), and a caller on the global executor hops there and back once per request. Code
+    /// that sends many requests can run on it instead, and then makes no thread hop at all:
+    ///
+    /// ```swift
+    /// try await withTaskExecutorPreference(client.executor) {
+    ///     for url in urls { _ = try await client.execute(HTTPRequest(url: url)) }
+    /// }
+    /// ```
+    ///
+    /// It is also a `SerialExecutor`, for an actor that should share the loop's thread
+    /// (`nonisolated var unownedExecutor: UnownedSerialExecutor { client.executor.asUnownedSerialExecutor() }`).
+    /// - Warning: Work on it delays every transfer of the process: never block it (no synchronous
+    ///   file or network I/O, no long computation, no semaphore waits).
+    public var executor: any TaskExecutor & SerialExecutor { engine }
+
+    /// Runs `body` on the loop (see `executor`): no hop when the caller is there already.
+    func onLoop<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await withTaskExecutorPreference(engine, operation: body)
     }
 
     /// Closes the idle keep-alive connections of this client's pool and forgets its TLS sessions,
@@ -226,7 +232,7 @@ public final class HTTPClient: Sendable {
             var response = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     transfer.continuation = continuation
-                    engine.submit(transfer, window: inlineWindow)
+                    engine.submit(transfer)
                 }
             } onCancel: {
                 engine.cancel(transfer)

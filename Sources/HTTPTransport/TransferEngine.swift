@@ -8,59 +8,57 @@ import Glibc
 internal import CCurl
 internal import CHTTPDNSShims
 
-/// The process-wide libcurl event loop: one thread runs every transfer through the multi socket
-/// interface (curl_multi_socket_action) over one epoll set, for all connection pools.
+/// The process-wide libcurl event loop, and the Swift executor it runs on.
 ///
-/// Other threads talk to it through `submit` and `cancel`, which queue a command and wake the
-/// loop through an eventfd; except that a submission finding the loop blocked in epoll_wait starts
-/// the transfer itself (see `submit`).
-final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `loopLock` (held by the transfer thread except while it waits in epoll_wait); the inbox and pool registry are LockedValues
+/// One thread runs every transfer through the multi socket interface (curl_multi_socket_action)
+/// over one epoll set, for all connection pools, and runs Swift jobs between its turns: it is a
+/// `SerialExecutor` and a `TaskExecutor`, as SwiftNIO's event loops are. `HTTPClient.execute` runs
+/// its request's own work on it (`withTaskExecutorPreference`), so options are set, the response is
+/// built and the caller's continuation runs on the thread that owns the multi handles, without a
+/// lock; a caller already on it (`HTTPClient.executor`) makes no thread hop at all. Every loop
+/// state below is confined to that thread; other threads reach it only through the inbox, which
+/// wakes the loop through an eventfd when it sleeps in epoll_wait.
+final class TransferEngine: TaskExecutor, SerialExecutor, @unchecked Sendable {  // loop state is confined to the loop thread; the inbox and pool registry are LockedValues
     static let shared = TransferEngine()
 
-    private enum Command {
+    enum Command {
+        case job(UnownedJob)
         case start(Transfer)
         case cancel(Transfer)
         case closeIdle(PoolDescriptor, CheckedContinuation<Bool, Never>)
+        case inspect(PoolDescriptor, CheckedContinuation<SocketState, Never>)
     }
 
-    private let inbox = LockedValue<[Command]>([])
-    /// True while the transfer thread may block in epoll_wait; see `wakeIfWaiting`.
-    private let waiting = Atomic<Bool>(false)
+    let inbox = LockedValue<[Command]>([])
+    /// True while the loop thread may block in epoll_wait; see `wakeIfWaiting`.
+    let waiting = Atomic<Bool>(false)
+    /// The loop thread's `pthread_self()`, 0 until it runs.
+    let loopThread = Atomic<UInt>(0)
     private let registry = LockedValue<[PoolKey: PoolDescriptor]>([:])
-    /// Guards the loop state below and every libcurl multi handle.
-    private let loopLock = NSLock()
-    /// libcurl's timers: a timerfd in the epoll set, armed for the earliest pool deadline, so a
-    /// thread that starts a transfer can move it without waking the transfer thread.
+    /// libcurl's timers: a timerfd in the epoll set, armed for the earliest pool deadline.
     private let timerFD: Int32
     /// The deadline `timerFD` is armed for (uptime ns), nil when it is not armed.
     private var armedDeadline: UInt64?
-    private let epollFD: Int32
+    let epollFD: Int32
     private let wakeFD: Int32
 
-    // Loop state (under `loopLock`).
+    // Loop state (loop thread only).
     private var pools: [Int: ConnectionPool] = [:]
     /// A socket in the epoll set: the pool that owns it, the events it is registered for, and
     /// whether it is parked (see `watch`).
-    private struct Watch {
+    struct Watch {
         let pool: ConnectionPool
         var mask: Int32
         var parked = false
-        /// Out of the epoll set while a caller waits on it itself (see `lead`).
-        var led = false
     }
-    /// True while a caller drives the loop for its own transfer (see `lead`): `watch` then keeps
-    /// the sockets libcurl names out of the epoll set, so that they do not wake the transfer thread.
-    private var leading = false
-    /// Every socket in the epoll set (except the eventfd and timerfd), and, during an inline wait,
-    /// the ones the waiting caller polls itself (`led`).
-    private var socketOwners: [Int32: Watch] = [:]
+    /// Every socket in the epoll set except the eventfd and timerfd.
+    var socketOwners: [Int32: Watch] = [:]
     /// The sockets libcurl opened and has not closed, as told by the socket lifecycle callbacks
     /// (CURLOPT_OPENSOCKETFUNCTION, CURLOPT_CLOSESOCKETFUNCTION).
-    private var curlSockets: Set<Int32> = []
+    var curlSockets: Set<Int32> = []
     private var active: [ObjectIdentifier: Transfer] = [:]
-    /// When the transfers of pools with a connection limit, and those that may wait to multiplex,
-    /// are next checked against their time limits (uptime ns; nil: none in flight); see
-    /// `enforceTimeLimits`.
+    /// When the transfers that libcurl may queue are next checked against their time limits
+    /// (uptime ns; nil: none in flight); see `enforceTimeLimits`.
     private var nextLimitCheck: UInt64?
     /// How often those checks run, and so how late past its limit a waiting transfer may fail.
     private static let limitCheckInterval: UInt64 = 100_000_000  // ns
@@ -78,6 +76,9 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         thread.name = "httpdns.transfer"
         thread.start()
     }
+
+    /// True on the loop thread.
+    var isOnLoop: Bool { loopThread.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self())) }
 
     /// What separates pools: the trust policy (libcurl's reuse keys do not see what the TLS
     /// context callback does) and the HTTP version preference. libcurl 7.88 decides per host:port
@@ -108,84 +109,77 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         }
     }
 
-    /// Starts `transfer`.
-    ///
-    /// When the transfer thread is blocked in epoll_wait, the calling thread takes the loop lock and
-    /// starts the transfer itself (on a pooled connection that sends the request at once) and
-    /// re-arms the timerfd for libcurl's next timer; the transfer thread sleeps on until the
-    /// response (or the timer) arrives. Waking it for every request cost a context switch on the
-    /// sequential path. Otherwise the transfer is queued for the loop's next turn.
-    ///
-    /// With a `window` (nanoseconds), when no other transfer is in flight and the pool's recent
-    /// transfers took less than it, the calling thread then also waits for the response itself, for
-    /// at most `window` (see `lead`): the caller's continuation is then resumed before `submit`
-    /// returns, so a fast response costs no thread wake-up at all (the reused blocking easy handle's
-    /// one), where handing it over cost two: the transfer thread's and the resumed task's.
-    func submit(_ transfer: Transfer, window: UInt64 = 0) {
-        if loopLock.try() {
-            // Not with a command queued: one queued while the transfer thread was busy came with no
-            // wake-up (see `wakeIfWaiting`), so it would wait for the whole of the inline wait.
-            let leads = window > 0 && active.isEmpty && (pools[transfer.pool.id]?.recentDuration ?? 0) < window
-                && inbox.withLock { $0.isEmpty }
-            leading = leads
+    /// Starts `transfer`: at once on the loop thread (where `HTTPClient` calls it), else on the
+    /// loop's next turn.
+    func submit(_ transfer: Transfer) {
+        if isOnLoop {
             start(transfer)
-            runDueTimers(&touchedPools)
-            collectTouched()
-            if leads { lead(transfer, until: DispatchTime.now().uptimeNanoseconds + window) }
-            armTimer()
-            loopLock.unlock()
-            return
+        } else {
+            enqueue(.start(transfer))
         }
-        inbox.withLock { $0.append(.start(transfer)) }
-        wakeIfWaiting()
     }
 
     /// Stops `transfer` if it is running (or stops it from starting); it then fails with
-    /// `CancellationError`.
+    /// `CancellationError`. Any thread.
     func cancel(_ transfer: Transfer) {
         transfer.markCancelled()
-        inbox.withLock { $0.append(.cancel(transfer)) }
+        enqueue(.cancel(transfer))
+    }
+
+    /// Queues `command` for the loop's next turn, waking the loop when it sleeps.
+    func enqueue(_ command: Command) {
+        inbox.withLock { $0.append(command) }
         wakeIfWaiting()
     }
 
-    /// Writes the eventfd only when the transfer thread is (about to be) blocked in epoll_wait: a
-    /// busy loop drains the inbox on its next turn anyway, and under load most submissions then
-    /// cost no system call and no wake-up. The loop raises `waiting` before its last look at the
-    /// inbox (under the inbox lock), so a command queued after that look always sees it raised.
+    /// Writes the eventfd only when the loop thread is (about to be) blocked in epoll_wait: a busy
+    /// loop drains the inbox on its next turn anyway, so under load, and for every job the loop
+    /// queues for itself, a command costs no system call. The loop raises `waiting` before its last
+    /// look at the inbox (under the inbox lock), so a command queued after that look always sees it
+    /// raised.
     private func wakeIfWaiting() {
         guard waiting.exchange(false, ordering: .sequentiallyConsistent) else { return }
-        wake()
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
     }
 
     /// Closes the idle connections of `descriptor`'s pool and drops its TLS sessions, by cleaning up
     /// its multi and share handles (a new pair is made on next use), unless a transfer is in flight
     /// in it. - Returns: false when the pool was busy and left as it was.
     func closeIdleConnections(of descriptor: PoolDescriptor) async -> Bool {
-        await withCheckedContinuation { continuation in
-            inbox.withLock { $0.append(.closeIdle(descriptor, continuation)) }
-            wake()
-        }
+        await withCheckedContinuation { continuation in enqueue(.closeIdle(descriptor, continuation)) }
     }
 
-    private func wake() {
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
+    /// The sockets of `descriptor`'s pool in the epoll set, the parked ones among them, and whether
+    /// the pool parks sockets (for tests).
+    struct SocketState: Sendable {
+        var watched: [Int32]
+        var parked: [Int32]
+        var parks: Bool
     }
 
-    // MARK: Transfer thread
+    func watchedSockets(of descriptor: PoolDescriptor) async -> SocketState {
+        await withCheckedContinuation { continuation in enqueue(.inspect(descriptor, continuation)) }
+    }
+
+    private func socketState(of descriptor: PoolDescriptor) -> SocketState {
+        guard let pool = pools[descriptor.id] else { return SocketState(watched: [], parked: [], parks: true) }
+        let mine = socketOwners.filter { $0.value.pool === pool }
+        return SocketState(watched: mine.keys.sorted(), parked: mine.filter { $0.value.parked }.keys.sorted(), parks: pool.parksSockets)
+    }
+
+    // MARK: Loop thread
 
     private func run() {
+        loopThread.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
         // A write to a peer that closed could raise SIGPIPE. Blocking it on this thread turns that
-        // into EPIPE without changing the process's signal handling. (libcurl 7.88 sends through
-        // its own OpenSSL BIO with MSG_NOSIGNAL, which is what makes starting transfers on other
-        // threads in `submit` safe as well.)
+        // into EPIPE without changing the process's signal handling.
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &set, nil)
 
         var events = [httpdns_event](repeating: httpdns_event(), count: 256)
-        loopLock.lock()
         while true {
             drainInbox()
             // A transfer just added asks libcurl's timer for "now": run it here rather than arm the
@@ -196,11 +190,9 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             // A command queued between the drain above and the store would not wake us: look again.
             let timeout: Int32 = inbox.withLock { $0.isEmpty } ? -1 : 0
             armTimer()
-            loopLock.unlock()
             let count = events.withUnsafeMutableBufferPointer { buffer in
                 httpdns_epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), timeout)
             }
-            loopLock.lock()
             waiting.store(false, ordering: .sequentiallyConsistent)
             if count < 0 {
                 if errno == EINTR { continue }
@@ -244,7 +236,7 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
     }
 
     /// The pools libcurl ran in this turn of the loop, kept between turns (emptied, with its
-    /// capacity) so that a turn allocates none. Under the loop lock.
+    /// capacity) so that a turn allocates none.
     private var touchedPools: [ConnectionPool] = []
 
     /// Collects the completed transfers of `touchedPools` and empties it.
@@ -252,88 +244,6 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         for pool in touchedPools { collectCompleted(pool) }
         touchedPools.removeAll(keepingCapacity: true)
     }
-
-    /// The calling thread, holding the loop lock with `leading` raised since before it started
-    /// `transfer`, waits for `transfer`'s sockets itself (ppoll) and drives libcurl on them, until the
-    /// transfer completes, `deadline` (uptime ns) passes, or a command is queued (the eventfd turns
-    /// readable: another caller's transfer or a cancellation, which the transfer thread then
-    /// serves). The sockets libcurl named meanwhile are out of the epoll set (`watch`), so the
-    /// transfer thread, blocked in epoll_wait, is not woken by the response; they go back in when
-    /// the wait ends, with the events libcurl last asked for.
-    private func lead(_ transfer: Transfer, until deadline: UInt64) {
-        transfer.pool.inlineWaits.add(1, ordering: .relaxed)
-        defer {
-            stopLeading()
-            if active[ObjectIdentifier(transfer)] == nil { transfer.pool.inlineCompletions.add(1, ordering: .relaxed) }
-        }
-        // The array's storage is kept between waits: one allocation less per request.
-        var waits = spareEvents
-        spareEvents = []
-        defer { spareEvents = waits }
-        while active[ObjectIdentifier(transfer)] != nil {
-            let now = DispatchTime.now().uptimeNanoseconds
-            guard now < deadline else { return }
-            waits.removeAll(keepingCapacity: true)
-            waits.append(httpdns_event(fd: wakeFD, events: Int32(HTTPDNS_EVENT_IN)))
-            for (fd, owner) in socketOwners where owner.led && !owner.parked && owner.mask != 0 {
-                waits.append(httpdns_event(fd: fd, events: owner.mask))
-            }
-            // The shim waits on 16 at most; a transfer uses one or two.
-            guard waits.count <= 16 else { return }
-            var limit = deadline - now
-            if let next = earliestDeadline() { limit = next > now ? min(limit, next - now) : 0 }
-            let ready = waits.withUnsafeMutableBufferPointer { buffer in
-                httpdns_poll_wait(buffer.baseAddress, Int32(buffer.count), Int64(limit))
-            }
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            if waits[0].events != 0 { return }
-            for wait in waits.dropFirst() where wait.events != 0 {
-                guard let owner = socketOwners[wait.fd] else { continue }
-                var action: Int32 = 0
-                if wait.events & Int32(HTTPDNS_EVENT_IN) != 0 { action |= CURL_CSELECT_IN }
-                if wait.events & Int32(HTTPDNS_EVENT_OUT) != 0 { action |= CURL_CSELECT_OUT }
-                if wait.events & Int32(HTTPDNS_EVENT_ERROR) != 0 { action |= CURL_CSELECT_ERR }
-                owner.pool.socketAction(wait.fd, action)
-                if touchedPools.last !== owner.pool { touchedPools.append(owner.pool) }
-            }
-            runDueTimers(&touchedPools)
-            collectTouched()
-        }
-    }
-
-    /// Ends `lead`: the sockets it kept out of the epoll set that libcurl still watches go back in.
-    /// An idle one (parked: its transfer is over) is forgotten instead: libcurl watches no idle
-    /// connection, so it need not be in the set; the next inline wait takes it without a system
-    /// call, and the transfer thread adds it back when libcurl next watches it there.
-    private func stopLeading() {
-        leading = false
-        // The led sockets first: changing the dictionary while iterating it copied it (per request).
-        // Their array is kept between waits, emptied: one allocation less per request.
-        var led = spareLed
-        spareLed = []
-        defer {
-            led.removeAll(keepingCapacity: true)
-            spareLed = led
-        }
-        for (fd, owner) in socketOwners where owner.led { led.append((fd, owner)) }
-        for (fd, owner) in led {
-            if owner.parked {
-                socketOwners[fd] = nil
-                continue
-            }
-            socketOwners[fd]?.led = false
-            if httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_ADD), fd, owner.mask) != 0 {
-                _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_MODIFY), fd, owner.mask)
-            }
-        }
-    }
-
-    /// `lead`'s poll list, and `stopLeading`'s list of led sockets, kept for the next wait.
-    private var spareEvents: [httpdns_event] = []
-    private var spareLed: [(fd: Int32, owner: Watch)] = []
 
     /// The pool whose timer action is running, if any (see `runDueTimers`).
     private var poolOnTimer: ConnectionPool?
@@ -394,15 +304,17 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         inbox.withLock { queue in swap(&queue, &drained) }
         for command in drained {
             switch command {
+            case .job(let job): job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
             case .start(let transfer): start(transfer)
             case .cancel(let transfer): stop(transfer)
             case .closeIdle(let descriptor, let continuation): continuation.resume(returning: closeIdle(descriptor))
+            case .inspect(let descriptor, let continuation): continuation.resume(returning: socketState(of: descriptor))
             }
         }
         drained.removeAll(keepingCapacity: true)
     }
 
-    /// The commands `drainInbox` took, while it serves them (under the loop lock).
+    /// The commands `drainInbox` took, while it serves them (loop thread).
     private var drained: [Command] = []
 
     private func connectionPool(_ descriptor: PoolDescriptor) -> ConnectionPool? {
@@ -532,13 +444,12 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             let transfer = Unmanaged<Transfer>.fromOpaque(privateData).takeUnretainedValue()
             guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { continue }
             if result == CURLE_OK { transfer.confirmRoute(in: pool) }
-            pool.noteDuration(DispatchTime.now().uptimeNanoseconds &- transfer.startedAt)
             // Read what the connection told us before the handle leaves the multi handle.
             end(transfer, in: pool, with: transfer.outcome(for: result))
         }
     }
 
-    /// Called by libcurl (through the pool's socket callback) under the loop lock.
+    /// Called by libcurl (through the pool's socket callback) on the loop thread.
     ///
     /// A keep-alive connection is dropped from libcurl's watch list when its transfer ends and
     /// added back, for the same events, when the next transfer takes it: two epoll_ctl calls per
@@ -568,12 +479,6 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         if events & CURL_POLL_IN != 0 { mask |= Int32(HTTPDNS_EVENT_IN) }
         if events & CURL_POLL_OUT != 0 { mask |= Int32(HTTPDNS_EVENT_OUT) }
         let known = socketOwners[socket]
-        if leading {
-            // The calling thread waits on it (see `lead`): out of the epoll set until it is done.
-            if let known, !known.led { _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_REMOVE), socket, 0) }
-            socketOwners[socket] = Watch(pool: pool, mask: mask, led: true)
-            return
-        }
         // libcurl repeats a socket's events after every action on it; re-arming an unchanged
         // watch is a system call per request for nothing.
         if let known, known.pool === pool, known.mask == mask {
@@ -588,8 +493,8 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
         socketOwners[socket] = Watch(pool: pool, mask: mask)
     }
 
-    /// libcurl opened `fd` (`opened`) or is about to close it. Under the loop lock: libcurl opens
-    /// and closes sockets only inside the multi calls the engine makes under it.
+    /// libcurl opened `fd` (`opened`) or is about to close it. On the loop thread: libcurl opens
+    /// and closes sockets only inside the multi calls the engine makes there.
     fileprivate func socketLifecycle(fd: Int32, opened: Bool) {
         if opened {
             // A number the kernel just handed out was closed before: an entry for it is stale,
@@ -600,16 +505,6 @@ final class TransferEngine: @unchecked Sendable {  // loop state is guarded by `
             curlSockets.remove(fd)
             if socketOwners[fd] != nil { unwatch(fd) }
         }
-    }
-
-    /// The sockets of `descriptor`'s pool in the epoll set, the parked ones among them, and whether
-    /// the pool parks sockets (for tests).
-    func watchedSockets(of descriptor: PoolDescriptor) -> (watched: [Int32], parked: [Int32], parks: Bool) {
-        loopLock.lock()
-        defer { loopLock.unlock() }
-        guard let pool = pools[descriptor.id] else { return ([], [], true) }
-        let mine = socketOwners.filter { $0.value.pool === pool }
-        return (mine.keys.sorted(), mine.filter { $0.value.parked }.keys.sorted(), pool.parksSockets)
     }
 
     /// Takes `pool`'s parked sockets out of the epoll set; it parks none from now on (see `watch`).

@@ -16,9 +16,9 @@ struct ParkedSocketTests {
     init() throws { fixture = try Fixture() }
 
     /// A client on a pool of its own whose idle sockets the transfer thread parks: a request that
-    /// completes on its sending thread leaves its idle socket out of the set (InlineWaitTests).
+    /// is over leaves its idle socket parked in the set.
     func client(proxy: ProxyPolicy = .none) -> (HTTPClient, PoolDescriptor) {
-        fixture.clientOnOwnPool(inlineWait: 0, proxy: proxy)
+        fixture.clientOnOwnPool(proxy: proxy)
     }
 
     /// A request after which the pool's connection is parked, and its socket. nginx closes idle
@@ -29,7 +29,7 @@ struct ParkedSocketTests {
         let deadline = ContinuousClock.now + .seconds(TestTimeScale.scaled(15))
         repeat {
             _ = try await client.execute(fixture.loopbackRequest(path))
-            let state = TransferEngine.shared.watchedSockets(of: pool)
+            let state = (await TransferEngine.shared.watchedSockets(of: pool))
             if state.parked.count == 1, state.watched == state.parked { return state.parked[0] }
             try await Task.sleep(for: .milliseconds(200))
         } while ContinuousClock.now < deadline
@@ -44,7 +44,8 @@ struct ParkedSocketTests {
             let socket = try #require(try await parkedConnection(client, pool), "no connection was parked after a request")
             let next = try await client.execute(fixture.loopbackRequest())
             #expect(next.text == "vhost=a.test\n")
-            takenBack = next.connection.reusedConnection && TransferEngine.shared.watchedSockets(of: pool).parked == [socket]
+            let parked = await TransferEngine.shared.watchedSockets(of: pool).parked
+            takenBack = next.connection.reusedConnection && parked == [socket]
         }
         #expect(takenBack, "a reused connection's socket was parked again")
     }
@@ -56,10 +57,10 @@ struct ParkedSocketTests {
         // the parked socket, which takes it out of the set (else the loop would wake for it for ever).
         _ = try #require(try await parkedConnection(client, pool, path: "/keepalive/short"), "no connection was parked after a request")
         let deadline = ContinuousClock.now + .seconds(TestTimeScale.scaled(6))
-        while ContinuousClock.now < deadline, !TransferEngine.shared.watchedSockets(of: pool).watched.isEmpty {
+        while ContinuousClock.now < deadline, !(await TransferEngine.shared.watchedSockets(of: pool)).watched.isEmpty {
             try await Task.sleep(for: .milliseconds(50))
         }
-        #expect(TransferEngine.shared.watchedSockets(of: pool).watched.isEmpty, "the closed connection left the epoll set")
+        #expect((await TransferEngine.shared.watchedSockets(of: pool)).watched.isEmpty, "the closed connection left the epoll set")
         let next = try await client.execute(fixture.loopbackRequest())
         #expect(next.text == "vhost=a.test\n")
         #expect(next.connection.reusedConnection == false, "the closed connection was not reused")
@@ -75,13 +76,13 @@ struct ParkedSocketTests {
         let proxied = try await client.execute(HTTPRequest(url: fixture.url("b.test")))
         #expect(proxied.text == "vhost=b.test\n")
         #expect(proxied.connection.proxy == proxy.url)
-        let after = TransferEngine.shared.watchedSockets(of: pool)
+        let after = (await TransferEngine.shared.watchedSockets(of: pool))
         #expect(after.parks == false)
         #expect(after.parked.isEmpty, "the parked socket was taken out: \(after)")
 
         let again = try await client.execute(fixture.loopbackRequest())
         #expect(again.text == "vhost=a.test\n")
-        #expect(TransferEngine.shared.watchedSockets(of: pool).watched.isEmpty, "nothing is parked any more")
+        #expect((await TransferEngine.shared.watchedSockets(of: pool)).watched.isEmpty, "nothing is parked any more")
     }
 
     @Test("libcurl's sockets are close-on-exec: a child process does not inherit a pooled connection")

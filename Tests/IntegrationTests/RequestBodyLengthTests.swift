@@ -23,7 +23,7 @@ struct RequestBodyLengthTests {
 
     @Test("a stream longer than its declared length fails, and the next request on the connection is unharmed")
     func longStreamFails() async throws {
-        let (client, _) = fixture.clientOnOwnPool(inlineWait: 0.001)
+        let (client, _) = fixture.clientOnOwnPool()
         _ = try await client.execute(fixture.loopbackRequest())  // a pooled connection to reuse
         let error = await #expect(throws: HTTPClientError.self) {
             try await client.execute(post(.stream(InputStream(data: bytes(300)), length: 200)))
@@ -39,7 +39,7 @@ struct RequestBodyLengthTests {
 
     @Test("a stream shorter than its declared length fails at once instead of waiting for ever")
     func shortStreamFails() async throws {
-        let (client, _) = fixture.clientOnOwnPool(inlineWait: 0.001)
+        let (client, _) = fixture.clientOnOwnPool()
         let begin = ContinuousClock.now
         let error = await #expect(throws: HTTPClientError.self) {
             try await client.execute(post(.stream(InputStream(data: bytes(100)), length: 200)))
