@@ -63,6 +63,8 @@ let package = Package(
         .testTarget(name: "DNSResolverTests", dependencies: ["DNSResolver", "HTTPDNS", "TestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["HTTPDNS", "HTTPDNSCLI", "HTTPDNSURLSession", "TestSupport"]),
         .testTarget(name: "TLSTrustTests", dependencies: ["TLSTrust"]),
+        // The transport's rules as pure types (handle reuse, deadlines, failure table), no server.
+        .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,27 +3,28 @@ import HTTPDNS
 
 /// The `httpdns` command: `resolve`, `fetch`, `help`.
 public enum HTTPDNSTool {
-    /// Exit statuses, following curl's where the same failure exists (curl(1) "EXIT CODES").
+    /// Exit statuses, following curl's where the same failure exists (curl(1) "EXIT CODES"), from
+    /// the library's one table (`HTTPClientError.exitStatus(for:curlCode:)`).
     public enum ExitStatus {
         public static let success: Int32 = 0
         /// Usage error or bad input found before any traffic (a malformed URL, `--resolve`, PEM
         /// file, unknown option, a client identity that cannot be loaded).
-        public static let usage: Int32 = 2
-        public static let couldNotResolve: Int32 = 6
-        public static let couldNotConnect: Int32 = 7
-        public static let httpError: Int32 = 22
+        public static let usage = HTTPClientError.exitStatus(for: .invalidRequest)
+        public static let couldNotResolve = HTTPClientError.exitStatus(for: .couldNotResolve)
+        public static let couldNotConnect = HTTPClientError.exitStatus(for: .couldNotConnect)
+        public static let httpError = HTTPClientError.exitStatus(for: .httpError)
         /// Writing the output failed (CURLE_WRITE_ERROR).
-        public static let writeFailed: Int32 = 23
-        public static let timedOut: Int32 = 28
-        public static let tlsHandshakeFailed: Int32 = 35
-        public static let tooManyRedirects: Int32 = 47
-        public static let certificateVerificationFailed: Int32 = 60
+        public static let writeFailed = HTTPClientError.exitStatus(for: .outputFailed)
+        public static let timedOut = HTTPClientError.exitStatus(for: .timedOut)
+        public static let tlsHandshakeFailed = HTTPClientError.exitStatus(for: .tlsHandshakeFailed)
+        public static let tooManyRedirects = HTTPClientError.exitStatus(for: .tooManyRedirects)
+        public static let certificateVerificationFailed = HTTPClientError.exitStatus(for: .certificateVerificationFailed)
         /// The server rejected the client certificate, or TLS refused it during the handshake
         /// (CURLE_SSL_CERTPROBLEM). One that cannot be loaded is bad input (`usage`), found
         /// before any traffic.
-        public static let clientCertificateProblem: Int32 = 58
+        public static let clientCertificateProblem = HTTPClientError.exitStatus(for: .clientCertificateRejected)
         /// No certificate of the verified chain matched a pin (CURLE_SSL_PINNEDPUBKEYNOTMATCH).
-        public static let pinMismatch: Int32 = 90
+        public static let pinMismatch = HTTPClientError.exitStatus(for: .pinMismatch)
     }
 
     static let usage = """

@@ -176,21 +176,19 @@ public final class HTTPClient: Sendable {
         // otherwise leave a slow connection too little of it.
         var request = request
         let begin = ContinuousClock.now
-        var limits = request.timeouts ?? configuration.timeouts
+        let limits = request.timeouts ?? configuration.timeouts
         try limits.check(url: request.url)
         try RequestFraming.checkFields(of: request)
-        let given = limits
-        /// Takes the time since `begin` off the given total limit.
+        let deadlines = RequestDeadlines(given: limits, begin: begin)
+        /// Takes the time since `begin` off the total limit the rest of the request gets.
         func spend() {
-            guard let total = given.total else { return }
-            limits.total = max(0.001, total - (ContinuousClock.now - begin).seconds)
-            request.timeouts = limits
+            guard limits.total != nil else { return }
+            request.timeouts = deadlines.remaining(at: .now)
         }
         var lookupTime: TimeInterval?
         if addresses == nil, !target.isIPLiteral, proxy == nil {
             do {
-                let limit = [limits.connect, limits.total].compactMap { $0 }.min()
-                let resolved = try await resolve(target, within: limit, url: request.url)
+                let resolved = try await resolve(target, within: deadlines.resolveLimit, url: request.url)
                 resolution = resolved
                 addresses = resolved.addresses
             } catch let error as ResolutionError {
@@ -262,8 +260,7 @@ public final class HTTPClient: Sendable {
         let lookup = Task { outcome.settle(await Result { try await resolver.resolve(host: target.host, port: target.port) }) }
         let timer = Task {
             try? await Task.sleep(for: .seconds(limit))
-            outcome.settle(.failure(HTTPClientError(kind: .timedOut, message: "resolving \(target.host) timed out after \(Int((limit * 1000).rounded())) ms",
-                                                    url: url, curlCode: 28)))
+            outcome.settle(.failure(HTTPClientError.timedOut(.resolving(host: target.host, limit: limit), url: url)))
         }
         defer {
             lookup.cancel()
@@ -290,8 +287,7 @@ public final class HTTPClient: Sendable {
                                request: HTTPRequest) async throws -> (addresses: [IPAddress], raceTime: TimeInterval?) {
         let ordered = HappyEyeballs.interleave(addresses)
         let key = "\(pool.id)|\(ConnectRoute.cached(host: target.host, addresses: addresses, port: target.port).name)"
-        let timeouts = request.timeouts ?? configuration.timeouts
-        let timeout = min(timeouts.connect ?? 300, timeouts.total ?? .infinity)  // libcurl's connect default: 300 s
+        let timeout = RequestDeadlines.raceLimit(request.timeouts ?? configuration.timeouts)
         let port = target.port
         func winnerFirst(_ winner: IPAddress?) -> [IPAddress] {
             guard let winner, ordered.contains(winner) else { return ordered }
@@ -318,9 +314,8 @@ public final class HTTPClient: Sendable {
         if isOwn { RouteMemory.shared.finish(key, winner: outcome.winner?.address) }
         try Task.checkCancellation()
         if outcome.winner == nil, outcome.timedOut {
-            let tried = ordered.map(\.description).joined(separator: ", ")
-            throw HTTPClientError(kind: .timedOut, message: "connecting to \(IPAddress.authority(host: target.host, port: target.port)) timed out after \(timeout) s (addresses tried: \(tried))",
-                                  url: request.url, curlCode: 28)
+            throw HTTPClientError.timedOut(.connecting(authority: IPAddress.authority(host: target.host, port: target.port), limit: timeout, tried: ordered),
+                                           url: request.url)
         }
         // No winner and no time-out: every address refused; libcurl fails the usual way.
         return (winnerFirst(outcome.winner?.address), isOwn ? outcome.elapsed : nil)
@@ -352,10 +347,6 @@ private final class FirstOutcome<Value: Sendable>: Sendable {
             if let ready { continuation.resume(with: ready) }
         }
     }
-}
-
-private extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
 private extension Result where Failure == any Error {

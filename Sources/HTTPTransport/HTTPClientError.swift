@@ -101,28 +101,14 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
                         url: url, curlCode: curlCode)
     }
 
-    /// The exit status curl uses for this failure (curl(1) "EXIT CODES").
-    public var curlExitStatus: Int32 {
-        switch kind {
-        case .invalidURL: 3
-        case .unsupportedScheme: 1
-        case .invalidRequest: 2
-        case .couldNotResolve: 6
-        case .couldNotConnect: 7
-        case .timedOut: 28
-        case .tlsHandshakeFailed: 35
-        case .certificateVerificationFailed: 60
-        case .trustConfigurationInvalid: 77
-        case .pinMismatch: 90
-        case .clientCertificateRejected: 58
-        case .certificateStatusInvalid: 91
-        case .httpError: 22
-        case .responseTooLarge: 63
-        case .outputFailed: 23
-        case .bodyReadFailed: 26
-        case .transferFailed: Int32(curlCode ?? 56)
-        case .shutDown: 43
-        case .tooManyRedirects: 47
-        }
+    /// The exit status curl uses for this failure (curl(1) "EXIT CODES"): 6 for `.couldNotResolve`,
+    /// 28 for `.timedOut`, 60 for `.certificateVerificationFailed`, libcurl's own code for
+    /// `.transferFailed`; see `exitStatus(for:curlCode:)`.
+    public var curlExitStatus: Int32 { Self.exitStatus(for: kind, curlCode: curlCode) }
+
+    /// The exit status curl uses for a failure of `kind` (curl(1) "EXIT CODES"); `curlCode`
+    /// matters only for `.transferFailed`, which keeps libcurl's code (56 when nil).
+    public static func exitStatus(for kind: Kind, curlCode: Int? = nil) -> Int32 {
+        FailureTable.exitStatus(for: kind, curlCode: curlCode)
     }
 }

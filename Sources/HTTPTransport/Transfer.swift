@@ -87,59 +87,47 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     var setUpsBegunAtStart = 0
     var startedBesideOpening = false
     private(set) var countsAsOpening = false
-    /// Whether the handle holds no more memory than a plain request leaves in it: no request body
-    /// (libcurl keeps the 64 KiB upload buffer it allocated for one) and a response head of at
-    /// most 16 KiB (CURLINFO_HEADER_SIZE; libcurl keeps its header buffer at the size it grew
-    /// to). Transfer thread, before the reset.
-    var isSmallForReuse: Bool {
-        guard bodySource == nil else { return false }
-        var size = 0
-        _ = httpdns_easy_getinfo_long(easy, CURLINFO_HEADER_SIZE, &size)
-        return size <= 16 * 1024
-    }
-
-    /// How the engine readied the handle for `EasyHandleCache` (`prepareHandleForReuse`): not at
-    /// all (it is cleaned up with the transfer), reset, or keeping the options it holds.
-    private enum HandleReuse { case none, reset, keepingOptions }
-    private var handleReuse = HandleReuse.none
+    /// What `prepareHandle` decided for `EasyHandleCache`; nil until it ran (the handle is then
+    /// cleaned up with the transfer).
+    private var handleReuse: HandleReuse?
     /// The options `configure` set (CURLoption values, in order), for `EasyHandleCache`.
     private var setOptions: [UInt16] = []
     /// True while `configure` runs: `check` records each option set into `setOptions`.
     private var recordsOptions = false
 
-    /// Readies the handle for `EasyHandleCache` once it is out of the multi handle and its outcome
-    /// is read. The engine calls it only for a transfer libcurl cannot have queued
-    /// (`TransferEngine.end`); a handle never readied is cleaned up, never reused. Transfer thread.
-    ///
-    /// The handle keeps its options (`EasyHandleCache`) when the transfer left no state of
-    /// libcurl's that only a reset clears: it succeeded on a connection it reused (opening none),
-    /// sent the request once (libcurl's retry count, `state.retrycount`, would grow over the
-    /// handle's life, and at 5 a legitimate retry fails), was offered no authentication
-    /// (`state.authhost.avail` from a 401's challenges, CURLINFO_HTTPAUTH_AVAIL and
-    /// CURLINFO_PROXYAUTH_AVAIL, which a later request with credentials would act on), and had no
-    /// proxy and no credentials in its URL. A CURLOPT_RESOLVE list not yet loaded
-    /// (`state.resolve`) is cleared then, and the pointers to this transfer's lists and error
-    /// buffer, which go with it. Otherwise the handle is reset.
-    /// - Returns: true when the handle keeps its options.
-    func prepareHandleForReuse(after result: Result<HTTPResponse, any Error>) -> Bool {
-        guard !sharesSessions, handleReuse == .none else { return false }
-        if case .success = result, sendAttempts == 1, proxy == nil, url.user == nil, url.password == nil, !isCancelled {
-            var connects = 0, hostAuth = 0, proxyAuth = 0
-            _ = httpdns_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
-            _ = httpdns_easy_getinfo_long(easy, CURLINFO_HTTPAUTH_AVAIL, &hostAuth)
-            _ = httpdns_easy_getinfo_long(easy, CURLINFO_PROXYAUTH_AVAIL, &proxyAuth)
-            if connects == 0, hostAuth == 0, proxyAuth == 0 {
-                _ = httpdns_easy_setopt_ptr(easy, CURLOPT_RESOLVE, nil)
-                _ = httpdns_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, nil)
-                _ = httpdns_easy_setopt_ptr(easy, CURLOPT_CONNECT_TO, nil)
-                _ = httpdns_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, nil)
-                handleReuse = .keepingOptions
-                return true
-            }
+    /// The facts `HandleReuse.decide` needs, once the transfer is out of the multi handle and its
+    /// outcome is read; the queue facts come from the engine. Loop thread.
+    func reuseFacts(after result: Result<HTTPResponse, any Error>, oversubscribedMeanwhile: Bool,
+                    besideConnectionSetUp: Bool) -> HandleReuse.Facts {
+        var headBytes = 0, connects = 0, hostAuth = 0, proxyAuth = 0
+        _ = httpdns_easy_getinfo_long(easy, CURLINFO_HEADER_SIZE, &headBytes)
+        _ = httpdns_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
+        _ = httpdns_easy_getinfo_long(easy, CURLINFO_HTTPAUTH_AVAIL, &hostAuth)
+        _ = httpdns_easy_getinfo_long(easy, CURLINFO_PROXYAUTH_AVAIL, &proxyAuth)
+        var succeeded = false
+        if case .success = result { succeeded = true }
+        return HandleReuse.Facts(
+            oversubscribedMeanwhile: oversubscribedMeanwhile, besideConnectionSetUp: besideConnectionSetUp,
+            sentBody: bodySource != nil, headBytes: headBytes, leftShare: !sharesSessions, succeeded: succeeded,
+            sendAttempts: sendAttempts, viaProxy: proxy != nil, urlCredentials: url.user != nil || url.password != nil,
+            cancelled: isCancelled, connectionsOpened: connects, authOffered: hostAuth != 0 || proxyAuth != 0)
+    }
+
+    /// Readies the handle for `EasyHandleCache` as `decision` says (`HandleReuse`). Keeping its
+    /// options clears the pointers to this transfer's lists and error buffer, which go with it, and
+    /// a CURLOPT_RESOLVE list not yet loaded (`state.resolve`). Loop thread.
+    func prepareHandle(_ decision: HandleReuse) {
+        guard handleReuse == nil else { return }
+        handleReuse = decision
+        switch decision {
+        case .cleanUp: break
+        case .reset: EasyHandleCache.reset(easy)
+        case .keepOptions:
+            _ = httpdns_easy_setopt_ptr(easy, CURLOPT_RESOLVE, nil)
+            _ = httpdns_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, nil)
+            _ = httpdns_easy_setopt_ptr(easy, CURLOPT_CONNECT_TO, nil)
+            _ = httpdns_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, nil)
         }
-        EasyHandleCache.reset(easy)
-        handleReuse = .reset
-        return false
     }
     /// When the engine added the transfer (uptime ns). Transfer thread.
     var startedAt: UInt64 = 0
@@ -178,7 +166,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         var heldOptions = taken.options
         // Credentials in the URL: libcurl authenticates from state a reset clears, whatever any
         // request before left in it.
-        if heldOptions != nil, request.url.user != nil || request.url.password != nil {
+        if HandleReuse.resetsBefore(held: heldOptions, urlCredentials: request.url.user != nil || request.url.password != nil) {
             EasyHandleCache.reset(easy)
             heldOptions = nil
         }
@@ -211,7 +199,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         }
         do {
             try configure(request: request, target: target, configuration: configuration, lists: lists)
-            if let heldOptions, heldOptions != setOptions {
+            if let heldOptions, !HandleReuse.keepsHeld(heldOptions, for: setOptions) {
                 // The handle held another request's options, not all of which this one set: one
                 // could be left in force. Reset, and set this request's from libcurl's defaults.
                 EasyHandleCache.reset(easy)
@@ -234,9 +222,9 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         released = true
         // Only a handle the engine readied for reuse goes back (see `prepareHandleForReuse`).
         switch handleReuse {
-        case .reset: EasyHandleCache.keep(easy)
-        case .keepingOptions: EasyHandleCache.keep(easy, options: setOptions)
-        case .none: curl_easy_cleanup(easy)
+        case .reset?: EasyHandleCache.keep(easy)
+        case .keepOptions?: EasyHandleCache.keep(easy, options: setOptions)
+        case .cleanUp?, nil: curl_easy_cleanup(easy)
         }
         for list in lists { curl_slist_free_all(list) }
         lists.removeAll()
@@ -376,8 +364,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         let timeouts = request.timeouts ?? configuration.timeouts
         connectLimit = timeouts.connect
         totalLimit = timeouts.total
-        if let connect = timeouts.connect { try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connect)) }
-        if let total = timeouts.total { try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
+        if let connect = timeouts.connect { try set(CURLOPT_CONNECTTIMEOUT_MS, RequestDeadlines.curlMilliseconds(connect)) }
+        if let total = timeouts.total { try set(CURLOPT_TIMEOUT_MS, RequestDeadlines.curlMilliseconds(total)) }
         if pool.connectionsPerHost != nil || waitsToMultiplex {
             try check(httpdns_easy_setopt_sockopt_function(easy, sockoptCallback), CURLOPT_SOCKOPTFUNCTION)
             try check(httpdns_easy_setopt_ptr(easy, CURLOPT_SOCKOPTDATA, me), CURLOPT_SOCKOPTDATA)
@@ -477,11 +465,6 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             lines.append("User-Agent: \(agent)")
         }
         return lines
-    }
-
-    private static func milliseconds(_ seconds: Double) -> Int {
-        guard seconds.isFinite, seconds > 0 else { return 1 }
-        return Int(min(seconds * 1000, Double(Int32.max)).rounded(.up))
     }
 
     // MARK: Callbacks (transfer thread)
@@ -687,16 +670,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     /// The error for a transfer the engine stopped after `limit` seconds.
     func timeoutError(after limit: TimeInterval, waitingForConnection: Bool) -> HTTPClientError {
-        let seconds = limit.formatted(.number.precision(.fractionLength(0...3)))
-        let routed = addressList.map { " (addresses: \($0))" } ?? ""
-        let message = switch (waitingForConnection, waitsToMultiplex, pool.connectionsPerHost) {
-        case (false, _, _): "request to \(endpoint)\(routed) timed out after \(seconds) s"
-        case (true, true, _):
-            "request to \(endpoint)\(routed) timed out after \(seconds) s without a connection (it waited to multiplex on one another request was opening to it)"
-        case (true, false, let limit):
-            "request to \(endpoint)\(routed) timed out after \(seconds) s waiting for a free connection (all \(limit ?? 0) allowed by maximumConnectionsPerHost were busy)"
-        }
-        var error = HTTPClientError(kind: .timedOut, message: message, url: url, curlCode: Int(CURLE_OPERATION_TIMEDOUT.rawValue))
+        let wait: TimeoutMessage.Wait = !waitingForConnection ? .none : waitsToMultiplex ? .multiplexing : .freeConnection(limit: pool.connectionsPerHost ?? 0)
+        var error = HTTPClientError.timedOut(.stopped(endpoint: endpoint, addresses: addresses, limit: limit, wait: wait), url: url)
         error.resolution = resolution
         error.connection = completeConnectionReport()
         return error
@@ -787,16 +762,12 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         let listed = addressList
         let tried = listed.map { " (addresses tried: \($0))" } ?? ""
-        // A time-out may strike after connecting, or before every address was tried.
-        let routed = listed.map { " (addresses: \($0))" } ?? ""
-        let kind: HTTPClientError.Kind
+        var kind = FailureTable.kind(forCurlCode: Int(code.rawValue))
         let message: String
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST:
-            kind = .couldNotResolve
             message = "could not resolve \(endpoint): \(reason)"
         case CURLE_COULDNT_CONNECT:
-            kind = .couldNotConnect
             message = "could not connect to \(endpoint)\(tried): \(reason)"
         case CURLE_OPERATION_TIMEDOUT where waitsToMultiplex && !openedSocket && startedAt > 0 && isWaitingForConnection:
             // It never had a connection: it waited to multiplex on one another request was opening,
@@ -807,32 +778,25 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             let waited = Double(DispatchTime.now().uptimeNanoseconds &- startedAt) / 1e9
             return timeoutError(after: waited, waitingForConnection: true)
         case CURLE_OPERATION_TIMEDOUT:
-            kind = .timedOut
-            message = "request to \(endpoint) timed out\(routed): \(reason)"
+            message = TimeoutMessage.transfer(endpoint: endpoint, addresses: addresses, reason: reason).text
         case CURLE_PEER_FAILED_VERIFICATION where transferTrust?.pinOutcome == .mismatch:
             let report = pinReport(enforced: true)
             return HTTPClientError(kind: .pinMismatch, message: report?.description ?? "certificate pinning failed for \(endpoint)", url: url,
                                    curlCode: Int(CURLE_SSL_PINNEDPUBKEYNOTMATCH.rawValue), pinReport: report)
         case CURLE_PEER_FAILED_VERIFICATION:
-            kind = .certificateVerificationFailed
             message = "certificate verification failed for \(displayHost): \(reason)"
         case CURLE_SSL_CERTPROBLEM:
-            kind = .clientCertificateRejected
             message = "the client certificate could not be used for \(endpoint): \(reason)"
         case CURLE_SSL_INVALIDCERTSTATUS:
-            kind = .certificateStatusInvalid
             message = "OCSP stapling is required but \(endpoint) did not staple a valid response: \(reason)"
         case _ where [CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR].contains(code) && Self.isClientCertificateAlert(reason):
             kind = .clientCertificateRejected
             message = "\(endpoint) rejected the client certificate\(pool.trust.policy.identity == nil ? " (none was presented)" : ""): \(reason)"
         case CURLE_SSL_CONNECT_ERROR:
-            kind = .tlsHandshakeFailed
             message = "TLS handshake with \(endpoint) failed: \(reason)"
         case CURLE_SSL_CACERT_BADFILE:
-            kind = .trustConfigurationInvalid
             message = "trust anchors could not be loaded: \(reason)"
         case CURLE_WRITE_ERROR:
-            kind = .outputFailed
             message = "writing the response body failed: \(reason)"
         case CURLE_ABORTED_BY_CALLBACK where refusedResend, CURLE_SEND_FAIL_REWIND where refusedResend:
             return HTTPClientError(kind: .transferFailed,
@@ -843,20 +807,16 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
                 method: method, url: url, "had to be sent again (the reused connection to \(endpoint) closed before any response, or the server refused the request unprocessed)",
                 curlCode: Int(code.rawValue))
         case CURLE_ABORTED_BY_CALLBACK, CURLE_READ_ERROR, CURLE_SEND_FAIL_REWIND:
-            kind = .bodyReadFailed
             message = bodySource?.failure ?? "the request body could not be sent: \(reason)"
         case CURLE_URL_MALFORMAT:
-            kind = .invalidURL
             message = "malformed URL '\(url.redactedString)': \(reason)"
         case CURLE_UNSUPPORTED_PROTOCOL:
-            kind = .unsupportedScheme
             // libcurl also gives this code to a reply that is not HTTP at all ("Received HTTP/0.9
             // when not allowed"), from a server speaking something else on the port.
             message = reason.contains("HTTP/0.9")
                 ? "the server at '\(url.redactedString)' did not answer with HTTP (no status line: \(reason))"
                 : "unsupported URL scheme in '\(url.redactedString)': \(reason)"
         default:
-            kind = .transferFailed
             message = "request to \(endpoint) failed: \(reason)"
         }
         return HTTPClientError(kind: kind, message: message, url: url, curlCode: Int(code.rawValue))

@@ -377,14 +377,10 @@ final class TransferEngine: TaskExecutor, SerialExecutor, @unchecked Sendable { 
         for transfer in active.values where transfer.pool.connectionsPerHost != nil || transfer.waitsToMultiplex {
             // Less a grace of one interval, so that libcurl's own time-outs come first.
             let elapsed = (TimeInterval(now) - TimeInterval(transfer.startedAt) - TimeInterval(Self.limitCheckInterval)) / 1e9
-            var failure: HTTPClientError?
-            // libcurl's connect limit when none is set: 300 s.
-            let connect = transfer.connectLimit ?? 300
-            if let total = transfer.totalLimit, elapsed > total {
-                failure = transfer.timeoutError(after: total, waitingForConnection: transfer.isWaitingForConnection)
-            } else if elapsed > connect, transfer.isWaitingForConnection {
-                failure = transfer.timeoutError(after: connect, waitingForConnection: true)
-            }
+            let waitingForConnection = transfer.isWaitingForConnection
+            let failure = RequestDeadlines.queuedTransferLimitPassed(elapsed: elapsed, connect: transfer.connectLimit, total: transfer.totalLimit,
+                                                                     waitingForConnection: waitingForConnection)
+                .map { transfer.timeoutError(after: $0, waitingForConnection: waitingForConnection) }
             guard let failure, let pool = pools[transfer.pool.id] else {
                 watched = true
                 continue
@@ -408,18 +404,15 @@ final class TransferEngine: TaskExecutor, SerialExecutor, @unchecked Sendable { 
         if transfer.countsAsOpening { pool.openingTransfers -= 1 }
         transfer.connectionPool = nil
         // libcurl queues a transfer only under the connection limit, or to wait to multiplex
-        // (CURLOPT_PIPEWAIT) on a connection being set up; a queued handle is not reused
-        // (`EasyHandleCache`). See `ConnectionPool.oversubscriptions` and `openingTransfers`.
-        let neverOverLimit = transfer.pool.connectionsPerHost == nil || pool.oversubscriptions == transfer.oversubscriptionsAtStart
-        let neverBesideSetUp = !transfer.waitsToMultiplex || (!transfer.startedBesideOpening && pool.setUpsBegun == transfer.setUpsBegunAtStart)
-        // A handle that sent a body keeps libcurl's 64 KiB upload buffer, and one that read a large
-        // head its grown header buffer: not kept for the life of the process.
-        let reusable = neverOverLimit && neverBesideSetUp && transfer.isSmallForReuse
+        // (CURLOPT_PIPEWAIT) on a connection being set up: see `ConnectionPool.oversubscriptions`
+        // and `openingTransfers`.
+        let oversubscribed = transfer.pool.connectionsPerHost != nil && pool.oversubscriptions != transfer.oversubscriptionsAtStart
+        let besideSetUp = transfer.waitsToMultiplex && (transfer.startedBesideOpening || pool.setUpsBegun != transfer.setUpsBegunAtStart)
         transfer.detachShare()
-        if reusable {
-            transfer.pool.reusableHandles.add(1, ordering: .relaxed)
-            if transfer.prepareHandleForReuse(after: result) { transfer.pool.handlesKeptWithOptions.add(1, ordering: .relaxed) }
-        }
+        let decision = HandleReuse.decide(transfer.reuseFacts(after: result, oversubscribedMeanwhile: oversubscribed, besideConnectionSetUp: besideSetUp))
+        if decision != .cleanUp { transfer.pool.reusableHandles.add(1, ordering: .relaxed) }
+        if decision == .keepOptions { transfer.pool.handlesKeptWithOptions.add(1, ordering: .relaxed) }
+        transfer.prepareHandle(decision)
         transfer.finish(result)
     }
 

@@ -1,0 +1,69 @@
+/// What becomes of a transfer's easy handle when the transfer ends: the one rule behind
+/// `EasyHandleCache`, decided from the transfer's facts once it is out of the multi handle.
+///
+/// libcurl 7.88 keeps state in an easy handle that `curl_easy_reset` does not clear, and state
+/// that only a reset clears (Documentation/LibcurlNotes.md):
+/// - a handle that waited in a multi handle's pending queue (under CURLMOPT_MAX_HOST_CONNECTIONS,
+///   or for a connection to multiplex on with CURLOPT_PIPEWAIT) keeps `state.previouslypending`
+///   for good and can starve the oldest waiter: it is cleaned up;
+/// - an upload buffer (64 KiB) or a grown header buffer is kept at its size: cleaned up;
+/// - the retry count (`state.retrycount`), a 401's authentication offer (`state.authhost.avail`),
+///   proxy and URL-credential state are cleared by a reset only: reset.
+/// Any other handle keeps the options it holds; the next transfer sets its own over them.
+enum HandleReuse: Equatable, Sendable {
+    /// curl_easy_cleanup.
+    case cleanUp
+    /// curl_easy_reset, then kept.
+    case reset
+    /// Kept holding its options (the next transfer resets first when its options differ).
+    case keepOptions
+
+    /// What the decision depends on.
+    struct Facts: Equatable, Sendable {
+        /// The pool limits connections per host (CURLMOPT_MAX_HOST_CONNECTIONS) and, during the
+        /// transfer, its transfers outnumbered that limit.
+        var oversubscribedMeanwhile = false
+        /// The transfer could wait to multiplex (CURLOPT_PIPEWAIT), and a connection was being set
+        /// up when it started or began to be during it.
+        var besideConnectionSetUp = false
+        /// It sent a request body.
+        var sentBody = false
+        /// The response head's size (CURLINFO_HEADER_SIZE), in bytes.
+        var headBytes = 0
+        /// The handle left the pool's share handle (CURLOPT_SHARE NULL succeeded).
+        var leftShare = true
+        var succeeded = false
+        /// How many times libcurl was about to send the request (CURLOPT_PREREQFUNCTION).
+        var sendAttempts = 1
+        var viaProxy = false
+        var urlCredentials = false
+        var cancelled = false
+        /// Connections the transfer opened (CURLINFO_NUM_CONNECTS).
+        var connectionsOpened = 0
+        /// The server or proxy offered authentication (CURLINFO_HTTPAUTH_AVAIL, CURLINFO_PROXYAUTH_AVAIL).
+        var authOffered = false
+    }
+
+    /// The largest response head whose handle is kept, in bytes (libcurl keeps its header buffer
+    /// at the size it grew to).
+    static let largestKeptHead = 16 * 1024
+
+    static func decide(_ facts: Facts) -> HandleReuse {
+        if facts.oversubscribedMeanwhile || facts.besideConnectionSetUp { return .cleanUp }
+        if facts.sentBody || facts.headBytes > largestKeptHead || !facts.leftShare { return .cleanUp }
+        let leftNoResetOnlyState = facts.succeeded && facts.sendAttempts == 1 && !facts.viaProxy && !facts.urlCredentials
+            && !facts.cancelled && facts.connectionsOpened == 0 && !facts.authOffered
+        return leftNoResetOnlyState ? .keepOptions : .reset
+    }
+
+    /// Whether a handle from the cache, holding `held` options (nil: it was reset), must be reset
+    /// before a transfer with URL credentials uses it: libcurl authenticates from state that only
+    /// a reset clears.
+    static func resetsBefore(held: [UInt16]?, urlCredentials: Bool) -> Bool {
+        held != nil && urlCredentials
+    }
+
+    /// Whether a handle holding `held` options serves a transfer that set `wanted` without a reset:
+    /// only the same options, so none of the last request's is left in force.
+    static func keepsHeld(_ held: [UInt16], for wanted: [UInt16]) -> Bool { held == wanted }
+}
