@@ -107,6 +107,10 @@ struct Benchmarks {
             let ours = sequential.ours
             print(String(format: "   reused blocking easy handle: %8.0f req/s   %5.0f µs CPU per request", sequential.peer, sequential.peerCPU))
             print(String(format: "   httpdns HTTPClient:          %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds)", ours, sequential.oursCPU, sequential.ratio, rounds))
+            let onLoop = try await Rounds.compare(rounds: rounds, count: requests / rounds, peer: { RawCurl.sequential(servers: servers, count: requests / rounds, http2: version == .http2) },
+                                                  ours: { try await Ours.sequential(servers: servers, ca: ca, count: requests / rounds, version: version, onExecutor: true) })
+            print(String(format: "   reused blocking easy handle: %8.0f req/s   %5.0f µs CPU per request", onLoop.peer, onLoop.peerCPU))
+            print(String(format: "   httpdns, caller on executor: %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds)", onLoop.ours, onLoop.oursCPU, onLoop.ratio, rounds))
             if !arguments.contains("--no-urlsession") {
                 let peer = try URLSessionPeer.measure(servers: servers, count: requests, width: 1)
                 print(String(format: "   URLSession:                  %8.0f req/s   (httpdns is %.2fx)", peer.rate, ours / peer.rate) + "; nginx logged \"\(peer.requestLine)\"")
@@ -116,6 +120,9 @@ struct Benchmarks {
             let concurrent = try await Rounds.compare(rounds: rounds, count: requests * 2, peer: { try CurlCLI.parallel(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
                                                       ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version) })
             let oursConcurrent = concurrent.ours
+            let concurrentOnLoop = try await Rounds.compare(rounds: rounds, count: requests * 2, peer: { try RawCurl.concurrent(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
+                                                            ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version, onExecutor: true) })
+            _ = Ours.opened.exchange(0, ordering: .relaxed)
             print(String(format: "   curl --parallel-max 16:      %8.0f req/s   %5.0f µs CPU per request", concurrent.peer, concurrent.peerCPU))
             print(String(format: "   httpdns HTTPClient:          %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds), %d new connections", oursConcurrent, concurrent.oursCPU, concurrent.ratio, rounds, Ours.opened.exchange(0, ordering: .relaxed)))
             // The ceiling for anything built on libcurl, measured beside the two.
@@ -124,6 +131,8 @@ struct Benchmarks {
             _ = Ours.opened.exchange(0, ordering: .relaxed)
             print(String(format: "   libcurl multi, 16 reused easy handles, one thread (no API): %8.0f req/s   %5.0f µs CPU per request = %.2fx curl --parallel; httpdns is %.2fx of it",
                          ceiling.peer, ceiling.peerCPU, ceiling.peer / concurrent.peer, ceiling.ratio))
+            print(String(format: "   httpdns, callers on executor: %8.0f req/s   %5.0f µs CPU per request = %.2fx curl --parallel; %.2fx the raw multi's rate (%.0f µs CPU there)",
+                         concurrentOnLoop.ours, concurrentOnLoop.oursCPU, concurrentOnLoop.ours / concurrent.peer, concurrentOnLoop.ratio, concurrentOnLoop.peerCPU))
             if !arguments.contains("--no-urlsession") {
                 // URLSession picks the version itself (HTTP/2 by ALPN): the line nginx logged shows which.
                 let peer = try URLSessionPeer.measure(servers: servers, count: requests, width: 16)
@@ -273,25 +282,34 @@ enum Ours {
         return HTTPClient(configuration: .init(trust: .anchors(ca), httpVersion: version), resolver: resolver)
     }
 
-    static func sequential(servers: TestServers, ca: [Certificate], count: Int, version: HTTPVersionPreference) async throws -> Double {
+    /// - Parameter onExecutor: the caller runs on the client's executor (`HTTPClient.executor`)
+    ///   instead of the global one.
+    static func sequential(servers: TestServers, ca: [Certificate], count: Int, version: HTTPVersionPreference,
+                           onExecutor: Bool = false) async throws -> Double {
         let client = client(servers: servers, ca: ca, version: version)
         let request = HTTPRequest(url: servers.httpsURL("a.test"))
         _ = try await client.execute(request)
-        let start = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<count { _ = try await client.execute(request) }
-        return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        return try await withTaskExecutorPreference(onExecutor ? client.executor : nil) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            for _ in 0..<count { _ = try await client.execute(request) }
+            return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
     }
 
-    static func concurrent(servers: TestServers, ca: [Certificate], count: Int, width: Int, version: HTTPVersionPreference) async throws -> Double {
+    static func concurrent(servers: TestServers, ca: [Certificate], count: Int, width: Int, version: HTTPVersionPreference,
+                           onExecutor: Bool = false) async throws -> Double {
         let client = client(servers: servers, ca: ca, version: version)
         let request = HTTPRequest(url: servers.httpsURL("a.test"))
         _ = try await client.execute(request)
-        let start = DispatchTime.now().uptimeNanoseconds
-        try await Lanes.run(count: count, width: width) {
-            let response = try await client.execute(request)
-            if !response.connection.reusedConnection { Ours.opened.add(1, ordering: .relaxed) }
+        // The lanes are child tasks: they inherit the executor preference.
+        return try await withTaskExecutorPreference(onExecutor ? client.executor : nil) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try await Lanes.run(count: count, width: width) {
+                let response = try await client.execute(request)
+                if !response.connection.reusedConnection { Ours.opened.add(1, ordering: .relaxed) }
+            }
+            return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         }
-        return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
 
     /// Seconds for `count` simultaneous requests on a cold pool (one new connection each).

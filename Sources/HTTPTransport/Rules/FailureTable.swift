@@ -1,4 +1,5 @@
 internal import CCurl
+internal import CHTTPDNSShims
 
 /// The one table from libcurl's result codes to `HTTPClientError.Kind`, and from kinds to the
 /// exit statuses of curl(1) ("EXIT CODES"), which the `httpdns` tool uses too.
@@ -12,26 +13,29 @@ enum FailureTable {
         codes[code] ?? .transferFailed
     }
 
-    private static let codes: [Int: HTTPClientError.Kind] = [
-        Int(CURLE_UNSUPPORTED_PROTOCOL.rawValue): .unsupportedScheme,
-        Int(CURLE_URL_MALFORMAT.rawValue): .invalidURL,
-        Int(CURLE_COULDNT_RESOLVE_HOST.rawValue): .couldNotResolve,
-        Int(CURLE_COULDNT_CONNECT.rawValue): .couldNotConnect,
-        Int(CURLE_HTTP_RETURNED_ERROR.rawValue): .httpError,
-        Int(CURLE_WRITE_ERROR.rawValue): .outputFailed,
-        Int(CURLE_READ_ERROR.rawValue): .bodyReadFailed,
-        Int(CURLE_OPERATION_TIMEDOUT.rawValue): .timedOut,
-        Int(CURLE_SSL_CONNECT_ERROR.rawValue): .tlsHandshakeFailed,
-        Int(CURLE_ABORTED_BY_CALLBACK.rawValue): .bodyReadFailed,
-        Int(CURLE_TOO_MANY_REDIRECTS.rawValue): .tooManyRedirects,
-        Int(CURLE_PEER_FAILED_VERIFICATION.rawValue): .certificateVerificationFailed,
-        Int(CURLE_SSL_CERTPROBLEM.rawValue): .clientCertificateRejected,
-        Int(CURLE_FILESIZE_EXCEEDED.rawValue): .responseTooLarge,
-        Int(CURLE_SEND_FAIL_REWIND.rawValue): .bodyReadFailed,
-        Int(CURLE_SSL_CACERT_BADFILE.rawValue): .trustConfigurationInvalid,
-        Int(CURLE_SSL_PINNEDPUBKEYNOTMATCH.rawValue): .pinMismatch,
-        Int(CURLE_SSL_INVALIDCERTSTATUS.rawValue): .certificateStatusInvalid,
-    ]
+    private static let codes: [Int: HTTPClientError.Kind] = {
+        let pairs: [(CURLcode, HTTPClientError.Kind)] = [
+            (CURLE_UNSUPPORTED_PROTOCOL, .unsupportedScheme),
+            (CURLE_URL_MALFORMAT, .invalidURL),
+            (CURLE_COULDNT_RESOLVE_HOST, .couldNotResolve),
+            (CURLE_COULDNT_CONNECT, .couldNotConnect),
+            (CURLE_HTTP_RETURNED_ERROR, .httpError),
+            (CURLE_WRITE_ERROR, .outputFailed),
+            (CURLE_READ_ERROR, .bodyReadFailed),
+            (CURLE_OPERATION_TIMEDOUT, .timedOut),
+            (CURLE_SSL_CONNECT_ERROR, .tlsHandshakeFailed),
+            (CURLE_ABORTED_BY_CALLBACK, .bodyReadFailed),
+            (CURLE_TOO_MANY_REDIRECTS, .tooManyRedirects),
+            (CURLE_PEER_FAILED_VERIFICATION, .certificateVerificationFailed),
+            (CURLE_SSL_CERTPROBLEM, .clientCertificateRejected),
+            (CURLE_FILESIZE_EXCEEDED, .responseTooLarge),
+            (CURLE_SEND_FAIL_REWIND, .bodyReadFailed),
+            (CURLE_SSL_CACERT_BADFILE, .trustConfigurationInvalid),
+            (CURLE_SSL_PINNEDPUBKEYNOTMATCH, .pinMismatch),
+            (CURLE_SSL_INVALIDCERTSTATUS, .certificateStatusInvalid),
+        ]
+        return Dictionary(uniqueKeysWithValues: pairs.map { (Int($0.0.rawValue), $0.1) })
+    }()
 
     /// The exit status for a failure of `kind`: curl's for the same failure. `.transferFailed`
     /// keeps libcurl's own code (16, 18, 52, 55, 56, 92: each is its curl exit status), 56 when

@@ -9,7 +9,9 @@ internal import CHTTPDNSShims
 /// One request on one libcurl easy handle. Built by the calling task; after `submit` only the
 /// thread holding the engine's loop lock touches it, until `finish` resumes the caller.
 final class Transfer: @unchecked Sendable {  // handed from the submitting task to the transfer loop through the engine's locks; used by one thread at a time
-    let easy: UnsafeMutableRawPointer
+    /// The easy handle's owner; `easy` is its pointer, for libcurl calls.
+    private let handle: EasyHandle
+    var easy: UnsafeMutableRawPointer { handle.raw }
     let url: URL
     let pool: PoolDescriptor
     var continuation: CheckedContinuation<HTTPResponse, any Error>?
@@ -20,9 +22,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// read where ThreadSanitizer sees it too (the continuation hands the result over inside the
     /// Swift runtime, which it does not see).
     private let finished = Atomic<Bool>(false)
-    private var lists: [UnsafeMutablePointer<curl_slist>] = []
-    /// Lists shared with other transfers of the client (see `TransferListMemo`), held until the
-    /// easy handle is cleaned up.
+    /// The lists the handle points to (its own, and those shared with other transfers of the
+    /// client through `TransferListMemo`), held while the handle may read them.
     private var sharedLists: [CurlStringList] = []
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let bodySource: RequestBodySource?
@@ -45,10 +46,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     private var route: ConnectRoute?
     /// Set when this transfer carries the route's CURLOPT_RESOLVE entry.
     private var carriesRoute = false
-    private let displayHost: String
-    private let port: Int
+    let displayHost: String
+    let port: Int
     private let reportsTLS: Bool
-    private let isHTTPS: Bool
+    let isHTTPS: Bool
     private let isIPLiteral: Bool
     /// `HTTPRequest.failsOnHTTPError`: a status of 400 or more fails the request, its body dropped.
     private let failsOnHTTPError: Bool
@@ -59,19 +60,19 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// The response head, as the header callback reads it. Its room is reserved here, on the
     /// caller's thread, so a usual head costs the transfer thread no allocation.
     private var head = ResponseHeadReader(reserving: Transfer.usualHeadSize)
-    private var status: Int { head.status }
+    var status: Int { head.status }
     /// A response that cannot be framed (conflicting or malformed `Content-Length`): the header
     /// callback stopped the transfer, and this is its error.
     private var framingError: HTTPClientError?
     private var headDelivered = false
     private var tls: TLSReport?
     /// The TLS callbacks' state for https (pins for this host, what the handshake found).
-    private var transferTrust: TransferTrust?
+    var transferTrust: TransferTrust?
     /// The first bytes of an HTTP 400 body over TLS, to recognise a rejected client certificate.
-    private var rejectionProbe = Data()
+    var rejectionProbe = Data()
     /// True while `rejectionProbe` holds the whole body so far, kept from the destination until the
     /// transfer ends: a page rejecting the client certificate (a few hundred bytes) never reaches it.
-    private var holdsBody = false
+    var holdsBody = false
     private static let rejectionProbeSize = 1024
     /// The method, for messages.
     private let method: String
@@ -121,7 +122,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         handleReuse = decision
         switch decision {
         case .cleanUp: break
-        case .reset: EasyHandleCache.reset(easy)
+        case .reset: handle.reset()
         case .keepOptions:
             _ = httpdns_easy_setopt_ptr(easy, CURLOPT_RESOLVE, nil)
             _ = httpdns_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, nil)
@@ -162,15 +163,15 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         guard let taken = EasyHandleCache.take() else {
             throw HTTPClientError(kind: .transferFailed, message: "libcurl could not create an easy handle", url: request.url)
         }
-        let easy = taken.easy
+        let handle = taken.handle
         var heldOptions = taken.options
         // Credentials in the URL: libcurl authenticates from state a reset clears, whatever any
         // request before left in it.
         if HandleReuse.resetsBefore(held: heldOptions, urlCredentials: request.url.user != nil || request.url.password != nil) {
-            EasyHandleCache.reset(easy)
+            handle.reset()
             heldOptions = nil
         }
-        self.easy = easy
+        self.handle = handle
         self.url = request.url
         self.method = request.method
         self.pool = pool
@@ -193,7 +194,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             framing = try RequestFraming(request: request, body: bodySource)
             sink = try ResponseBodySink(destination, url: request.url)
         } catch {
-            EasyHandleCache.give(easy)
+            EasyHandleCache.give(handle)
             errorBuffer.deallocate()
             throw error
         }
@@ -202,7 +203,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             if let heldOptions, !HandleReuse.keepsHeld(heldOptions, for: setOptions) {
                 // The handle held another request's options, not all of which this one set: one
                 // could be left in force. Reset, and set this request's from libcurl's defaults.
-                EasyHandleCache.reset(easy)
+                handle.reset()
                 sharedLists.removeAll()
                 try configure(request: request, target: target, configuration: configuration, lists: lists)
             } else if heldOptions != nil {
@@ -222,12 +223,10 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         released = true
         // Only a handle the engine readied for reuse goes back (see `prepareHandleForReuse`).
         switch handleReuse {
-        case .reset?: EasyHandleCache.keep(easy)
-        case .keepOptions?: EasyHandleCache.keep(easy, options: setOptions)
-        case .cleanUp?, nil: curl_easy_cleanup(easy)
+        case .reset?: EasyHandleCache.keep(handle)
+        case .keepOptions?: EasyHandleCache.keep(handle, options: setOptions)
+        case .cleanUp?, nil: break  // cleaned up with its owner
         }
-        for list in lists { curl_slist_free_all(list) }
-        lists.removeAll()
         sharedLists.removeAll()
         errorBuffer.deallocate()
     }
@@ -281,26 +280,19 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
 
     // MARK: Configuration
 
-    fileprivate func set(_ option: CURLoption, _ value: Int) throws {
+    func set(_ option: CURLoption, _ value: Int) throws {
         try check(httpdns_easy_setopt_long(easy, option, value), option)
     }
     private func set(_ option: CURLoption, _ value: String) throws {
         try check(value.withCString { httpdns_easy_setopt_ptr(easy, option, $0) }, option)
     }
     private func set(_ option: CURLoption, list items: [String]) throws {
-        var list: UnsafeMutablePointer<curl_slist>?
-        for item in items {
-            guard let appended = curl_slist_append(list, item) else {
-                if let list { curl_slist_free_all(list) }
-                throw HTTPClientError(kind: .transferFailed, message: "out of memory", url: url)
-            }
-            list = appended
+        guard let list = CurlStringList(items) else {
+            throw HTTPClientError(kind: .transferFailed, message: "out of memory", url: url)
         }
-        guard let list else { return }
-        lists.append(list)
-        try check(httpdns_easy_setopt_ptr(easy, option, list), option)
+        try use(option, shared: list)
     }
-    fileprivate func check(_ code: CURLcode, _ option: CURLoption) throws {
+    func check(_ code: CURLcode, _ option: CURLoption) throws {
         record(option)
         guard code == CURLE_OK else {
             throw HTTPClientError(kind: .invalidRequest, message: "libcurl rejected option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))", url: url, curlCode: Int(code.rawValue))
@@ -313,7 +305,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     }
 
     /// Records `option` as set by `configure` (`setOptions`), while it runs.
-    private func record(_ option: CURLoption) {
+    func record(_ option: CURLoption) {
         if recordsOptions { setOptions.append(UInt16(truncatingIfNeeded: option.rawValue)) }
     }
 
@@ -678,7 +670,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     }
 
     /// `host:port` for messages, an IPv6 literal in brackets (`[::1]:443`).
-    private var endpoint: String { IPAddress.authority(host: displayHost, port: port) }
+    var endpoint: String { IPAddress.authority(host: displayHost, port: port) }
 
     /// The addresses the request was sent to, for messages ("a, b"); nil when the URL's host was used.
     private var addressList: String? { addresses.map { $0.map(\.description).joined(separator: ", ") } }
@@ -858,96 +850,4 @@ private let seekCallback: curl_seek_callback = { userdata, offset, origin in
     guard let userdata, origin == SEEK_SET else { return CURL_SEEKFUNC_CANTSEEK }
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     return transfer.seekBody(to: Int64(offset))
-}
-
-// MARK: Trust
-
-extension Transfer {
-    /// Verification, the TLS callbacks (anchors, pins, client identity) and OCSP stapling.
-    /// - Throws: `HTTPClientError.Kind.trustConfigurationInvalid` for a policy that cannot be used
-    ///   or an option libcurl cannot honour here.
-    fileprivate func configureTrust(target: RequestTarget) throws {
-        let compiled = pool.trust
-        let policy = compiled.policy
-        if let problem = compiled.configurationError {
-            throw HTTPClientError(kind: .trustConfigurationInvalid, message: problem.description, url: url)
-        }
-        // Verification is on unless the policy is the explicitly named insecure one; the name
-        // checked is the URL's host. There is no way to turn off the name check alone.
-        let verify = policy.verification == .full
-        try set(CURLOPT_SSL_VERIFYPEER, verify ? 1 : 0)
-        try set(CURLOPT_SSL_VERIFYHOST, verify ? 2 : 0)
-        guard target.isHTTPS else { return }
-        let trust = TransferTrust(compiled: compiled, host: target.host, date: Date())
-        guard let data = trust.callbackData else {
-            throw HTTPClientError(kind: .trustConfigurationInvalid, message: "out of memory", url: url)
-        }
-        transferTrust = trust
-        // The callback installs the pool's own store (system roots and anchors, parsed once per
-        // pool); libcurl must not parse the system bundle again for every new connection.
-        try check(httpdns_easy_setopt_ptr(easy, CURLOPT_CAINFO, nil), CURLOPT_CAINFO)
-        try check(httpdns_easy_setopt_ptr(easy, CURLOPT_CAPATH, nil), CURLOPT_CAPATH)
-        try check(httpdns_easy_set_tls_transfer(easy, data.assumingMemoryBound(to: httpdns_tls_transfer.self)), CURLOPT_SSL_CTX_FUNCTION)
-        if policy.requiresOCSPStapling {
-            record(CURLOPT_SSL_VERIFYSTATUS)
-            let code = httpdns_easy_setopt_long(easy, CURLOPT_SSL_VERIFYSTATUS, 1)
-            guard code == CURLE_OK else {
-                throw HTTPClientError(kind: .trustConfigurationInvalid,
-                                      message: "OCSP stapling cannot be required with this libcurl/TLS library: \(String(cString: curl_easy_strerror(code)))",
-                                      url: url, curlCode: Int(code.rawValue))
-            }
-        }
-    }
-
-    /// The pin report for this transfer's handshake.
-    fileprivate func pinReport(enforced: Bool) -> PinReport? {
-        guard let transferTrust, let pinSet = transferTrust.pinSet else { return nil }
-        var ip: UnsafePointer<CChar>?
-        _ = httpdns_easy_getinfo_string(easy, CURLINFO_PRIMARY_IP, &ip)
-        let address = ip.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-        return PinReport(host: displayHost, port: port, remoteAddress: address,
-                         presentedChain: transferTrust.presentedChain.map(PresentedCertificate.init),
-                         pinSet: pinSet, enforced: enforced, date: Date())
-    }
-
-    /// nginx (with `ssl_verify_client on`) completes the handshake without a usable client
-    /// certificate and answers HTTP 400 with one of these titles.
-    fileprivate func clientCertificateRejection() -> HTTPClientError? {
-        // Only a page held back whole (a few hundred bytes): a longer 400 page has gone out already,
-        // and is the server's answer even if it mentions a certificate.
-        guard isHTTPS, status == 400, holdsBody, !rejectionProbe.isEmpty else { return nil }
-        let text = String(decoding: rejectionProbe, as: UTF8.self)
-        let marker = ["No required SSL certificate was sent", "The SSL certificate error", "SSL certificate error"].first { text.contains($0) }
-        guard let marker else { return nil }
-        let presented = pool.trust.policy.identity.map { "the client certificate '\($0.certificate.subject)'" } ?? "a request without a client certificate"
-        return HTTPClientError(kind: .clientCertificateRejected,
-                               message: "\(endpoint) rejected \(presented): HTTP 400 \"\(marker)\"",
-                               url: url, status: 400)
-    }
-
-    /// TLS alerts a server sends when it refuses (or misses) the client certificate (RFC 8446 §6.2).
-    fileprivate static func isClientCertificateAlert(_ reason: String) -> Bool {
-        let text = reason.lowercased()
-        return ["alert certificate required", "alert bad certificate", "alert unknown ca", "alert certificate unknown",
-                "alert certificate expired", "alert certificate revoked", "alert unsupported certificate"].contains { text.contains($0) }
-    }
-}
-
-// MARK: Status lines
-
-extension HTTPVersion {
-    /// The version named by a status line's first word, as bytes (`HTTP/1.1`, `HTTP/2`): read
-    /// for every response, so without making a string.
-    init(statusLine word: UnsafeRawBufferPointer) {
-        // After "HTTP/": "1.1", "1.0", "2", "2.0", "3", "3.0".
-        guard word.count >= 6, word.count <= 8, word.starts(with: "HTTP/".utf8) else { self = .unknown; return }
-        let major = word[5], rest = word.count == 6 ? nil : (word.count == 8 && word[6] == UInt8(ascii: ".") ? word[7] : 0xFF)
-        switch (major, rest) {
-        case (UInt8(ascii: "1"), UInt8(ascii: "1")): self = .http1_1
-        case (UInt8(ascii: "1"), UInt8(ascii: "0")): self = .http1_0
-        case (UInt8(ascii: "2"), nil), (UInt8(ascii: "2"), UInt8(ascii: "0")): self = .http2
-        case (UInt8(ascii: "3"), nil), (UInt8(ascii: "3"), UInt8(ascii: "0")): self = .http3
-        default: self = .unknown
-        }
-    }
 }

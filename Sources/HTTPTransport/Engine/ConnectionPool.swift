@@ -37,8 +37,9 @@ final class PoolDescriptor: Sendable {
 /// meet in one multi handle: each policy gets its own pool. Touched only on the engine's loop thread.
 final class ConnectionPool {
     let descriptor: PoolDescriptor
-    let multi: UnsafeMutableRawPointer
-    let share: UnsafeMutableRawPointer
+    let handle: MultiHandle
+    var multi: UnsafeMutableRawPointer { handle.multi }
+    var share: UnsafeMutableRawPointer { handle.share }
     unowned let engine: TransferEngine
     /// When libcurl wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` next, in
     /// `DispatchTime.uptimeNanoseconds`; nil when it wants no timer.
@@ -78,30 +79,24 @@ final class ConnectionPool {
     private var routeEntries: [String: (entry: String, stored: Bool)] = [:]
 
     init?(descriptor: PoolDescriptor, engine: TransferEngine) {
-        guard let multi = curl_multi_init() else { return nil }
-        guard let share = curl_share_init() else {
-            curl_multi_cleanup(multi)
-            return nil
-        }
+        guard let handle = MultiHandle() else { return nil }
         self.descriptor = descriptor
-        self.multi = multi
-        self.share = share
+        self.handle = handle
         self.engine = engine
-        _ = httpdns_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
         // HTTP/2 multiplexing is libcurl's default for multi handles; stated here because the
         // transport depends on it. A pool that does not multiplex gives each transfer a
         // connection of its own (kept alive for the next).
-        _ = httpdns_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(descriptor.multiplexes ? CURLPIPE_MULTIPLEX : CURLPIPE_NOTHING))
+        handle.set(CURLMOPT_PIPELINING, Int(descriptor.multiplexes ? CURLPIPE_MULTIPLEX : CURLPIPE_NOTHING))
         // libcurl's default cache size is 4 connections per easy handle *currently added*. The
         // engine removes a handle as soon as its transfer completes, so between bursts the limit
         // fell as low as 4 and idle keep-alive connections were closed, only to be opened again
         // (47 TLS handshakes instead of 16 for 4,000 requests 16 at a time over HTTP/1.1).
-        _ = httpdns_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.maximumIdleConnections)
+        handle.set(CURLMOPT_MAXCONNECTS, Self.maximumIdleConnections)
         // Without a limit, every HTTP/2 request that finds the open connections' streams all taken
         // opens a connection of its own, even while other new ones are still handshaking (a burst of
         // 1,000 opened hundreds); with one, it waits for a stream or a slot (libcurl's pending queue).
         if let limit = descriptor.connectionsPerHost {
-            _ = httpdns_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limit)
+            handle.set(CURLMOPT_MAX_HOST_CONNECTIONS, limit)
         }
         _ = httpdns_multi_set_callbacks(multi, socketCallback, timerCallback,
                                         Unmanaged.passUnretained(self).toOpaque())
@@ -131,23 +126,14 @@ final class ConnectionPool {
     /// CURLMOPT_MAXCONNECTS: idle connections kept per pool (the oldest idle one is closed beyond it).
     static let maximumIdleConnections = 64
 
-    /// Closes every connection of the pool (curl_multi_cleanup) and frees its TLS session cache.
+    /// Closes every connection of the pool and frees its TLS session cache (`MultiHandle.close`).
     /// Only with no easy handle added; the pool is not used afterwards.
-    func close() {
-        curl_multi_cleanup(multi)
-        curl_share_cleanup(share)
-    }
+    func close() { handle.close() }
 
-    func socketAction(_ socket: Int32, _ flags: Int32) {
-        var running: Int32 = 0
-        _ = curl_multi_socket_action(multi, curl_socket_t(socket), flags, &running)
-    }
+    func socketAction(_ socket: Int32, _ flags: Int32) { handle.socketAction(socket, flags) }
 
     /// Runs every transfer of the pool once (curl_multi_socket_all).
-    func runAll() {
-        var running: Int32 = 0
-        _ = httpdns_multi_socket_all(multi, &running)
-    }
+    func runAll() { handle.runAll() }
 }
 
 /// CURLMOPT_SOCKETFUNCTION: libcurl asks to watch (or stop watching) a socket.

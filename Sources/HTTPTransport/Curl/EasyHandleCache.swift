@@ -32,46 +32,37 @@ enum EasyHandleCache {
     /// more (an upload buffer, a large head's header buffer) are not kept (`Transfer.isSmallForReuse`).
     static let capacity = 32
 
-    private struct Handle: @unchecked Sendable {  // a handle in the cache belongs to no transfer and no thread
-        let easy: UnsafeMutableRawPointer
+    private struct Idle: Sendable {
+        let handle: EasyHandle
         /// The options its last configuration set (CURLoption values, in the order set), which it
         /// still holds; nil when it was reset.
         let options: [UInt16]?
     }
 
     /// A pthread mutex (`LockedValue`), not `Synchronization.Mutex`, which ThreadSanitizer cannot see.
-    private static let idle = LockedValue<[Handle]>([])
+    private static let idle = LockedValue<[Idle]>([])
 
     /// A handle from the cache (the last kept), with the options it still holds (nil: none, it was
     /// reset), or a new one; nil when libcurl cannot allocate one.
-    static func take() -> (easy: UnsafeMutableRawPointer, options: [UInt16]?)? {
-        if let handle = idle.withLock({ $0.popLast() }) { return (handle.easy, handle.options) }
-        return curl_easy_init().map { ($0, nil) }
+    static func take() -> (handle: EasyHandle, options: [UInt16]?)? {
+        if let kept = idle.withLock({ $0.popLast() }) { return (kept.handle, kept.options) }
+        return EasyHandle().map { ($0, nil) }
     }
 
-    /// Resets `easy`, which is in no multi handle and no share handle, and keeps it when there is
-    /// room; otherwise cleans it up.
-    static func give(_ easy: UnsafeMutableRawPointer) {
-        reset(easy)
-        keep(easy)
+    /// Resets `handle`, which is in no multi handle and no share handle, and keeps it when there
+    /// is room. The loop thread resets the handles of the transfers it ends: most of what a reset
+    /// frees was allocated there.
+    static func give(_ handle: EasyHandle) {
+        handle.reset()
+        keep(handle)
     }
 
-    /// Clears `easy`'s options and its last transfer's state. The transfer thread resets the
-    /// handles of the transfers it ends: most of what a reset frees was allocated there, and
-    /// freed on another thread it went through malloc's slow, locked paths on both.
-    static func reset(_ easy: UnsafeMutableRawPointer) {
-        curl_easy_reset(easy)
-        _ = httpdns_easy_setopt_ptr(easy, CURLOPT_RESOLVE, nil)
-    }
-
-    /// Keeps `easy`, reset (`options` nil) or holding the options `options` lists, when there is
-    /// room; otherwise cleans it up.
-    static func keep(_ easy: UnsafeMutableRawPointer, options: [UInt16]? = nil) {
-        let kept = idle.withLock { handles in
-            guard handles.count < capacity else { return false }
-            handles.append(Handle(easy: easy, options: options))
-            return true
+    /// Keeps `handle`, reset (`options` nil) or holding the options `options` lists, when there is
+    /// room; otherwise it is cleaned up (its owner's deinit).
+    static func keep(_ handle: EasyHandle, options: [UInt16]? = nil) {
+        idle.withLock { handles in
+            guard handles.count < capacity else { return }
+            handles.append(Idle(handle: handle, options: options))
         }
-        if !kept { curl_easy_cleanup(easy) }
     }
 }
