@@ -1,8 +1,8 @@
 import Foundation
 import HTTPDNS
 
-/// The provider, cache and bypass options `resolve`, `fetch` and `probe` share (issue 3 additions to
-/// `ResolverOptions`).
+/// The provider, cache and bypass options that come with `ResolverOptions`, and the connection
+/// options of the commands that connect to the host's addresses.
 struct ProviderOptions {
     static let parserOptions: [ArgumentParser.Option] = [
         .init(names: ["--provider"], arity: .value, valueName: "NAME",
