@@ -353,6 +353,9 @@ enum FetchCommand {
             if urls.count == 1, outputOptions.contains(nil), outputOptions.contains(where: { $0 != nil }) {
                 throw UsageError("-O and -o both name the output file: give one of them", command: "fetch")
             }
+            if !outputOptions.contains(nil) {
+                throw UsageError("-o given \(outputOptions.count) times for \(urls.count) URL\(urls.count == 1 ? "" : "s"): give at most one per URL", command: "fetch")
+            }
             throw UsageError("\(outputOptions.count) output options (-o/-O) for \(urls.count) URL\(urls.count == 1 ? "" : "s"): give at most one per URL", command: "fetch")
         }
         var outputs: [FetchOutput] = []

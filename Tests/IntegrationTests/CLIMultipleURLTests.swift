@@ -45,7 +45,11 @@ struct CLIMultipleURLTests {
     func moreOutputsThanURLs() async throws {
         let result = try await httpdns(["fetch", "-o", "/tmp/a", "-o", "/tmp/b", fixture.url("a.test").absoluteString] + doh)
         #expect(result.status == 2)
-        #expect(result.stderrText.contains("2 output options (-o/-O) for 1 URL"))
+        #expect(result.stderrText.contains("-o given 2 times for 1 URL"))
+        let mixed = try await httpdns(["fetch", "-o", "/tmp/a", "-O", "-o", "/tmp/b", fixture.url("a.test").absoluteString,
+                                       fixture.url("b.test", "/x").absoluteString] + doh)
+        #expect(mixed.status == 2)
+        #expect(mixed.stderrText.contains("3 output options (-o/-O) for 2 URLs"))
     }
 
     @Test("a failed URL does not stop the next; the exit status is the last transfer's, as curl's")
