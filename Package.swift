@@ -59,12 +59,15 @@ let package = Package(
 
         // Starts real nginx and unbound on free loopback ports with a PKI made at test time.
         .target(name: "TestSupport", dependencies: ["HTTPDNSCore"], path: "Tests/TestSupport"),
+        // One test target per module: a suite lives with the module it tests.
+        .testTarget(name: "HTTPDNSCoreTests", dependencies: ["HTTPDNSCore"]),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
         .testTarget(name: "DNSResolverTests", dependencies: ["DNSResolver", "HTTPDNS", "TestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["HTTPDNS", "HTTPDNSCLI", "HTTPDNSURLSession", "TestSupport"]),
         .testTarget(name: "TLSTrustTests", dependencies: ["TLSTrust"]),
         // The transport's rules as pure types (handle reuse, deadlines, failure table), no server.
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport"]),
+        .testTarget(name: "HTTPDNSCLITests", dependencies: ["HTTPDNSCLI", "HTTPDNS"]),
     ],
     swiftLanguageModes: [.v6]
 )

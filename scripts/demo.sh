@@ -36,6 +36,9 @@ run() {
 
 echo
 echo "nginx https://*:$HTTPS_PORT (vhosts a.test, b.test, default.test), DoH $DOH_URL"
+echo
+echo "== resolving four names over DoH. nope.test does not exist (NXDOMAIN), so this command is"
+echo "   expected to fail: it prints the other names' addresses and ends with exit 6."
 run resolve "${doh[@]}" a.test b.test www.a.test nope.test
 run fetch -v "${doh[@]}" "https://a.test:$HTTPS_PORT/"
 run fetch -v "${doh[@]}" --http1.1 "https://b.test:$HTTPS_PORT/"

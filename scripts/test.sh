@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test: unit tests and the integration tests,
+# Installs what is missing, builds, lints (scripts/lint.sh), builds the documentation
+# (scripts/docs.sh) and runs every test: unit tests and the integration tests,
 # which start real nginx and unbound through scripts/test-servers.sh. Exits non-zero on any failure.
 #
 #   scripts/test.sh [--filter PATTERN]
@@ -30,6 +31,9 @@ if [[ -n ${SCRATCH_PATH:-} ]]; then
 fi
 
 swift build "${swift_args[@]}"
+# swift-format's lint and the DocC catalog (with no documentation warnings) are part of CI.
+scripts/lint.sh
+scripts/docs.sh
 
 log="$(mktemp /tmp/httpdns-test-log.XXXXXX)"
 load_log="$(mktemp /tmp/httpdns-test-log.XXXXXX)"

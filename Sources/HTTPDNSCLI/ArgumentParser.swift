@@ -4,12 +4,20 @@ struct ArgumentParser {
     /// How an option takes its value.
     enum Arity { case flag, value }
 
+    /// One option: how it parses, and its documentation, from which `--help`, `httpdns help`,
+    /// the man pages and the shell completions are made.
     struct Option {
         let names: [String]   // e.g. ["-X", "--request"]
         let arity: Arity
         /// Whether the value is bytes rather than text (a body given inline), so that it may be
         /// any bytes; every other value, and every positional argument, must be valid UTF-8.
         var takesBytes = false
+        /// The value's placeholder in help (`METHOD`); nil for a flag.
+        var valueName: String? = nil
+        /// One line for `--help`.
+        var summary: String = ""
+        /// The whole story, for `httpdns help COMMAND` and the man page; empty: the summary says it all.
+        var detail: String = ""
         /// The key results are stored under (the first long name without dashes).
         var key: String { (names.first { $0.hasPrefix("--") } ?? names[0]).trimmingPrefix(while: { $0 == "-" }).description }
     }

@@ -4,151 +4,209 @@ import HTTPDNSCore
 
 /// `httpdns fetch URL`: one request, curl-style.
 enum FetchCommand {
-    static let help = """
-    Usage: httpdns fetch URL [options]
+    static let reference = CommandReference(
+        name: "fetch",
+        synopsis: "[options] URL...",
+        summary: "Send HTTP(S) requests, curl-style, straight to the address the trusted resolver gives.",
+        description: """
+        Resolves each URL's host over DNS-over-HTTPS (or the --provider's HTTPDNS API) and sends the
+        request straight to the resolved address, with SNI, Host and certificate verification on the
+        host name. The body goes to stdout, or to the file -o or -O names.
 
-    Resolves URL's host over DNS-over-HTTPS and sends the request straight to the resolved address,
-    with SNI, Host and certificate verification on the host name. The body goes to stdout.
+        Several URLs share one client: connections and TLS sessions are reused between them. Each -o or
+        -O is paired with a URL in order (the first with the first URL, and so on, wherever they stand
+        on the command line), as curl pairs them; a URL without one writes to stdout. The transfers run
+        one after another, or with --parallel several at once. A failed transfer does not stop the
+        others; the exit status is the last transfer's (with --parallel, the last failure's).
+        """,
+        options: [
+            .init(names: ["-X", "--request"], arity: .value, valueName: "METHOD", summary: "Request method (default GET, or POST with -d)"),
+            .init(names: ["-H", "--header"], arity: .value, valueName: "'NAME: VALUE'",
+                  summary: "Add a header, repeatable ('NAME:' leaves one out, 'NAME;' empty)",
+                  detail: """
+                  Add a header, repeatable. 'NAME:' leaves out one libcurl would add (not Host), 'NAME;' sends
+                  it empty, as in curl.
+                  """),
+            .init(names: ["-d", "--data"], arity: .value, takesBytes: true, valueName: "DATA",
+                  summary: "POST DATA as a form (@FILE reads a file without CR/LF, @- stdin)",
+                  detail: """
+                  POST DATA as application/x-www-form-urlencoded, as curl. @FILE reads the file and drops CR
+                  and LF, as curl does; @- reads standard input. The argument's bytes are sent as given, UTF-8
+                  or not. Repeated or mixed with --data-binary, the pieces are joined with '&' in the order
+                  given. A FILE that is a pipe (@<(command), a FIFO, @/dev/stdin) is read whole first (at most
+                  1 GiB) and sent with its length.
+                  """),
+            .init(names: ["--data-binary"], arity: .value, takesBytes: true, valueName: "DATA",
+                  summary: "POST DATA byte-exact (@FILE streams the file, @- stdin)",
+                  detail: """
+                  POST DATA byte-exact. @FILE streams the file byte-exact, @- sends standard input. Like -d, it
+                  sends Content-Type application/x-www-form-urlencoded unless -H sets one or leaves it out
+                  ('Content-Type:').
+                  """),
+            .init(names: ["-o", "--output"], arity: .value, valueName: "FILE",
+                  summary: "Write the body to FILE, never left partial on failure ('-': stdout)",
+                  detail: """
+                  Write the body to FILE; a failed transfer never leaves it partial or changed. A new FILE, or
+                  one of yours alone in a writable directory, is written beside it and renamed when the
+                  transfer succeeds (atomic). A device or FIFO (/dev/null) is written in place, as curl. A FILE
+                  with other hard links, in a directory you may not write, or of another owner is downloaded
+                  to a temporary file (beside it, else in TMPDIR or /tmp), then copied into FILE in place (its
+                  links, mode and owner kept; not atomic; if that copy fails, exit 23 names the temporary
+                  file, kept with the whole body).
 
-    Options:
-      -X, --request METHOD      Request method (default GET, or POST with -d).
-      -H, --header 'Name: value'
-                                Add a header, repeatable. 'Name:' leaves out one libcurl would add
-                                (not Host), 'Name;' sends it empty, as in curl.
-      -d, --data DATA           POST DATA as application/x-www-form-urlencoded (as curl); @FILE reads
-                                the file and drops CR/LF, as curl does; @- reads standard input.
-          --data-binary DATA    POST DATA byte-exact (the argument's bytes, UTF-8 or not, as -d's);
-                                @FILE streams the file byte-exact, @- sends standard input.
-                                Both send Content-Type application/x-www-form-urlencoded unless
-                                -H sets one or leaves it out ('Content-Type:'), as curl. Repeated
-                                or mixed, the pieces are joined with '&' in the order given.
-                                A FILE that is a pipe (@<(command), a FIFO, @/dev/stdin), as @-,
-                                is read whole first (at most 1 GiB) and sent with its length.
-      -o, --output FILE         Write the body to FILE; a failed transfer never leaves it partial
-                                or changed. A new FILE, or one of yours alone in a writable
-                                directory, is written beside it and renamed when the transfer
-                                succeeds (atomic). A device or FIFO (/dev/null) is written in
-                                place, as curl. A FILE with other hard links, in a directory you
-                                may not write, or of another owner is downloaded to a temporary
-                                file (beside it, else in TMPDIR or /tmp), then copied into FILE
-                                in place (its links, mode and owner kept; not atomic: a reader
-                                meanwhile sees the new start over the old rest; if that copy
-                                fails, exit 23 names the temporary file, kept with the whole
-                                body). "-" is stdout. A FILE that is stdout or stderr
-                                (/dev/stdout, /dev/fd/2, the file either is redirected to) is
-                                written through that descriptor instead, as "-" is (a closed
-                                stdout exits 23). A symbolic link is followed, except one in a
-                                sticky world-writable directory (/tmp) owned by neither you nor
-                                the directory's owner, as the kernel's protected_symlinks.
-                                A FILE you may not write, such a link, or a missing or
-                                unwritable directory is refused before any traffic with exit
-                                23, as curl's.
-      -O, --remote-name         Write the body to a file in the current directory named as the
-                                URL's last path segment, as curl 7.88: as written, percent-encoding
-                                kept, without the query (.../a/b%20c.txt?x=1 writes 'b%20c.txt');
-                                never a directory from the URL; written as -o writes. A URL whose
-                                path ends in '/' names no file: exit 23 before any traffic, as
-                                curl's "Remote file name has no length". Not with -o (exit 2).
-      -i, --include             Print the status line and response headers before the body (into
-                                FILE with -o, as curl does).
-      -I, --head                Send HEAD and print the status line and response headers.
-      -A, --user-agent NAME     Send User-Agent: NAME ("" sends none); an -H User-Agent wins.
-      -u, --user USER:PASSWORD  HTTP Basic authentication (RFC 7617); the first ':' ends USER, the
-                                password may hold more. Without ':' curl would prompt for the
-                                password; this refuses (exit 2): give -u 'USER:' for an empty one.
-                                Not sent on to another host, port or scheme after a redirect (-L);
-                                an -H Authorization wins. -v names the user, never the password.
-      -e, --referer URL         Send Referer: URL. 'URL;auto' (or ';auto' alone) with -L also sets
-                                it on each request after a redirect to the URL redirected from
-                                (without credentials or fragment), as curl. An -H Referer wins.
-      -L, --location            Follow redirects (301, 302, 303, 307, 308): each new host is resolved
-                                over DoH again and gets its own SNI, Host and certificate check; a
-                                relative Location is resolved against the URL, never the address.
-                                301/302 turn POST into GET, 303 any method but HEAD; 307/308 keep
-                                method and body. -i and -I print every response's head, as curl.
-          --max-redirs NUM      With -L, follow at most NUM redirects (default 50, as curl); one more
-                                exits 47.
-      -v, --verbose             Report on stderr: the address used and where it came from, the SNI
-                                sent, the ALPN protocol, the server certificate's subject and issuer.
-      -w, --write-out FORMAT    After the transfer, also a failed one, write FORMAT to stdout, as
-                                curl 7.88: %{variable}, %% for '%', \\n \\r \\t. @FILE reads it from
-                                FILE (line ends dropped), @- from stdin. Variables: http_code
-                                (response_code; 000 without a response), http_version, remote_ip
-                                and remote_port (the address connected to), size_download (body
-                                bytes received, before --compressed decoding), size_header,
-                                time_namelookup (this tool's own DoH/HTTPDNS resolution included),
-                                time_connect, time_appconnect, time_starttransfer, time_total
-                                (seconds from the start, summed over -L's requests as curl does),
-                                num_redirects, url_effective, content_type, exitcode, errormsg
-                                (this tool's message, not libcurl's), ssl_verify_result (OpenSSL's
-                                code for a chain that failed, exit 60; 0 with -k, which checks
-                                nothing). Another name is warned about on stderr and writes
-                                nothing. Nothing is written for input refused before any traffic
-                                or after a signal.
-      -s, --silent              No error messages (unless -S), nor -k's warning.
-      -S, --show-error          With -s, still print error messages.
-      -f, --fail                Exit 22 without the body for HTTP status >= 400 (with -i or -I
-                                the head is still printed, as curl).
-          --compressed          Ask for a compressed response (Accept-Encoding: deflate, gzip, br,
-                                zstd) and decode it, as curl's --compressed; without it, as in
-                                curl, no encoding is asked for and the body is saved as sent.
-          --http1.1             Use HTTP/1.1 only.
-          --http2               Use HTTP/2 when the server offers it by ALPN (default).
-      -m, --max-time SECONDS    Limit for the whole request (exit 28 when exceeded).
-          --connect-timeout SECONDS
-                                Limit for resolving the name (DoH/HTTPDNS included, as
-                                curl), then for connecting, TLS included (default 10).
-      -x, --proxy URL           Send the request through this HTTP proxy (http:// or https://; no
-                                scheme means http://), by host name: the proxy resolves it, no IP
-                                replacement, TLS still verified for the name. Without -x the
-                                environment decides, as in curl: https_proxy, http_proxy, all_proxy.
-          --noproxy LIST        Hosts that go direct (over DoH) even with a proxy, comma-separated:
-                                names (and the names under them), IP addresses, CIDR blocks
-                                (10.0.0.0/8) or "*". Overrides no_proxy.
-    \(ResolverOptions.help)
-    \(TrustOptions.help)
-      -h, --help                This help.
+                  '-' is stdout; a FILE that is stdout or stderr (/dev/stdout, /dev/fd/2, the file either is
+                  redirected to) is written through that descriptor. A symbolic link is followed, except one
+                  in a sticky world-writable directory (/tmp) owned by neither you nor the directory's owner,
+                  as the kernel's protected_symlinks. A FILE you may not write, such a link, or a missing or
+                  unwritable directory is refused before any traffic with exit 23, as curl's. Paired with the
+                  URLs in order, as curl pairs them.
+                  """),
+            .init(names: ["-O", "--remote-name"], arity: .flag,
+                  summary: "Write the body to a file named as the URL's last path segment",
+                  detail: """
+                  Write the body to a file in the current directory named as the URL's last path segment, as
+                  curl 7.88: percent-encoding kept, without the query (.../a/b%20c.txt?x=1 writes
+                  'b%20c.txt'); never a directory from the URL; written as -o writes. A URL whose path ends
+                  in '/' names no file: exit 23 before any traffic. Paired with the URLs in order, as -o.
+                  """),
+            .init(names: ["-i", "--include"], arity: .flag, summary: "Print the status line and response headers before the body",
+                  detail: "Print the status line and response headers before the body (into FILE with -o, as curl does)."),
+            .init(names: ["-I", "--head"], arity: .flag, summary: "Send HEAD and print the status line and response headers"),
+            .init(names: ["-A", "--user-agent"], arity: .value, valueName: "NAME",
+                  summary: "Send User-Agent: NAME (\"\" sends none)"),
+            .init(names: ["-u", "--user"], arity: .value, takesBytes: true, valueName: "USER:PASSWORD",
+                  summary: "HTTP Basic authentication; kept to the same origin after -L",
+                  detail: """
+                  HTTP Basic authentication (RFC 7617); the first ':' ends USER, the password may hold more.
+                  Without ':' curl would prompt for the password; this refuses (exit 2): give -u 'USER:' for an
+                  empty one. Not sent on to another host, port or scheme after a redirect (-L); an -H
+                  Authorization wins. -v names the user, never the password.
+                  """),
+            .init(names: ["-e", "--referer"], arity: .value, valueName: "URL",
+                  summary: "Send Referer: URL; 'URL;auto' also sets it on each redirect (-L)",
+                  detail: """
+                  Send Referer: URL. 'URL;auto' (or ';auto' alone) with -L also sets it on each request after a
+                  redirect to the URL redirected from (without credentials or fragment), as curl. An -H
+                  Referer wins.
+                  """),
+            .init(names: ["-b", "--cookie"], arity: .value, valueName: "FILE|DATA",
+                  summary: "Send cookies from a cookie file (curl's format) or DATA",
+                  detail: """
+                  Send cookies. An argument with '=' is sent as it is to every URL ('NAME=VALUE; NAME2=VALUE2').
+                  Anything else is a cookie file in curl's Netscape format (the one -c writes; '-' is stdin),
+                  whose cookies go to the hosts they are for, by name (RFC 6265 domain and path matching),
+                  never by address; a FILE that does not exist starts an empty jar. Cookies the responses set
+                  are kept for the later requests and URLs of the command. A file that is not in curl's format
+                  is refused before any traffic (exit 2), naming its bad line, and is left as it was.
+                  """),
+            .init(names: ["-c", "--cookie-jar"], arity: .value, valueName: "FILE",
+                  summary: "Write the cookies to FILE at the end (curl's format, atomic)",
+                  detail: """
+                  Write every cookie held at the end (read with -b, set by the responses) to FILE in curl's
+                  Netscape format, also after a failed transfer: to a temporary file beside it, renamed onto
+                  FILE when whole, so it is never half-written. '-' is stdout. A FILE that cannot be written
+                  is refused before any traffic with exit 23.
+                  """),
+            .init(names: ["-L", "--location"], arity: .flag,
+                  summary: "Follow redirects; each new host is resolved and verified anew",
+                  detail: """
+                  Follow redirects (301, 302, 303, 307, 308): each new host is resolved over DoH again and gets
+                  its own SNI, Host and certificate check; a relative Location is resolved against the URL,
+                  never the address. 301/302 turn POST into GET, 303 any method but HEAD; 307/308 keep method
+                  and body. -i and -I print every response's head, as curl.
+                  """),
+            .init(names: ["--max-redirs"], arity: .value, valueName: "NUM",
+                  summary: "With -L, follow at most NUM redirects (default 50)",
+                  detail: "With -L, follow at most NUM redirects (default 50, as curl; a negative NUM: no limit); one more exits 47."),
+            .init(names: ["-v", "--verbose"], arity: .flag,
+                  summary: "Report address and its source, SNI, ALPN, certificate on stderr",
+                  detail: """
+                  Report on stderr: the address used and where it came from, the resolver's events, the SNI
+                  sent, the ALPN protocol, the server certificate's subject and issuer.
+                  """),
+            .init(names: ["-w", "--write-out"], arity: .value, valueName: "FORMAT",
+                  summary: "After each transfer write FORMAT (%{http_code}, %{json}...)",
+                  detail: """
+                  After each transfer, also a failed one, write FORMAT to stdout, as curl 7.88: %{variable},
+                  %% for '%', \\n \\r \\t. @FILE reads it from FILE (line ends dropped), @- from stdin.
 
-    Exit status: 0 ok, 2 usage or bad input (found before any traffic, a --cert, --key or
-    --pass that cannot be used included), 6 could not resolve host, 7 could not connect,
-    8 a response that cannot be framed (conflicting Content-Length), 18 the connection
-    closed before the whole body came (no -o file is left), 22 HTTP status
-    >= 400 with -f, 23 writing the output failed, 28 timeout, 35 TLS handshake
-    failed, 47 too many redirects, 56 connection broken while receiving, 58 the client
-    certificate was rejected by the server or refused by TLS in the handshake, 60 certificate
-    verification failed, 90 pin mismatch, 91 no valid OCSP staple with --cert-status (curl's
-    numbers, except that curl gives some bad input its own, such as 58 for a --cert it cannot
-    load); 130/143 interrupted by SIGINT/SIGTERM (no output file is left behind).
-    """
+                  Variables: http_code (response_code; 000 without a response), http_version, remote_ip and
+                  remote_port (the address connected to), size_download (body bytes received, before
+                  --compressed decoding), size_header, time_namelookup (this tool's own DoH/HTTPDNS
+                  resolution included), time_connect, time_appconnect, time_starttransfer, time_total (seconds
+                  from the start, summed over -L's requests as curl does), num_redirects, url (as given),
+                  url_effective, urlnum (the URL's place, from 0), content_type, exitcode, errormsg (this
+                  tool's message, not libcurl's), ssl_verify_result (OpenSSL's code for a chain that failed;
+                  0 with -k, which checks nothing), and json: all of them as one JSON object, as curl's.
+                  Another name is warned about on stderr and writes nothing. Nothing is written for input
+                  refused before any traffic or after a signal.
+                  """),
+            .init(names: ["--json"], arity: .flag,
+                  summary: "After each transfer write -w's variables as one JSON line",
+                  detail: """
+                  After each transfer, write -w's variables as one JSON object on a line of its own, as
+                  -w '%{json}\\n' does. (curl's --json sends a JSON body instead: use -H 'Content-Type:
+                  application/json' --data-binary DATA for that.)
+                  """),
+            .init(names: ["-s", "--silent"], arity: .flag, summary: "No error messages (unless -S), nor -k's warning"),
+            .init(names: ["-S", "--show-error"], arity: .flag, summary: "With -s, still print error messages"),
+            .init(names: ["-f", "--fail"], arity: .flag, summary: "Exit 22 without the body for HTTP status >= 400",
+                  detail: "Exit 22 without the body for HTTP status >= 400 (with -i or -I the head is still printed, as curl)."),
+            .init(names: ["--compressed"], arity: .flag,
+                  summary: "Ask for a compressed response and decode it",
+                  detail: """
+                  Ask for a compressed response (Accept-Encoding: deflate, gzip, br, zstd) and decode it, as
+                  curl's --compressed; without it, as in curl, no encoding is asked for and the body is saved
+                  as sent.
+                  """),
+            .init(names: ["--http1.1"], arity: .flag, summary: "Use HTTP/1.1 only"),
+            .init(names: ["--http2"], arity: .flag, summary: "Use HTTP/2 when the server offers it by ALPN (default)"),
+            .init(names: ["-4", "--ipv4"], arity: .flag, summary: "Connect only to the IPv4 addresses of the resolution"),
+            .init(names: ["-6", "--ipv6"], arity: .flag, summary: "Connect only to the IPv6 addresses of the resolution"),
+            .init(names: ["-Z", "--parallel"], arity: .flag, summary: "Run the URLs' transfers at once, not one after another"),
+            .init(names: ["--parallel-max"], arity: .value, valueName: "NUM",
+                  summary: "With --parallel, at most NUM at once (1-300, default 50)"),
+            .init(names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
+                  summary: "Limit for each whole transfer, resolution included (0: none)"),
+            .init(names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
+                  summary: "Limit for resolving the name, then for connecting (default 10)",
+                  detail: """
+                  Limit for resolving the name (DoH/HTTPDNS included, as curl's includes the resolve), then
+                  again for connecting, TLS included (default 10; 0: libcurl's 300 s). Exceeded: exit 28.
+                  """),
+            .init(names: ["-x", "--proxy"], arity: .value, valueName: "URL",
+                  summary: "Send the requests through this HTTP proxy, by host name",
+                  detail: """
+                  Send the requests through this HTTP proxy (http:// or https://; no scheme means http://), by
+                  host name: the proxy resolves it, no IP replacement, TLS still verified for the name. Without
+                  -x the environment decides, as in curl: https_proxy, http_proxy, all_proxy. -x '' uses none.
+                  """),
+            .init(names: ["--noproxy"], arity: .value, valueName: "LIST",
+                  summary: "Hosts that go direct (over DoH) even with a proxy",
+                  detail: """
+                  Hosts that go direct (over DoH) even with a proxy, comma-separated: names (and the names
+                  under them), IP addresses, CIDR blocks (10.0.0.0/8) or '*'. Overrides no_proxy.
+                  """),
+        ] + ResolverOptions.parserOptions + ProviderOptions.connectionOptions + TrustOptions.parserOptions + [
+            .init(names: ["-h", "--help"], arity: .flag, summary: "This help, one line per option"),
+        ],
+        exitStatus: """
+        0 ok; 2 usage or bad input, found before any traffic (a --cert, --key or --pass that cannot be
+        used, a malformed -b cookie file included); 6 could not resolve host; 7 could not connect; 8 a
+        response that cannot be framed (conflicting Content-Length); 18 the connection closed before
+        the whole body came (no -o file is left); 22 HTTP status >= 400 with -f; 23 writing the output
+        or the -c cookie jar failed; 28 time-out; 35 TLS handshake failed; 47 too many redirects; 52
+        the server sent nothing; 56 connection broken while receiving; 58 the client certificate was
+        rejected by the server or refused by TLS in the handshake; 60 certificate verification failed;
+        90 pin mismatch; 91 no valid OCSP staple with --cert-status; 130/143 interrupted by
+        SIGINT/SIGTERM (no output file is left behind).
 
-    static let parser = ArgumentParser(command: "fetch", options: [
-        .init(names: ["-X", "--request"], arity: .value),
-        .init(names: ["-H", "--header"], arity: .value),
-        .init(names: ["-d", "--data"], arity: .value, takesBytes: true),
-        .init(names: ["--data-binary"], arity: .value, takesBytes: true),
-        .init(names: ["-o", "--output"], arity: .value),
-        .init(names: ["-O", "--remote-name"], arity: .flag),
-        .init(names: ["-u", "--user"], arity: .value, takesBytes: true),
-        .init(names: ["-e", "--referer"], arity: .value),
-        .init(names: ["-w", "--write-out"], arity: .value),
-        .init(names: ["-i", "--include"], arity: .flag),
-        .init(names: ["-L", "--location"], arity: .flag),
-        .init(names: ["--max-redirs"], arity: .value),
-        .init(names: ["-v", "--verbose"], arity: .flag),
-        .init(names: ["-s", "--silent"], arity: .flag),
-        .init(names: ["-S", "--show-error"], arity: .flag),
-        .init(names: ["-f", "--fail"], arity: .flag),
-        .init(names: ["--http1.1"], arity: .flag),
-        .init(names: ["--compressed"], arity: .flag),
-        .init(names: ["--http2"], arity: .flag),
-        .init(names: ["-m", "--max-time"], arity: .value),
-        .init(names: ["-A", "--user-agent"], arity: .value),
-        .init(names: ["-I", "--head"], arity: .flag),
-        .init(names: ["--connect-timeout"], arity: .value),
-        .init(names: ["-x", "--proxy"], arity: .value),
-        .init(names: ["--noproxy"], arity: .value),
-        .init(names: ["-h", "--help"], arity: .flag),
-    ] + ResolverOptions.parserOptions + TrustOptions.parserOptions)
+        These are curl's numbers, except that curl gives some bad input its own (3 for a malformed
+        URL, 58 for a --cert it cannot load).
+        """)
+
+    static var help: String { reference.shortHelp() }
+    static let parser = reference.parser
 
     /// Everything a fetch needs, validated before any network traffic.
     struct Plan {
@@ -171,42 +229,64 @@ enum FetchCommand {
         var writeOut: WriteOut? = nil
         /// -u's user name, for -v.
         var user: String? = nil
+        /// --json: the -w variables as one JSON line after the transfer.
+        var json = false
+        /// -b and -c.
+        var cookies = CookieOptions()
+        /// -4 / -6: the addresses of the resolution to use.
+        var families = AddressFamilies.both
+        /// --parallel and --parallel-max: transfers at once.
+        var parallel = false
+        var parallelMaximum = 50
+        /// The URL's place on the command line, from 0 (`%{urlnum}`).
+        var index = 0
     }
 
     /// - Parameter raw: `arguments`' bytes as given (`argv`), for the bodies given inline.
     static func run(_ arguments: [String], raw: [[UInt8]], console: Console, environment: Environment) async -> Int32 {
-        let plan: Plan
+        let plans: [Plan]
         do {
             let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
                 console.print(help)
                 return HTTPDNSTool.ExitStatus.success
             }
-            plan = try makePlan(parsed, environment: environment)
+            plans = try makePlans(parsed, environment: environment)
         } catch {
             return HTTPDNSTool.report(error, console: console)
         }
-        return await execute(plan, console: console)
+        return await execute(plans, console: console)
     }
 
+    /// The plan for a command line with one URL (the first plan of `makePlans`).
     static func makePlan(_ parsed: ArgumentParser.Parsed, environment: Environment) throws(UsageError) -> Plan {
-        guard parsed.positionals.count == 1, let text = parsed.positionals.first else {
-            throw UsageError(parsed.positionals.isEmpty ? "no URL given" : "one URL expected, got \(parsed.positionals.count)", command: "fetch")
+        try makePlans(parsed, environment: environment)[0]
+    }
+
+    /// One plan per URL, in order, each with its own output (`-o`/`-O` paired with the URLs in
+    /// order, as curl pairs them) and the rest of the options in common.
+    /// - Throws: `UsageError` for bad input, found before any traffic.
+    static func makePlans(_ parsed: ArgumentParser.Parsed, environment: Environment) throws(UsageError) -> [Plan] {
+        guard !parsed.positionals.isEmpty else { throw UsageError("no URL given", command: "fetch") }
+        var urls: [URL] = []
+        for text in parsed.positionals {
+            guard !text.contains(where: { $0.isWhitespace }) else {
+                throw UsageError("malformed URL '\(text)': it contains white space (percent-encode it as %20)", command: "fetch")
+            }
+            guard text.contains("://") else {
+                throw UsageError("malformed URL '\(text)': no scheme (write it as https://\(text))", command: "fetch")
+            }
+            guard let url = URL(string: text) else {
+                throw UsageError("malformed URL '\(text)'", command: "fetch")
+            }
+            do {
+                try HTTPRequest.validate(url: url)
+            } catch {
+                throw UsageError(error.message, command: "fetch")
+            }
+            urls.append(url)
         }
-        guard !text.contains(where: { $0.isWhitespace }) else {
-            throw UsageError("malformed URL '\(text)': it contains white space (percent-encode it as %20)", command: "fetch")
-        }
-        guard text.contains("://") else {
-            throw UsageError("malformed URL '\(text)': no scheme (write it as https://\(text))", command: "fetch")
-        }
-        guard let url = URL(string: text) else {
-            throw UsageError("malformed URL '\(text)'", command: "fetch")
-        }
-        do {
-            try HTTPRequest.validate(url: url)
-        } catch {
-            throw UsageError(error.message, command: "fetch")
-        }
+        let url = urls[0]
 
         // curl's forms: "Name: value" sends a field, "Name:" leaves out one libcurl would add,
         // "Name;" sends it empty.
@@ -262,20 +342,35 @@ enum FetchCommand {
         let resolverOptions = try ResolverOptions(parsed, environment: environment, command: "fetch")
         let trustOptions = try TrustOptions(parsed, command: "fetch")
 
-        let outputs = parsed.all("output")
-        guard outputs.count <= 1 else {
-            // curl writes the first and warns of the rest; which one was meant is a guess.
-            throw UsageError("-o given \(outputs.count) times for one URL: give it once", command: "fetch")
+        // The n-th -o or -O names the n-th URL's output, wherever it stands, as curl pairs them.
+        var outputNames = parsed.all("output").makeIterator()
+        var outputOptions: [String?] = []
+        for key in parsed.order where key == "output" || key == "remote-name" {
+            outputOptions.append(key == "output" ? outputNames.next() : nil)
         }
-        let output: FetchOutput
-        if parsed.has("remote-name") {
-            guard outputs.isEmpty else {
+        guard outputOptions.count <= urls.count else {
+            // curl ignores the extra ones with a warning; which file was meant is a guess.
+            if urls.count == 1, outputOptions.contains(nil), outputOptions.contains(where: { $0 != nil }) {
                 throw UsageError("-O and -o both name the output file: give one of them", command: "fetch")
             }
-            output = try FetchOutput(remoteNameOf: url)
-        } else {
-            output = try FetchOutput(path: outputs.first)
+            if !outputOptions.contains(nil) {
+                throw UsageError("-o given \(outputOptions.count) times for \(urls.count) URL\(urls.count == 1 ? "" : "s"): give at most one per URL", command: "fetch")
+            }
+            throw UsageError("\(outputOptions.count) output options (-o/-O) for \(urls.count) URL\(urls.count == 1 ? "" : "s"): give at most one per URL", command: "fetch")
         }
+        var outputs: [FetchOutput] = []
+        for (index, target) in urls.enumerated() {
+            if index < outputOptions.count {
+                if let name = outputOptions[index] {
+                    outputs.append(try FetchOutput(path: name))
+                } else {
+                    outputs.append(try FetchOutput(remoteNameOf: target))
+                }
+            } else {
+                outputs.append(.standardOutput)
+            }
+        }
+        let output = outputs[0]
         let writeOut = try parsed.value("write-out").map { (argument) throws(UsageError) in try WriteOut(argument: argument) }
 
         var redirects: RedirectPolicy?
@@ -293,16 +388,40 @@ enum FetchCommand {
 
         let proxy = try proxyPolicy(parsed, environment: environment)
 
+        let cookies = try CookieOptions(parsed)
+        var families = AddressFamilies.both
+        switch parsed.order.last(where: { $0 == "ipv4" || $0 == "ipv6" }) {
+        case "ipv4": families = .ipv4
+        case "ipv6": families = .ipv6
+        default: break
+        }
+        var parallelMaximum = 50
+        if let text = parsed.value("parallel-max") {
+            // curl's range.
+            guard let value = Int(text), (1...300).contains(value) else {
+                throw UsageError("--parallel-max needs a number of transfers from 1 to 300, got '\(text)'", command: "fetch")
+            }
+            parallelMaximum = value
+        }
+
         var request = HTTPRequest(url: url, method: method, headers: headers, body: body)
         request.omittedHeaders = omitted
         request.failsOnHTTPError = parsed.has("fail")
         request.reportsTLSDetails = parsed.has("verbose")
         request.timeouts = timeouts
         request.httpVersion = version
-        return Plan(request: request, output: output, include: parsed.has("include") || head, verbose: parsed.has("verbose"),
-                    silent: parsed.has("silent") && !parsed.has("show-error"), resolverOptions: resolverOptions, timeouts: timeouts, httpVersion: version,
-                    trustOptions: trustOptions, redirects: redirects, proxy: proxy, compressed: parsed.has("compressed"),
-                    writeOut: writeOut, user: user)
+        let first = Plan(request: request, output: output, include: parsed.has("include") || head, verbose: parsed.has("verbose"),
+                         silent: parsed.has("silent") && !parsed.has("show-error"), resolverOptions: resolverOptions, timeouts: timeouts, httpVersion: version,
+                         trustOptions: trustOptions, redirects: redirects, proxy: proxy, compressed: parsed.has("compressed"),
+                         writeOut: writeOut, user: user, json: parsed.has("json"), cookies: cookies, families: families,
+                         parallel: parsed.has("parallel"), parallelMaximum: parallelMaximum)
+        return zip(urls, outputs).enumerated().map { index, pair in
+            var plan = first
+            plan.request.url = pair.0
+            plan.output = pair.1
+            plan.index = index
+            return plan
+        }
     }
 
     /// curl's rules: `-x` wins over the environment; `--noproxy` replaces `no_proxy`.
@@ -329,7 +448,11 @@ enum FetchCommand {
     }
 
 
-    static func execute(_ plan: Plan, console: Console) async -> Int32 {
+    /// Runs every plan on one client, so the transfers share its connections, one after another
+    /// or (`--parallel`) up to `parallelMaximum` at once. The exit status is the last transfer's,
+    /// serially, and the last failure's in parallel, as curl's.
+    static func execute(_ plans: [Plan], console: Console) async -> Int32 {
+        guard let plan = plans.first else { return HTTPDNSTool.ExitStatus.usage }
         let started = ContinuousClock.now
         let trust: TrustPolicy
         do {
@@ -341,12 +464,78 @@ enum FetchCommand {
         }
         // An -o file that cannot be written is refused before any traffic, with curl's status for
         // it (curl finds it at the first write).
-        if let failure = plan.output.checkWritable() {
-            if !plan.silent { console.note("httpdns: \(failure)") }
-            return HTTPDNSTool.ExitStatus.writeFailed
+        for each in plans {
+            if let failure = each.output.checkWritable() {
+                if !plan.silent { console.note("httpdns: \(failure)") }
+                return HTTPDNSTool.ExitStatus.writeFailed
+            }
         }
         // The client's connect limit covers resolving the name (as curl's), DoH exchanges included.
-        let resolver = plan.resolverOptions.makeResolver(observer: console.resolverObserver(verbose: plan.verbose))
+        let resolver = plan.resolverOptions.makeResolver(families: plan.families, observer: console.resolverObserver(verbose: plan.verbose))
+        var configuration = HTTPClient.Configuration(trust: trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
+        configuration.racesAddresses = plan.resolverOptions.providerOptions.happyEyeballs
+        configuration.proxy = plan.proxy
+        configuration.decompressesResponses = plan.compressed
+        // -s: no warning for -k's unauthenticated connections either (asked for by that name), as
+        // curl -sk prints nothing; -sS and every other mode keep it.
+        if plan.silent { configuration.trustEventHandler = { _ in } }
+        let client = HTTPClient(configuration: configuration, resolver: resolver)
+        let jar = plan.cookies.makeJar()
+
+        let interruption = LockedValue<SignalInterruption?>(nil)
+        let signalled: @Sendable () -> Int32? = { interruption.withLock { $0?.exitStatus } }
+        let run = Task { () async -> Int32 in
+            guard plan.parallel, plans.count > 1 else {
+                var status: Int32 = 0
+                for each in plans {
+                    if Task.isCancelled, signalled() != nil { break }
+                    status = await transfer(each, client: client, jar: jar, signalled: signalled, console: console)
+                }
+                return status
+            }
+            return await withTaskGroup(of: Int32.self) { group in
+                var status: Int32 = 0
+                var pending = plans.makeIterator()
+                for _ in 0..<min(plan.parallelMaximum, plans.count) {
+                    guard let each = pending.next() else { break }
+                    group.addTask { await transfer(each, client: client, jar: jar, signalled: signalled, console: console) }
+                }
+                for await result in group {
+                    if result != 0 { status = result }
+                    if let each = pending.next() {
+                        group.addTask { await transfer(each, client: client, jar: jar, signalled: signalled, console: console) }
+                    }
+                }
+                return status
+            }
+        }
+        // SIGINT/SIGTERM cancel the transfers, which removes any partial output, then exit as a
+        // signalled process would (128 + signal number).
+        let signals = SignalInterruption(cancelling: run)
+        interruption.withLock { $0 = signals }
+        var status = await run.value
+        signals.stop()
+        if let signal = signals.exitStatus { status = signal }
+
+        // -c: the jar at the end, also after a failure, as curl writes it.
+        if let jar, let path = plan.cookies.jarPath, signals.exitStatus == nil, let failure = jar.write(to: path, console: console) {
+            if !plan.silent { console.note("httpdns: \(failure)") }
+            if status == 0 { status = HTTPDNSTool.ExitStatus.writeFailed }
+        }
+        // A stale answer starts a background refresh: let it finish (and reach the cache file)
+        // before the process exits under it, within what is left of -m.
+        for host in Set(plans.compactMap { $0.request.url.host(percentEncoded: false) }) {
+            let elapsed = ContinuousClock.now - started
+            let left = plan.timeouts.total.map { $0 - (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) }
+            await resolver.waitForRefresh(host: host, within: left)
+        }
+        return status
+    }
+
+    /// One URL's transfer on the shared client, with its -v, -i, -o and -w.
+    /// - Parameter signalled: The exit status of the signal that cancelled the run, if one did.
+    static func transfer(_ plan: Plan, client: HTTPClient, jar: CookieFileJar?, signalled: @escaping @Sendable () -> Int32?,
+                         console: Console) async -> Int32 {
         // -w: what the requests came to (each followed redirect's too), the error message, and
         // whether a signal ended the transfer (then nothing is written, as curl killed writes none).
         let transferStarted = ContinuousClock.now
@@ -359,14 +548,6 @@ enum FetchCommand {
             if !plan.silent { console.note("httpdns: \(message)") }
         }
         let status = await { () async -> Int32 in
-            var configuration = HTTPClient.Configuration(trust: trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
-            configuration.racesAddresses = plan.resolverOptions.providerOptions.happyEyeballs
-            configuration.proxy = plan.proxy
-            configuration.decompressesResponses = plan.compressed
-            // -s: no warning for -k's unauthenticated connections either (asked for by that name), as
-            // curl -sk prints nothing; -sS and every other mode keep it.
-            if plan.silent { configuration.trustEventHandler = { _ in } }
-            let client = HTTPClient(configuration: configuration, resolver: resolver)
             // The body streams to stdout as it arrives, never held whole in memory, unless -i must
             // print the response head first.
             // -v describes each response as its head arrives, before a body streamed to stdout (as
@@ -408,7 +589,11 @@ enum FetchCommand {
                 let write = console.output
                 destination = .handler { chunk in write(chunk) }
             }
-            let request = plan.request
+            var request = plan.request
+            if let literal = plan.cookies.literalHeader {
+                let existing = request.headers[first: "Cookie"]
+                request.headers.replaceOrAdd(name: "Cookie", value: existing.map { "\($0); \(literal)" } ?? literal)
+            }
             let redirects = plan.redirects
             let verbose = plan.verbose
             let include = plan.include
@@ -416,7 +601,7 @@ enum FetchCommand {
             if verbose, let user = plan.user { console.note("* Server auth using Basic with user '\(user)'") }
             let transfer = Task {
                 if let redirects {
-                    try await client.execute(request, to: destination, redirects: redirects, redirected: { response, redirect in
+                    return try await client.execute(request, to: destination, redirects: redirects, cookies: jar, redirected: { response, redirect in
                         written.withLock { $0.record(response, followed: redirect != nil) }
                         // -i -L: every response's head, the redirects' included, as curl prints them
                         // (the last one's comes with its body, below).
@@ -432,18 +617,25 @@ enum FetchCommand {
                         if let redirect { hop.withLock { $0 = redirect.location } }
                     })
                 } else {
-                    try await client.execute(request, to: destination)
+                    var sent = request
+                    if let jar, let value = jar.cookieHeader(for: request.url) {
+                        let existing = sent.headers[first: "Cookie"]
+                        sent.headers.replaceOrAdd(name: "Cookie", value: existing.map { "\($0); \(value)" } ?? value)
+                    }
+                    let response = try await client.execute(sent, to: destination)
+                    jar?.storeCookies(response.headers[all: "Set-Cookie"], from: request.url)
+                    return response
                 }
             }
-            // SIGINT/SIGTERM cancel the transfer, which removes any partial output, then exit as a
-            // signalled process would (128 + signal number).
-            let interruption = SignalInterruption(cancelling: transfer)
-            defer { interruption.stop() }
             // A write into the -i -o file that fails stops the transfer, as with a plain -o file.
             headAndBody?.stopOnFailure { transfer.cancel() }
             defer { headAndBody?.discard() }
             do {
-                let response = try await transfer.value
+                let response = try await withTaskCancellationHandler {
+                    try await transfer.value
+                } onCancel: {
+                    transfer.cancel()
+                }
                 written.withLock { $0.record(response, followed: false) }
                 if let headAndBody {
                     if let failure = headAndBody.failure {
@@ -466,6 +658,10 @@ enum FetchCommand {
                 return HTTPDNSTool.ExitStatus.success
             } catch let error as HTTPClientError {
                 written.withLock { $0.record(error) }
+                // A response that failed with -f still sets its cookies, as curl keeps them.
+                if let jar, let head = error.responseHead {
+                    jar.storeCookies(head.headers[all: "Set-Cookie"], from: error.url ?? plan.request.url)
+                }
                 if plan.verbose {
                     if let resolution = error.resolution { describe(resolution, console: console) }
                     if let host = plan.request.url.host(percentEncoded: false), IPAddress(host) != nil {
@@ -479,28 +675,23 @@ enum FetchCommand {
                 fail(error.message)
                 return error.curlExitStatus
             } catch is CancellationError {
-                if let failure = headAndBody?.failure, interruption.exitStatus == nil {
+                if let failure = headAndBody?.failure, signalled() == nil {
                     fail("writing '\(headAndBody?.destinationPath ?? "")' failed: \(failure)")
                     return HTTPDNSTool.ExitStatus.writeFailed
                 }
-                interrupted = interruption.exitStatus != nil
-                return interruption.exitStatus ?? 1
+                interrupted = signalled() != nil
+                return signalled() ?? 1
             } catch {
                 fail("\(error)")
                 return 1
             }
         }()
-        if let writeOut = plan.writeOut, !interrupted {
+        if plan.writeOut != nil || plan.json, !interrupted {
             var values = written.withLock { $0 }
+            values.urlNumber = plan.index
             values.finish(url: plan.request.url, status: status, message: failureMessage, elapsed: ContinuousClock.now - transferStarted)
-            console.output(writeOut.render(values) { console.note("httpdns: \($0)") })
-        }
-        // A stale answer starts a background refresh: let it finish (and reach the cache file)
-        // before the process exits under it, within what is left of -m.
-        if let host = plan.request.url.host(percentEncoded: false) {
-            let elapsed = ContinuousClock.now - started
-            let left = plan.timeouts.total.map { $0 - (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) }
-            await resolver.waitForRefresh(host: host, within: left)
+            if let writeOut = plan.writeOut { console.output(writeOut.render(values) { console.note("httpdns: \($0)") }) }
+            if plan.json { console.output(Data((values.json() + "\n").utf8)) }
         }
         return status
     }

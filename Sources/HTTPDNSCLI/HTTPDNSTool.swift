@@ -27,23 +27,55 @@ public enum HTTPDNSTool {
         public static let pinMismatch = HTTPClientError.exitStatus(for: .pinMismatch)
     }
 
-    static let usage = """
-    Usage: httpdns <command> [options]
+    /// The commands, in the order help lists them.
+    static let commands: [CommandReference] = [ResolveCommand.reference, FetchCommand.reference, ProbeCommand.reference, PinsCommand.reference]
 
-    HTTPS requests that resolve names over DNS-over-HTTPS (RFC 8484) and connect straight to the
-    resolved address, with SNI, Host and certificate verification on the name.
+    /// `httpdns(1)`: the tool itself and its own options.
+    static let reference = CommandReference(
+        name: "",
+        synopsis: "COMMAND [options] | --version | --generate-man DIR | --generate-completion bash|zsh",
+        summary: "HTTPS requests that resolve names over DNS-over-HTTPS and connect straight to the resolved address.",
+        description: """
+        Names are resolved over DNS-over-HTTPS (RFC 8484) or a vendor HTTPDNS API instead of the
+        network's resolver, and the request goes straight to the resolved address, while SNI, Host and
+        certificate verification keep using the host name.
 
-    Commands:
-      resolve HOST...   resolve names, one line per address:
-                          HOST ADDRESS ttl=SECONDS source=doh|cache|system|static|literal
-      fetch URL         send a request, body to stdout or -o FILE (curl-like options)
-      probe URL         check every address of URL's host: connect, TLS, certificate, status
-      pins URL          print the certificate chain URL presents, with pins ready to paste
-      help [COMMAND]    show help
-      --version         show the version
+        Commands: resolve HOST... (resolve names, one line per address), fetch URL... (send requests,
+        curl-like options), probe URL (check every address of URL's host: connect, TLS, certificate,
+        status), pins URL (print the verified certificate chain with pins ready to paste), help
+        [COMMAND] (a command's options, explained). Each command's options are in its own page:
+        httpdns-resolve(1), httpdns-fetch(1), httpdns-probe(1), httpdns-pins(1).
 
-    Run 'httpdns <command> --help' for a command's options.
-    """
+        Environment: HTTPDNS_DOH_URL (comma-separated DoH endpoints, when no --doh-url is given);
+        https_proxy, http_proxy, all_proxy and no_proxy for fetch, as curl reads them; TMPDIR for
+        fetch -o's temporary files.
+        """,
+        options: [
+            .init(names: ["--version"], arity: .flag, summary: "Print the version"),
+            .init(names: ["--generate-man"], arity: .value, valueName: "DIR",
+                  summary: "Write the man pages (httpdns.1, httpdns-fetch.1, ...) into DIR"),
+            .init(names: ["--generate-completion"], arity: .value, valueName: "bash|zsh",
+                  summary: "Print the shell completion script for bash or zsh"),
+            .init(names: ["-h", "--help"], arity: .flag, summary: "This help"),
+        ],
+        exitStatus: """
+        Each command's own (curl's numbers where the same failure exists); 2 for an unknown command
+        or option.
+        """)
+
+    static var usage: String {
+        var lines = ["Usage: httpdns <command> [options]", "", reference.summary, "", "Commands:"]
+        for command in commands {
+            lines.append("  " + (command.name + " " + command.synopsis.replacingOccurrences(of: "[options] ", with: "")).padding(toLength: 20, withPad: " ", startingAt: 0) + command.summary)
+        }
+        lines.append("  " + "help [COMMAND]".padding(toLength: 20, withPad: " ", startingAt: 0) + "Explain a command's options (its man page, as text)")
+        for option in reference.options {
+            let label = CommandReference.label(option).trimmingCharacters(in: .whitespaces)
+            lines.append("  " + label + String(repeating: " ", count: max(2, 32 - label.count)) + option.summary)
+        }
+        lines += ["", "Run 'httpdns <command> --help' for a command's options, one line each."]
+        return lines.joined(separator: "\n")
+    }
 
     /// Runs one command line (without the program name) and returns the exit status.
     public static func run(_ arguments: [String], console: Console = .standard, environment: [String: String]) async -> Int32 {
@@ -82,15 +114,28 @@ public enum HTTPDNSTool {
             return await PinsCommand.run(rest, raw: Array(raw.dropFirst()), console: console, environment: environment)
         case "help", "--help", "-h":
             switch rest.first {
-            case "resolve": console.print(ResolveCommand.help)
-            case "fetch": console.print(FetchCommand.help)
-            case "probe": console.print(ProbeCommand.help)
-            case "pins": console.print(PinsCommand.help)
-            case nil: console.print(usage)
+            case nil:
+                console.print(command == "help" ? reference.detailedHelp() : usage)
+            case let name? where commands.contains { $0.name == name }:
+                let page = commands.first { $0.name == name }!
+                console.print(command == "help" ? page.detailedHelp() : page.shortHelp())
             case let other?:
                 console.note("httpdns: no help for unknown command '\(other)'; run 'httpdns --help'")
                 return ExitStatus.usage
             }
+            return ExitStatus.success
+        case "--generate-man":
+            guard rest.count == 1, let directory = rest.first, !directory.isEmpty else {
+                console.note("httpdns: --generate-man needs one directory")
+                return ExitStatus.usage
+            }
+            return generateManPages(in: directory, console: console)
+        case "--generate-completion":
+            guard rest.count == 1, let shell = rest.first, let script = ShellCompletion.script(for: shell) else {
+                console.note("httpdns: --generate-completion needs bash or zsh")
+                return ExitStatus.usage
+            }
+            console.print(script)
             return ExitStatus.success
         case "--version":
             console.print("httpdns 1.0")
@@ -99,6 +144,22 @@ public enum HTTPDNSTool {
             console.note("httpdns: unknown command '\(command)'; run 'httpdns --help'")
             return ExitStatus.usage
         }
+    }
+
+    /// Writes `httpdns.1` and one page per command into `directory` (created if missing), each
+    /// replaced atomically.
+    static func generateManPages(in directory: String, console: Console) -> Int32 {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            for page in [reference] + commands {
+                let name = page.name.isEmpty ? "httpdns.1" : "httpdns-\(page.name).1"
+                try Data(page.manPage().utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent(name), options: .atomic)
+            }
+        } catch {
+            console.note("httpdns: cannot write the man pages into '\(directory)': \(error.localizedDescription)")
+            return ExitStatus.writeFailed
+        }
+        return ExitStatus.success
     }
 
     /// Prints a usage error the same way for every command.

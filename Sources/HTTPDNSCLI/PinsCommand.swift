@@ -3,32 +3,37 @@ import HTTPDNS
 
 /// `httpdns pins URL`: connect like `fetch` and print the certificate chain with its pins.
 enum PinsCommand {
-    static let help = """
-    Usage: httpdns pins URL [options]
+    static let reference = CommandReference(
+        name: "pins",
+        synopsis: "[options] URL",
+        summary: "Print the certificate chain URL's server presents, with pins ready to paste.",
+        description: """
+        Connects to URL's host the way fetch does (DoH, IP-direct, SNI and verification on the name)
+        and prints the chain the handshake verified, leaf first: subject, issuer, expiry, the SPKI pin
+        (for fetch --pinnedpubkey) and the certificate's SHA-256 (for fetch --pin-cert).
 
-    Connects to URL's host the way fetch does (DoH, IP-direct, SNI and verification on the name)
-    and prints the chain the handshake verified, leaf first: subject, issuer, expiry, the SPKI pin
-    (for --pinnedpubkey) and the certificate's SHA-256 (for --pin-cert). The last line is a
-    --pinnedpubkey option with the server's own key pin, ready to paste (add a backup key's pin
-    before relying on it). The line before it lists the issuers' pins apart: a pin matches anywhere
-    in the chain, so an issuer's pin lets through every certificate that issuer signs, for any host.
+        The last line is a fetch --pinnedpubkey option with the server's own key pin, ready to paste (add a
+        backup key's pin before relying on it). The line before it lists the issuers' pins apart: a pin
+        matches anywhere in the chain, so an issuer's pin lets through every certificate that issuer
+        signs, for any host.
+        """,
+        options: ResolverOptions.parserOptions + [
+            .init(names: ["-k", "--insecure"], arity: .flag, summary: "Show the chain even when it does not verify"),
+            .init(names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
+                  summary: "Limit for resolving the name, then for connecting (default 10)",
+                  detail: """
+                  Limit for resolving the name (DoH/HTTPDNS included, as curl's), then again for connecting,
+                  TLS included (default 10).
+                  """),
+            .init(names: ["-h", "--help"], arity: .flag, summary: "This help, one line per option"),
+        ],
+        exitStatus: """
+        As fetch: 0 ok; 2 usage or bad input; 6 could not resolve host; 7 could not connect; 28
+        time-out; 35 TLS handshake failed; 60 certificate verification failed.
+        """)
 
-    Options:
-    \(ResolverOptions.help)
-      -k, --insecure            Show the chain even when it does not verify (self-signed servers).
-          --connect-timeout SECONDS
-                                Limit for resolving the name (DoH/HTTPDNS included, as
-                                curl), then for connecting, TLS included (default 10).
-      -h, --help                This help.
-
-    Exit status: as fetch: 0 ok, 6 could not resolve, 7 could not connect, 60 verification failed.
-    """
-
-    static let parser = ArgumentParser(command: "pins", options: [
-        .init(names: ["-k", "--insecure"], arity: .flag),
-        .init(names: ["--connect-timeout"], arity: .value),
-        .init(names: ["-h", "--help"], arity: .flag),
-    ] + ResolverOptions.parserOptions)
+    static var help: String { reference.shortHelp() }
+    static let parser = reference.parser
 
     static func run(_ arguments: [String], raw: [[UInt8]], console: Console, environment: Environment) async -> Int32 {
         let url: URL

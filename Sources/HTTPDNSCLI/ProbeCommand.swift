@@ -4,41 +4,41 @@ import HTTPDNS
 /// `httpdns probe URL`: checks every address of the URL's host, each on its own connection with SNI
 /// and verification on the host name.
 enum ProbeCommand {
-    static let help = """
-    Usage: httpdns probe URL [options]
+    static let reference = CommandReference(
+        name: "probe",
+        synopsis: "[options] URL",
+        summary: "Check every address of URL's host: connect, TLS, certificate, status.",
+        description: """
+        Resolves URL's host (as fetch does) and, for each address, connects with SNI set to the host,
+        verifies the certificate for the host, sends GET and reports one line per address: ADDRESS
+        ok|FAILED connect=MS tls=MS status=CODE total=MS cert="SUBJECT" expires=DATE, or the failure
+        (could not connect, TLS handshake, certificate verification, time-out). An address is healthy
+        when the request completes with a status below 400.
 
-    Resolves URL's host (as fetch does) and, for each address, connects with SNI set to the host,
-    verifies the certificate for the host, sends GET and reports one line per address:
-      ADDRESS ok|FAILED connect=MS tls=MS status=CODE total=MS cert="SUBJECT" expires=DATE
-    or the failure (could not connect, TLS handshake, certificate verification, timeout).
-    An address is healthy when the request completes with a status below 400.
+        Trust options apply to every address: with --pinnedpubkey, probe checks that each address
+        serves a pinned key. Any trust failure (pin mismatch, verification, --cert-status without a
+        staple) makes that address FAILED, so probe exits 1, not fetch's 60/90/91.
+        """,
+        options: [
+            .init(names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
+                  summary: "Limit for connecting to each address and DoH endpoint (default 5)",
+                  detail: """
+                  Limit for connecting to each address, TLS included (default 5), and to each DoH/HTTPDNS
+                  endpoint.
+                  """),
+            .init(names: ["--max-time"], arity: .value, valueName: "SECONDS", summary: "Limit for each address's whole request (default 15)"),
+            .init(names: ["--json"], arity: .flag, summary: "One JSON object per address instead"),
+            .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events on stderr"),
+        ] + ResolverOptions.parserOptions + ProviderOptions.connectionOptions + TrustOptions.parserOptions + [
+            .init(names: ["-h", "--help"], arity: .flag, summary: "This help, one line per option"),
+        ],
+        exitStatus: """
+        0 every address healthy; 1 any address unhealthy; 2 usage or bad input (a --cert, --key or
+        --pass that cannot be used included); 6 could not resolve host.
+        """)
 
-    Options:
-          --connect-timeout SECONDS
-                                Limit for connecting to each address, TLS included (default 5),
-                                and to each DoH/HTTPDNS endpoint.
-          --max-time SECONDS    Limit for each address's whole request (default 15).
-          --json                One JSON object per address instead.
-      -v, --verbose             Print resolver events on stderr.
-    \(ResolverOptions.help)
-    \(TrustOptions.help)
-      -h, --help                This help.
-
-    Trust options apply to every address: with --pinnedpubkey, probe checks that each address
-    serves a pinned key. Any trust failure (pin mismatch, verification, --cert-status without a
-    staple) makes that address FAILED, so probe exits 1, not fetch's 60/90/91.
-
-    Exit status: 0 every address healthy, 1 any address unhealthy, 2 usage or bad input (a --cert,
-    --key or --pass that cannot be used included), 6 could not resolve host.
-    """
-
-    static let parser = ArgumentParser(command: "probe", options: [
-        .init(names: ["--connect-timeout"], arity: .value),
-        .init(names: ["--max-time"], arity: .value),
-        .init(names: ["--json"], arity: .flag),
-        .init(names: ["-v", "--verbose"], arity: .flag),
-        .init(names: ["-h", "--help"], arity: .flag),
-    ] + ResolverOptions.parserOptions + TrustOptions.parserOptions)
+    static var help: String { reference.shortHelp() }
+    static let parser = reference.parser
 
     static func run(_ arguments: [String], raw: [[UInt8]], console: Console, environment: Environment) async -> Int32 {
         let url: URL

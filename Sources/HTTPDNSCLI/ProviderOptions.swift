@@ -1,48 +1,53 @@
 import Foundation
 import HTTPDNS
 
-/// The provider, cache and bypass options `resolve`, `fetch` and `probe` share (issue 3 additions to
-/// `ResolverOptions`).
+/// The provider, cache and bypass options that come with `ResolverOptions`, and the connection
+/// options of the commands that connect to the host's addresses.
 struct ProviderOptions {
     static let parserOptions: [ArgumentParser.Option] = [
-        .init(names: ["--provider"], arity: .value),
-        .init(names: ["--account-id"], arity: .value),
-        .init(names: ["--secret"], arity: .value),
-        .init(names: ["--key-id"], arity: .value),
-        .init(names: ["--cache-file"], arity: .value),
-        .init(names: ["--stale"], arity: .flag),
-        .init(names: ["--max-stale"], arity: .value),
-        .init(names: ["--bypass"], arity: .value),
-        .init(names: ["--race"], arity: .flag),
-        .init(names: ["--happy-eyeballs"], arity: .flag),
-        .init(names: ["--no-happy-eyeballs"], arity: .flag),
+        .init(names: ["--provider"], arity: .value, valueName: "NAME",
+              summary: "doh, json, httpdns-ali or httpdns-dnspod (default doh)",
+              detail: """
+              The protocol of the --doh-url/--endpoint URLs. doh (the default): RFC 8484. json: JSON DoH
+              (GET ?name=&type=, application/dns-json). httpdns-ali: Alibaba-style HTTPDNS (needs
+              --account-id; signed with --secret). httpdns-dnspod: DNSPod-style HTTPDNS (AES-encrypted
+              with --key-id and --secret). Every provider fails over to the next URL; HTTP 429 and 5xx,
+              time-outs and garbage are failures, never NXDOMAIN.
+              """),
+        .init(names: ["--account-id"], arity: .value, valueName: "ID", summary: "Account of an httpdns-ali endpoint"),
+        .init(names: ["--secret"], arity: .value, valueName: "SECRET", summary: "Signing secret (httpdns-ali) or AES key (httpdns-dnspod)"),
+        .init(names: ["--key-id"], arity: .value, valueName: "ID", summary: "Key ID of an encrypted httpdns-dnspod endpoint"),
+        .init(names: ["--cache-file"], arity: .value, valueName: "PATH",
+              summary: "Keep the answer cache in PATH across runs (written atomically)"),
+        .init(names: ["--stale"], arity: .flag,
+              summary: "Answer from an expired cache entry, refreshing it meanwhile",
+              detail: """
+              Answer at once from an expired cache entry (at most --max-stale seconds old, default 3600)
+              while refreshing it in the background.
+              """),
+        .init(names: ["--max-stale"], arity: .value, valueName: "SECONDS",
+              summary: "With --stale, the oldest expired answer served (default 3600)"),
+        .init(names: ["--bypass"], arity: .value, valueName: "NAME|.SUFFIX",
+              summary: "Resolve NAME (or names under it) with the system resolver",
+              detail: """
+              Resolve NAME, or every name under .SUFFIX, with the system resolver. Repeatable. localhost
+              always is.
+              """),
+        .init(names: ["--race"], arity: .flag, summary: "Ask the first two endpoints at once and take the first answer"),
     ]
 
-    static let help = """
-          --provider doh|json|httpdns-ali|httpdns-dnspod
-                                The protocol of the --doh-url/--endpoint URLs (default doh, RFC 8484):
-                                json: JSON DoH (GET ?name=&type=, application/dns-json);
-                                httpdns-ali: Alibaba-style HTTPDNS (needs --account-id; signed with
-                                --secret); httpdns-dnspod: DNSPod-style HTTPDNS (AES-encrypted with
-                                --key-id and --secret). Every provider falls over to the next URL.
-          --account-id ID       Account of an httpdns-ali endpoint.
-          --secret SECRET       Signing secret (httpdns-ali) or AES key (httpdns-dnspod).
-          --key-id ID           Key ID of an encrypted httpdns-dnspod endpoint.
-          --cache-file PATH     Keep the answer cache in PATH across runs (written atomically).
-          --stale               Answer at once from an expired cache entry (at most --max-stale
-                                seconds old, default 3600) while refreshing it in the background.
-          --max-stale SECONDS   With --stale, the oldest expired answer served (default 3600).
-          --bypass NAME|.SUFFIX
-                                Resolve NAME (or every name under SUFFIX) with the system resolver,
-                                repeatable. localhost always is.
-          --race                Ask the first two endpoints at once and take the first answer.
-          --no-happy-eyeballs   Do not race connections to the host's addresses; libcurl tries them
-                                one after another, giving a black-holed one its share of
-                                --connect-timeout (half of it for the first of two). By default they
-                                race (Happy Eyeballs v2, RFC 8305: families interleaved, 250 ms
-                                apart), so a dead first address costs 250 ms. --happy-eyeballs (the
-                                default) is accepted.
-    """
+    /// The options of commands that connect to the host's addresses themselves (`fetch`, `probe`).
+    static let connectionOptions: [ArgumentParser.Option] = [
+        .init(names: ["--no-happy-eyeballs"], arity: .flag,
+              summary: "Try the addresses one after another instead of racing them",
+              detail: """
+              Do not race connections to the host's addresses; libcurl tries them one after another,
+              giving a black-holed one its share of the connect time limit (half of it for the first of
+              two). By default they race (Happy Eyeballs v2, RFC 8305: families interleaved, 250 ms apart),
+              so a dead first address costs 250 ms.
+              """),
+        .init(names: ["--happy-eyeballs"], arity: .flag, summary: "Race connections to the addresses (the default)"),
+    ]
 
     var kind = "doh"
     var accountID: String?

@@ -3,41 +3,39 @@ import HTTPDNS
 
 /// `httpdns resolve HOST...`: print each name's addresses and where they came from.
 enum ResolveCommand {
-    static let help = """
-    Usage: httpdns resolve [options] HOST...
+    static let reference = CommandReference(
+        name: "resolve",
+        synopsis: "[options] HOST...",
+        summary: "Resolve names over DNS-over-HTTPS and print each address and where it came from.",
+        description: """
+        Resolves each HOST over DNS-over-HTTPS (RFC 8484, or the --provider's HTTPDNS API), falling back
+        to the system resolver when every endpoint fails (unless --no-fallback). One line per address:
+        HOST ADDRESS ttl=SECONDS source=doh|httpdns|cache|system|static|literal (ttl=- when the source
+        gives none).
 
-    Resolves each HOST over DNS-over-HTTPS (RFC 8484), falling back to the system resolver when
-    every endpoint fails (unless --no-fallback). One line per address:
-      HOST ADDRESS ttl=SECONDS source=doh|httpdns|cache|system|static|literal
-    (ttl=- when the source gives none.)
+        With --compare, asks the system resolver and the trusted provider side by side for each HOST
+        and prints one line per name: HOST agree|disagree|trusted-failed|system-failed, then both
+        answers (a possible DNS hijack when they disagree).
+        """,
+        options: [
+            .init(names: ["--type"], arity: .value, valueName: "TYPE",
+                  summary: "Address types to ask for (default both)",
+                  detail: "Address types to ask for (default both; auto: the families this host has a route for)."),
+            .init(names: ["--json"], arity: .flag,
+                  summary: "One JSON object per host instead",
+                  detail: "One JSON object per host instead: addresses, ttl, source, provider, latency_ms, stale."),
+            .init(names: ["--compare"], arity: .flag, summary: "Hijack check: compare the system resolver with the provider"),
+            .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events (cache, providers, fallback) on stderr"),
+        ] + ResolverOptions.parserOptions + [
+            .init(names: ["-h", "--help"], arity: .flag, summary: "This help, one line per option"),
+        ],
+        exitStatus: """
+        0 all names resolved; 2 usage or bad input; 6 a name could not be resolved. With --compare: 0
+        all agree, 1 any disagree, 6 one side failed for a name (and none disagreed).
+        """)
 
-    With --compare, asks the system resolver and the trusted provider side by side for each HOST and
-    prints one line per name: HOST agree|disagree|trusted-failed|system-failed, then both answers
-    (possible DNS hijack when they disagree). Exit 0 when all agree, 1 when any disagree, else 6
-    when one side failed for a name.
-
-    Options:
-          --type A|AAAA|both|auto
-                                Address types to ask for (default both; auto: the families this
-                                host has a route for).
-          --json                One JSON object per host instead: addresses, ttl, source, provider,
-                                latency_ms, stale.
-          --compare             Hijack check: compare the system resolver with the provider.
-      -v, --verbose             Print resolver events (cache, provider, failover, fallback) on stderr.
-    \(ResolverOptions.help)
-      -h, --help                This help.
-
-    Exit status: 0 all names resolved, 2 usage or bad input, 6 a name could not be resolved; with
-    --compare: 0 all agree, 1 any disagree, 6 one side failed for a name (and none disagreed).
-    """
-
-    static let parser = ArgumentParser(command: "resolve", options: [
-        .init(names: ["--type"], arity: .value),
-        .init(names: ["--json"], arity: .flag),
-        .init(names: ["--compare"], arity: .flag),
-        .init(names: ["-v", "--verbose"], arity: .flag),
-        .init(names: ["-h", "--help"], arity: .flag),
-    ] + ResolverOptions.parserOptions)
+    static var help: String { reference.shortHelp() }
+    static let parser = reference.parser
 
     static func run(_ arguments: [String], raw: [[UInt8]], console: Console, environment: Environment) async -> Int32 {
         let hosts: [String]

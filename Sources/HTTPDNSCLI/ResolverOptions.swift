@@ -4,40 +4,52 @@ import HTTPDNS
 /// The resolver and trust options `resolve` and `fetch` share.
 struct ResolverOptions {
     static let parserOptions: [ArgumentParser.Option] = [
-        .init(names: ["--doh-url", "--endpoint"], arity: .value),
-        .init(names: ["--resolve"], arity: .value),
-        .init(names: ["--cacert"], arity: .value),
-        .init(names: ["--no-fallback"], arity: .flag),
-        .init(names: ["--doh-cacert"], arity: .value),
-        .init(names: ["--doh-pinnedpubkey"], arity: .value),
-        .init(names: ["--doh-method"], arity: .value),
+        .init(names: ["--doh-url", "--endpoint"], arity: .value, valueName: "URL",
+              summary: "Resolver endpoint (DoH unless --provider), repeatable, in order",
+              detail: """
+              The resolver's endpoint: DNS-over-HTTPS (RFC 8484) unless --provider names another protocol.
+              Repeatable; endpoints are tried in order, a failing one handing over to the next. Default:
+              $HTTPDNS_DOH_URL (comma-separated), else Cloudflare, Google and Quad9 with their published
+              bootstrap addresses. An endpoint's own host is reached through a --resolve entry for it, or
+              its bootstrap addresses, never through the system resolver.
+              """),
+        .init(names: ["--resolve"], arity: .value, valueName: "HOST:PORT:ADDR",
+              summary: "Use these addresses for HOST:PORT (PORT may be *), as curl",
+              detail: """
+              [+]HOST:PORT:ADDR[,ADDR]...: use these addresses for HOST:PORT (PORT may be *), as curl does; also how a --doh-url host is
+              reached without system DNS. A later entry for the same HOST:PORT replaces an earlier one,
+              and -HOST:PORT removes it, as in curl.
+              """),
+        .init(names: ["--cacert"], arity: .value, valueName: "FILE",
+              summary: "Also trust the CA certificates in this PEM file (DoH's TLS too)",
+              detail: """
+              Also trust the CA certificates in this PEM file, beside the system roots, for every TLS
+              connection of the command, the DoH server's included. FILE may be a pipe.
+              """),
+        .init(names: ["--no-fallback"], arity: .flag,
+              summary: "Fail, not ask the system resolver, when every endpoint fails",
+              detail: """
+              Do not fall back to the system resolver when every endpoint fails (network error, timeout,
+              HTTP error, malformed answer): the name cannot be resolved (exit 6). A fallback is always
+              reported on stderr. An NXDOMAIN is an answer, never a reason to fall back.
+              """),
+        .init(names: ["--doh-cacert"], arity: .value, valueName: "FILE",
+              summary: "Also trust these CA certificates, for the DoH endpoints only"),
+        .init(names: ["--doh-pinnedpubkey"], arity: .value, valueName: "PINS",
+              summary: "Public-key pins for the DoH endpoints only",
+              detail: """
+              Public-key pins ('sha256//BASE64[;sha256//BASE64]...', SPKI SHA-256) for the DoH endpoints only: an endpoint whose verified chain
+              carries none of them fails, and the next endpoint is asked (then the system resolver, with a
+              warning, unless --no-fallback).
+              """),
+        .init(names: ["--doh-method"], arity: .value, valueName: "GET|POST",
+              summary: "How RFC 8484 queries are sent (default GET)",
+              detail: """
+              How RFC 8484 queries are sent. GET (the default) sends ?dns=, and queries share one HTTP/2
+              connection; POST sends each query as a body, on a connection of its own, as curl --doh-url
+              sends them. Only with the doh provider.
+              """),
     ] + ProviderOptions.parserOptions
-
-    static let help = """
-          --doh-url URL, --endpoint URL
-                                The resolver's endpoint (DNS-over-HTTPS, RFC 8484, unless
-                                --provider says otherwise), repeatable, tried in order.
-                                Default: $HTTPDNS_DOH_URL, else Cloudflare, Google and Quad9 with
-                                their published bootstrap addresses.
-          --resolve [+]HOST:PORT:ADDR[,ADDR]...
-                                Use these addresses for HOST:PORT (PORT may be *), as curl does;
-                                also how a --doh-url host is reached without system DNS. A later
-                                entry for the same HOST:PORT replaces an earlier one, and
-                                --resolve -HOST:PORT removes it, as in curl.
-          --cacert FILE         Also trust the CA certificates in this PEM file, for every TLS
-                                connection of the command, the DoH server's included.
-          --no-fallback         Do not fall back to the system resolver when every DoH endpoint fails
-                                (a fallback is always reported on stderr).
-          --doh-cacert FILE     Also trust these CA certificates, for the DoH endpoints only.
-          --doh-pinnedpubkey 'sha256//BASE64[;...]'
-                                Public-key pins for the DoH endpoints only: an endpoint without
-                                a match fails (then the system resolver, with a warning, unless
-                                --no-fallback).
-          --doh-method GET|POST How RFC 8484 queries are sent (default GET: `?dns=`, queries
-                                share one HTTP/2 connection; POST: each query a body, on a
-                                connection of its own, as curl --doh-url sends them).
-    \(ProviderOptions.help)
-    """
 
     var endpoints: [DoHEndpoint]
     /// The providers to ask, in order (`--provider` with the `--doh-url`/`--endpoint` URLs).

@@ -6,40 +6,40 @@ import HTTPDNSCore
 /// `-k`, `--cert-status`.
 struct TrustOptions {
     static let parserOptions: [ArgumentParser.Option] = [
-        .init(names: ["--pinnedpubkey"], arity: .value),
-        .init(names: ["--pin-cert"], arity: .value),
-        .init(names: ["-E", "--cert"], arity: .value),
-        .init(names: ["--cert-type"], arity: .value),
-        .init(names: ["--key"], arity: .value),
-        .init(names: ["--pass"], arity: .value),
-        .init(names: ["-k", "--insecure"], arity: .flag),
-        .init(names: ["--cert-status"], arity: .flag),
+        .init(names: ["--pinnedpubkey"], arity: .value, valueName: "PINS|FILE",
+              summary: "Public-key pins; the verified chain must carry one (exit 90)",
+              detail: """
+              Public-key pins ('sha256//BASE64[;sha256//BASE64]...', SPKI SHA-256, RFC 7469): a certificate of the verified chain
+              must carry one, or the request fails with exit 90, listing the pins the server presented.
+              'httpdns pins URL' prints them ready to paste. FILE is a PEM or DER public key (or a
+              certificate, whose key is pinned), as curl's; it may be a pipe.
+              """),
+        .init(names: ["--pin-cert"], arity: .value, valueName: "SHA256HEX",
+              summary: "Whole-certificate pin (SHA-256 fingerprint, hex), repeatable",
+              detail: """
+              Whole-certificate pin: the certificate's SHA-256 fingerprint in hex, colons allowed.
+              Repeatable; combines with --pinnedpubkey.
+              """),
+        .init(names: ["-E", "--cert"], arity: .value, valueName: "FILE[:PASSWORD]",
+              summary: "Client certificate for mutual TLS (PKCS#12, or PEM with --key)",
+              detail: """
+              Client certificate for mutual TLS: PKCS#12 (AES or legacy 3DES/RC2) or PEM with the key
+              inside or in --key. It is loaded before any traffic: a file that cannot be used (not a
+              certificate, wrong or missing password, no key or another certificate's key, expired)
+              exits 2. A server that rejects it is exit 58. FILE may be a pipe.
+              """),
+        .init(names: ["--cert-type"], arity: .value, valueName: "P12|PEM",
+              summary: "Type of --cert (default: P12 for .p12/.pfx files, else PEM)"),
+        .init(names: ["--key"], arity: .value, valueName: "FILE", summary: "PEM private key for a PEM --cert (may be encrypted)"),
+        .init(names: ["--pass"], arity: .value, valueName: "PASSWORD", summary: "Password of the PKCS#12 file or passphrase of the key"),
+        .init(names: ["--cert-status"], arity: .flag, summary: "Require a stapled OCSP response (exit 91 without one)"),
+        .init(names: ["-k", "--insecure"], arity: .flag,
+              summary: "Verify no certificate or name at all (pins still apply)",
+              detail: """
+              Do not verify the server's certificate or name at all: anyone on the path can impersonate
+              the server. Pins, if given, still apply. Each connection made so is warned about on stderr.
+              """),
     ]
-
-    static let help = """
-          --pinnedpubkey 'sha256//BASE64[;sha256//BASE64]...' | FILE
-                                Public-key pins (SPKI SHA-256, RFC 7469): a certificate of the
-                                verified chain must carry one, or the request fails with exit 90.
-                                'httpdns pins URL' prints them ready to paste. FILE is a PEM or DER
-                                public key (or a certificate, whose key is pinned), as curl's.
-          --pin-cert SHA256HEX  Whole-certificate pin (the certificate's SHA-256 fingerprint, hex,
-                                colons allowed); repeatable; combines with --pinnedpubkey.
-      -E, --cert FILE[:PASSWORD]
-                                Client certificate for mutual TLS: PKCS#12 (AES or legacy
-                                3DES/RC2) or PEM with the key inside or in --key. It is loaded
-                                before any traffic: a file that cannot be used (not a
-                                certificate, wrong or missing password, no key or another
-                                certificate's key, expired) exits 2.
-          --cert-type P12|PEM   Type of --cert (default: P12 for .p12/.pfx files, else PEM).
-          --key FILE            PEM private key for a PEM --cert (may be encrypted).
-          --pass PASSWORD       Password of the PKCS#12 file or passphrase of the key.
-          --cert-status         Require a stapled OCSP response (exit 91 without one).
-      -k, --insecure            Do not verify the server's certificate or name at all (pins, if
-                                given, still apply). Warns on stderr for every connection
-                                (not with -s, as curl -sk prints nothing).
-      Certificate, key and pin FILEs (here and --cacert, --doh-cacert) may be pipes, as in curl:
-      <(command), a FIFO, /dev/stdin; each is read once, whole (at most 16 MiB).
-    """
 
     var pins: [CertificatePin] = []
     var certificate: (path: String, password: String?)?

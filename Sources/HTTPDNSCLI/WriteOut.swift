@@ -30,8 +30,7 @@ struct WriteOut: Equatable {
         let path = String(argument.dropFirst())
         let contents: Data
         do {
-            contents = path == "-" ? try FileContents.read(descriptor: 0, limit: Self.fileLimit)
-                                   : try FileContents.read(path, limit: Self.fileLimit)
+            contents = try FileContents.read(pathOrStandardInput: path, limit: Self.fileLimit)
         } catch {
             throw UsageError("-w: cannot read \(path == "-" ? "standard input" : "'\(path)'"): \(error.reason)", command: "fetch")
         }
@@ -108,6 +107,9 @@ struct WriteOut: Equatable {
         var exitCode: Int32 = 0
         var errorMessage = ""
         var verifyResult = 0
+        /// The URL as given, and its place among the command's URLs (curl's `url`, `urlnum`).
+        var requested = ""
+        var urlNumber = 0
 
         /// Takes in one response: a followed redirect (`followed`), the one past `--max-redirs`,
         /// or the last.
@@ -150,6 +152,7 @@ struct WriteOut: Equatable {
         ///   - elapsed: The time since the transfer started (`time_total`).
         mutating func finish(url requested: URL, status: Int32, message: String?, elapsed: Duration) {
             if url.isEmpty { url = requested.absoluteString }
+            self.requested = requested.absoluteString
             exitCode = status
             errorMessage = status == 0 ? "" : message ?? ""
             total = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -202,8 +205,55 @@ struct WriteOut: Equatable {
             case "exitcode": String(exitCode)
             case "errormsg": errorMessage
             case "ssl_verify_result": String(verifyResult)
+            case "url": requested
+            case "urlnum": String(urlNumber)
+            case "json": json()
             default: nil
             }
+        }
+
+        /// Every variable as one JSON object, keys sorted, as curl's `%{json}`: codes, sizes and
+        /// times as numbers, an empty content type or error message as null.
+        func json() -> String {
+            func string(_ text: String) -> String {
+                var out = "\""
+                for scalar in text.unicodeScalars {
+                    switch scalar {
+                    case "\"": out += "\\\""
+                    case "\\": out += "\\\\"
+                    case "\n": out += "\\n"
+                    case "\r": out += "\\r"
+                    case "\t": out += "\\t"
+                    case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+                    default: out.unicodeScalars.append(scalar)
+                    }
+                }
+                return out + "\""
+            }
+            func nullable(_ text: String) -> String { text.isEmpty ? "null" : string(text) }
+            let fields: [(String, String)] = [
+                ("content_type", nullable(contentType)),
+                ("errormsg", nullable(errorMessage)),
+                ("exitcode", String(exitCode)),
+                ("http_code", String(status)),
+                ("http_version", string(text(of: "http_version") ?? "0")),
+                ("num_redirects", String(redirects)),
+                ("remote_ip", string(remoteAddress)),
+                ("remote_port", String(remotePort)),
+                ("response_code", String(status)),
+                ("size_download", String(bodyBytes)),
+                ("size_header", String(headerBytes)),
+                ("ssl_verify_result", String(verifyResult)),
+                ("time_appconnect", Self.seconds(tlsHandshake)),
+                ("time_connect", Self.seconds(connect)),
+                ("time_namelookup", Self.seconds(nameLookup)),
+                ("time_starttransfer", Self.seconds(firstByte)),
+                ("time_total", Self.seconds(total)),
+                ("url", string(requested)),
+                ("url_effective", string(url)),
+                ("urlnum", String(urlNumber)),
+            ]
+            return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
         }
 
         /// Seconds with six decimals and a '.' whatever the locale, as curl writes its times

@@ -28,6 +28,13 @@ package enum FileContents {
         try read(path, limit: limit, readsRegularFile: true) ?? Data()
     }
 
+    /// The bytes of the file an `@FILE`-style argument names, `-` being standard input, as curl
+    /// reads `-w @-` and `-b -`.
+    /// - Throws: `Failure` as `read(_:limit:)`.
+    package static func read(pathOrStandardInput path: String, limit: Int) throws(Failure) -> Data {
+        path == "-" ? try read(descriptor: 0, limit: limit) : try read(path, limit: limit)
+    }
+
     /// The bytes of the file at `path` when it is not a regular file (a pipe, which can be read only
     /// once and has no length before it is read) or is a regular file of size 0 (the kernel's files
     /// under /proc and /sys, whose size says nothing of their contents); nil for any other regular

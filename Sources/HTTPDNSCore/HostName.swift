@@ -47,9 +47,8 @@ public enum HostName {
             guard !label.isEmpty, label.utf8.count <= 63, label.utf8.allSatisfy(isHostByte) else { return nil }
             // A label neither starts nor ends with a hyphen (RFC 952, RFC 1123 §2.1; RFC 5891 §4.2.3.1).
             guard label.utf8.first != UInt8(ascii: "-"), label.utf8.last != UInt8(ascii: "-") else { return nil }
-            // An A-label must be the encoding of a valid U-label (RFC 5891 §5.4, UTS #46 §4 step 4):
-            // libidn2 passed "xn--maaclosedrangena-pta", whose U-label starts with U+00A8, which
-            // UTS #46 maps to a space (found by the fuzzer: the display form did not normalize back).
+            // An A-label must be the encoding of a valid U-label (RFC 5891 §5.4, UTS #46 §4 step 4);
+            // libidn2 passes some that are not, whose display form would not normalize back.
             if label.hasPrefix("xn--") {
                 guard let unicode = IDNA.toUnicode(String(label)), IDNA.toASCII(unicode) == String(label) else { return nil }
             }

@@ -5,11 +5,9 @@ import Glibc
 
 /// A value behind a pthread mutex, for state that several threads touch briefly.
 ///
-/// Used instead of `Synchronization.Mutex` throughout the package: `Mutex` waits in the kernel
-/// (futex) when contended, which ThreadSanitizer does not see, so every access under it is reported
-/// as a race; a pthread mutex it models, so `scripts/sanitize.sh thread` needs no suppression for
-/// our own code. The mutex is used directly rather than through `NSLock`, whose class dispatch
-/// showed in the cached lookup's time (it takes two of these locks).
+/// Used instead of `Synchronization.Mutex`, whose contended futex wait ThreadSanitizer does not
+/// model (every access under it would be reported as a race), and instead of `NSLock`, whose class
+/// dispatch costs on the cached lookup's path.
 package final class LockedValue<Value>: @unchecked Sendable {  // every access to `value` holds `mutex`
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value

@@ -144,3 +144,38 @@ struct FetchOptionParsingTests {
         #expect(warnings.withLock { $0 } == ["unknown --write-out variable: 'bogus'"])
     }
 }
+
+/// `fetch` with several URLs as the command line is read into plans: no traffic.
+@Suite("httpdns fetch: several URLs and their outputs")
+struct FetchMultipleURLParsingTests {
+    func plans(_ arguments: [String]) throws(UsageError) -> [FetchCommand.Plan] {
+        try FetchCommand.makePlans(FetchCommand.parser.parse(arguments), environment: Environment([:]))
+    }
+
+    @Test("-o and -O pair with the URLs in order, wherever they stand; the rest go to stdout")
+    func pairing() throws {
+        let result = try plans(["https://a.test/x.txt", "-o", "/tmp/one", "https://b.test/y.txt", "-O", "https://c.test/"])
+        #expect(result.map(\.request.url.absoluteString) == ["https://a.test/x.txt", "https://b.test/y.txt", "https://c.test/"])
+        #expect(result[0].output == .file(URL(fileURLWithPath: "/tmp/one")))
+        #expect(result[1].output == (try FetchOutput(remoteNameOf: URL(string: "https://b.test/y.txt")!)))
+        #expect(result[1].output != .standardOutput)
+        #expect(result[2].output == .standardOutput)
+        #expect(result.map(\.index) == [0, 1, 2])
+    }
+
+    @Test("more outputs than URLs, or a malformed second URL, are refused")
+    func refusals() {
+        #expect(throws: UsageError.self) { try plans(["-o", "/tmp/a", "-O", "https://a.test/x"]) }
+        #expect(throws: UsageError.self) { try plans(["https://a.test/", "not a url"]) }
+    }
+
+    @Test("-4 and -6: the last one given wins; --parallel-max takes 1 to 300")
+    func familiesAndParallel() throws {
+        #expect(try plans(["-4", "https://a.test/"])[0].families == .ipv4)
+        #expect(try plans(["-4", "-6", "https://a.test/"])[0].families == .ipv6)
+        #expect(try plans(["https://a.test/"])[0].families == .both)
+        #expect(try plans(["-Z", "--parallel-max", "7", "https://a.test/"])[0].parallelMaximum == 7)
+        #expect(throws: UsageError.self) { try plans(["--parallel-max", "0", "https://a.test/"]) }
+        #expect(throws: UsageError.self) { try plans(["--parallel-max", "301", "https://a.test/"]) }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// One command's documentation and options, the single source of its parser, its one-line-per-option
+/// `--help`, its detailed help (`httpdns help COMMAND`), its man page and its shell completion, so
+/// none of them can list an option the command does not take.
+struct CommandReference {
+    /// The command's name (`fetch`); empty for `httpdns` itself.
+    let name: String
+    /// What follows the command's name in a usage line (`[options] URL...`).
+    let synopsis: String
+    /// One line: what the command does.
+    let summary: String
+    /// Paragraphs explaining the command, separated by empty lines.
+    let description: String
+    let options: [ArgumentParser.Option]
+    /// Paragraphs on the exit statuses.
+    let exitStatus: String
+
+    /// The parser for exactly these options.
+    var parser: ArgumentParser { ArgumentParser(command: name, options: options) }
+
+    private var fullName: String { name.isEmpty ? "httpdns" : "httpdns \(name)" }
+
+    /// The names and value of an option as help shows them: `-X, --request METHOD`.
+    static func label(_ option: ArgumentParser.Option) -> String {
+        let short = option.names.filter { !$0.hasPrefix("--") }
+        let long = option.names.filter { $0.hasPrefix("--") }
+        let names = (short + long).joined(separator: ", ")
+        let value = option.valueName.map { " \($0)" } ?? ""
+        return (short.isEmpty ? "    " : "") + names + value
+    }
+
+    /// `--help`: the usage line, the summary, then one line per option.
+    func shortHelp() -> String {
+        var lines = ["Usage: \(fullName) \(synopsis)", "", summary, "", "Options:"]
+        let width = min(28, options.map { Self.label($0).count }.max() ?? 0)
+        for option in options {
+            let label = Self.label(option)
+            let padding = String(repeating: " ", count: max(1, width - label.count + 2))
+            lines.append("  \(label)\(padding)\(option.summary)")
+        }
+        lines += ["", "'httpdns help \(name.isEmpty ? "COMMAND" : name)' explains each option; so does 'man \(name.isEmpty ? "httpdns" : "httpdns-" + name)'."]
+        return lines.joined(separator: "\n")
+    }
+
+    /// `httpdns help COMMAND`: the man page as plain text.
+    func detailedHelp() -> String {
+        var text = "Usage: \(fullName) \(synopsis)\n\n\(Self.wrap(summary, indent: 0))\n\n"
+        for paragraph in Self.paragraphs(description) { text += Self.wrap(paragraph, indent: 0) + "\n\n" }
+        text += "Options:\n"
+        for option in options {
+            text += "  \(Self.label(option).trimmingCharacters(in: .whitespaces))\n"
+            for paragraph in Self.paragraphs(option.detail.isEmpty ? option.summary : option.detail) {
+                text += Self.wrap(paragraph, indent: 8) + "\n"
+            }
+        }
+        text += "\nExit status:\n"
+        for paragraph in Self.paragraphs(exitStatus) { text += Self.wrap(paragraph, indent: 2) + "\n" }
+        return text.trimmingCharacters(in: .newlines)
+    }
+
+    /// The man page, in roff (man(7) macros).
+    func manPage(section: String = "1", date: String = "2026") -> String {
+        let page = name.isEmpty ? "httpdns" : "httpdns-\(name)"
+        var roff = ".TH \(page.uppercased()) \(section) \"\(date)\" \"httpdns\" \"User Commands\"\n"
+        roff += ".SH NAME\n\(page) \\- \(Self.escape(summary))\n"
+        roff += ".SH SYNOPSIS\n.B \(fullName)\n\(Self.escape(synopsis))\n"
+        roff += ".SH DESCRIPTION\n"
+        for paragraph in Self.paragraphs(description) { roff += ".PP\n\(Self.escape(paragraph))\n" }
+        roff += ".SH OPTIONS\n"
+        for option in options {
+            let names = (option.names.filter { !$0.hasPrefix("--") } + option.names.filter { $0.hasPrefix("--") })
+                .map { "\\fB\(Self.escape($0))\\fR" }.joined(separator: ", ")
+            let value = option.valueName.map { " \\fI\(Self.escape($0))\\fR" } ?? ""
+            roff += ".TP\n\(names)\(value)\n"
+            let paragraphs = Self.paragraphs(option.detail.isEmpty ? option.summary : option.detail)
+            roff += paragraphs.map(Self.escape).joined(separator: "\n.IP\n") + "\n"
+        }
+        roff += ".SH EXIT STATUS\n"
+        for paragraph in Self.paragraphs(exitStatus) { roff += ".PP\n\(Self.escape(paragraph))\n" }
+        roff += ".SH SEE ALSO\n"
+        let others = (["httpdns"] + HTTPDNSTool.commands.map { "httpdns-\($0.name)" }).filter { $0 != page }
+        roff += others.map { "\\fB\($0)\\fR(1)" }.joined(separator: ", ") + ", \\fBcurl\\fR(1)\n"
+        return roff
+    }
+
+    /// Paragraphs of `text`: split at empty lines, each joined into one line.
+    static func paragraphs(_ text: String) -> [String] {
+        text.components(separatedBy: "\n\n")
+            .map { $0.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") }
+            .filter { !$0.isEmpty }
+    }
+
+    /// `text` wrapped at 100 columns, each line indented by `indent` spaces.
+    static func wrap(_ text: String, indent: Int, width: Int = 100) -> String {
+        let prefix = String(repeating: " ", count: indent)
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, prefix.count + line.count + 1 + word.count > width {
+                lines.append(prefix + line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(prefix + line) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Text safe in a roff line: backslashes escaped, and a leading '.' or '\'' kept from being a
+    /// request.
+    static func escape(_ text: String) -> String {
+        let escaped = text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+        return escaped.hasPrefix(".") || escaped.hasPrefix("'") ? "\\&" + escaped : escaped
+    }
+}

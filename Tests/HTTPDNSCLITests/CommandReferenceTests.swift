@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import HTTPDNSCLI
+
+/// `--help`, `httpdns help`, the man pages and the completions come from each command's option
+/// table: these hold them to it, so no help line names an option its command refuses.
+@Suite("help, man pages and completion match what each command's parser accepts")
+struct CommandReferenceTests {
+    static let commands = HTTPDNSTool.commands
+
+    /// Every option-looking word in `text`: `--name` or `-x` standing alone.
+    static func mentionedOptions(_ text: String) -> Set<String> {
+        let pattern = try! NSRegularExpression(pattern: #"(?<![\w/.\-])(--[a-z][a-z0-9.\-]*[a-z0-9]|-[a-zA-Z0-9])(?![\w])"#)
+        let range = NSRange(text.startIndex..., in: text)
+        return Set(pattern.matches(in: text, range: range).compactMap { Range($0.range(at: 1), in: text).map { String(text[$0]) } })
+    }
+
+    @Test("every option the parser accepts has a one-line summary and appears in --help, the detailed help and the man page",
+          arguments: commands.map(\.name))
+    func everyOptionIsDocumented(name: String) throws {
+        let command = try #require(Self.commands.first { $0.name == name })
+        let short = command.shortHelp()
+        let detailed = command.detailedHelp()
+        let man = command.manPage().replacingOccurrences(of: "\\-", with: "-")
+        for option in command.parser.options {
+            #expect(!option.summary.isEmpty, "\(option.names) has no summary")
+            #expect(!option.summary.contains("\n"), "\(option.names)'s summary is more than one line")
+            for optionName in option.names {
+                #expect(Self.mentionedOptions(short).contains(optionName), "\(name) --help does not list \(optionName)")
+                #expect(Self.mentionedOptions(detailed).contains(optionName), "httpdns help \(name) does not list \(optionName)")
+                #expect(man.contains("\\fB\(optionName)\\fR"), "httpdns-\(name)(1) does not list \(optionName)")
+            }
+        }
+    }
+
+    @Test("every option a command's help or man page mentions is one that command accepts", arguments: commands.map(\.name))
+    func everyMentionIsAccepted(name: String) throws {
+        let command = try #require(Self.commands.first { $0.name == name })
+        let accepted = Set(command.parser.options.flatMap(\.names))
+        let man = command.manPage().replacingOccurrences(of: "\\-", with: "-").replacingOccurrences(of: "\\fB", with: " ")
+            .replacingOccurrences(of: "\\fR", with: " ").replacingOccurrences(of: "\\fI", with: " ")
+        for (source, text) in [("--help", command.shortHelp()), ("help", command.detailedHelp()), ("man page", man)] {
+            // "fetch --pinnedpubkey" in pins's page names fetch's option, as fetch's.
+            let own = text.replacingOccurrences(of: #"fetch --[a-z0-9.\-]+"#, with: "fetch", options: .regularExpression)
+            let unknown = Self.mentionedOptions(own).subtracting(accepted)
+            #expect(unknown.isEmpty, "httpdns \(name)'s \(source) mentions \(unknown.sorted()), which \(name) refuses")
+        }
+    }
+
+    @Test("each option is one line of --help, within 100 columns, and --help fits one screen (70 lines)", arguments: commands.map(\.name))
+    func shortHelpIsOneLinePerOption(name: String) throws {
+        let command = try #require(Self.commands.first { $0.name == name })
+        let lines = command.shortHelp().split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count <= 70)
+        for line in lines { #expect(line.count <= 100, "too long: \(line)") }
+        let optionLines = lines.filter { $0.hasPrefix("  -") || $0.hasPrefix("      --") }
+        #expect(optionLines.count == command.options.count)
+    }
+
+    @Test("resolve takes no connection option: --no-happy-eyeballs and --connect-timeout are refused, not ignored")
+    func resolveRefusesConnectionOptions() {
+        #expect(throws: UsageError.self) { try ResolveCommand.parser.parse(["--no-happy-eyeballs", "a.test"]) }
+        #expect(throws: UsageError.self) { try ResolveCommand.parser.parse(["--connect-timeout", "1", "a.test"]) }
+        #expect(!ResolveCommand.help.contains("happy-eyeballs"))
+        #expect(!ResolveCommand.help.contains("connect-timeout"))
+    }
+
+    @Test("probe's help never mentions -s, which probe refuses")
+    func probeHelpDoesNotMentionSilent() {
+        #expect(throws: UsageError.self) { try ProbeCommand.parser.parse(["-s", "https://a.test/"]) }
+        #expect(!Self.mentionedOptions(ProbeCommand.reference.detailedHelp()).contains("-s"))
+    }
+
+    @Test("httpdns --generate-man writes httpdns.1 and one page per command, each a man(7) page naming itself")
+    func generatesManPages() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-man-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let status = await HTTPDNSTool.run(["--generate-man", directory.path], console: Console(output: { _ in }, error: { _ in }), environment: [:])
+        #expect(status == 0)
+        for page in ["httpdns", "httpdns-resolve", "httpdns-fetch", "httpdns-probe", "httpdns-pins"] {
+            let text = try String(contentsOf: directory.appendingPathComponent("\(page).1"), encoding: .utf8)
+            #expect(text.hasPrefix(".TH \(page.uppercased()) 1 "))
+            #expect(text.contains(".SH OPTIONS"))
+            #expect(text.contains(".SH EXIT STATUS"))
+        }
+    }
+
+    @Test("httpdns help COMMAND prints the detailed help; COMMAND --help the one-line list", arguments: commands.map(\.name))
+    func helpCommand(name: String) async throws {
+        let command = try #require(Self.commands.first { $0.name == name })
+        let output = LockedOutput()
+        #expect(await HTTPDNSTool.run(["help", name], console: output.console, environment: [:]) == 0)
+        #expect(output.text == command.detailedHelp() + "\n")
+        let short = LockedOutput()
+        #expect(await HTTPDNSTool.run([name, "--help"], console: short.console, environment: [:]) == 0)
+        #expect(short.text == command.shortHelp() + "\n")
+    }
+
+    @Test("the completions offer each command's options, and only those", arguments: ["bash", "zsh"])
+    func completions(shell: String) throws {
+        let script = try #require(ShellCompletion.script(for: shell))
+        for command in Self.commands {
+            for name in command.options.flatMap(\.names) { #expect(script.contains(name), "\(shell) completion lacks \(name)") }
+        }
+        #expect(!script.contains("--no-such-option"))
+        #expect(ShellCompletion.script(for: "fish") == nil)
+    }
+
+    @Test("the bash completion is valid bash")
+    func bashCompletionParses() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-completion-\(UUID().uuidString).bash")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try ShellCompletion.bash().write(to: file, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-n", file.path]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+}
+
+/// A console whose standard output the test reads back.
+final class LockedOutput: @unchecked Sendable {  // `data` is guarded by `lock`
+    private let lock = NSLock()
+    private var data = Data()
+
+    var console: Console {
+        Console(output: { chunk in self.lock.withLock { self.data.append(chunk) } }, error: { _ in })
+    }
+
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+}
