@@ -52,9 +52,8 @@ extension HTTPClient {
                     return true
                 })
             } catch let error as HTTPClientError where error.kind == .transferFailed || error.kind == .bodyReadFailed {
-                // A server may answer a redirect before reading the request body and then reset
-                // the stream (nginx on HTTP/2: RST_STREAM), which libcurl 7.88 reports as a
-                // failure. The redirect head is complete and its body is not wanted: follow it.
+                // A server may answer a redirect before reading the request body and reset the
+                // stream; the redirect head is complete: follow it (Documentation/LibcurlNotes.md #8).
                 guard let head = redirectHead.head else { throw error }
                 response = HTTPResponse(status: head.status, headers: head.headers, version: head.version, reasonPhrase: head.reasonPhrase, body: Data(),
                                         connection: ConnectionReport(remoteAddress: nil, remotePort: nil, resolution: nil,

@@ -200,11 +200,7 @@ public final class HTTPClient: Sendable {
         try Task.checkCancellation()
         let engine = self.engine
         let version = request.httpVersion ?? configuration.httpVersion
-        // A request with a body never shares an HTTP/2 connection: libcurl 7.88, driven through
-        // curl_multi_socket_action, was seen to drop DATA frames of other streams on a connection
-        // that also carried an upload ("transfer closed with 8192 bytes remaining" for a download
-        // beside POSTs, though the server sent every byte). Such requests go to a pool that gives
-        // each its own HTTP/2 connection, kept alive for the next.
+        // A request with a body never shares an HTTP/2 connection (Documentation/LibcurlNotes.md #7).
         let multiplexes = request.body == nil || version == .http1_1
         let pool = policy == configuration.trust && version == configuration.httpVersion && multiplexes
             ? self.pool
@@ -278,7 +274,7 @@ public final class HTTPClient: Sendable {
     /// that works, and the race's time (nil when no race ran). The racing socket is closed: libcurl
     /// connects again itself (one extra handshake per new route, not per request; handing libcurl the
     /// connected socket through CURLOPT_OPENSOCKETFUNCTION + CURL_SOCKOPT_ALREADY_CONNECTED made some
-    /// transfers stall in 7.88). A route raced within `RouteMemory.freshness` is not raced again (its
+    /// transfers stall: Documentation/LibcurlNotes.md #11). A route raced within `RouteMemory.freshness` is not raced again (its
     /// pooled connection will be reused); it only gets the last winner first. When every address
     /// refuses, the list goes to libcurl unchanged, to fail the usual way.
     /// - Throws: `HTTPClientError.Kind.timedOut` (curl 28) when no address connected within the

@@ -2,30 +2,10 @@ import HTTPDNSCore
 internal import CCurl
 internal import CHTTPDNSShims
 
-/// Easy handles of finished transfers, reset (curl_easy_reset) and kept for the next transfer, as
-/// libcurl recommends: a new handle per request (curl_easy_init, its first transfer's buffer
-/// allocation, curl_easy_cleanup) cost a tenth of the CPU of a keep-alive request at 16 concurrent.
-///
-/// Only handles whose transfer libcurl can never have queued are kept. libcurl 7.88 keeps state a
-/// reset does not clear: a handle that once waited in a multi handle's pending queue (under
-/// CURLMOPT_MAX_HOST_CONNECTIONS, or for a connection to multiplex on with CURLOPT_PIPEWAIT) keeps
-/// `state.previouslypending`, and from then on each time it connects it moves the head of that
-/// queue to its tail, which can starve the oldest waiter (a 30 s time-out was once seen in the
-/// 1,000-request load test). So a transfer that was in its pool while its transfers outnumbered
-/// the connection limit, or one waiting to multiplex that may have found a connection being set
-/// up, cleans its handle up instead (`TransferEngine.end` decides from the pool's counts,
-/// `ConnectionPool.oversubscriptions`, `openingTransfers` and `setUpsBegun`; `Transfer.release`
-/// acts). The other state a reset leaves, a CURLOPT_RESOLVE list not yet loaded (`state.resolve`),
-/// is cleared by setting the option to NULL.
-///
-/// A handle whose transfer left no state of libcurl's that only a reset clears (it succeeded on a
-/// connection it reused, sent once, offered no authentication, with no proxy and no URL
-/// credentials: `Transfer.prepareHandleForReuse`) is kept without the reset, with the list of
-/// options its configuration set. The next
-/// transfer sets its own options over them; if its list differs, so that an option of the last
-/// request could be left in force, it resets the handle and sets them again (`Transfer.init`).
-/// curl_easy_reset and setting every option again from libcurl's defaults cost the transfer
-/// thread about a tenth of its time per request at 16 concurrent (Benchmarks/README.md, stop 16).
+/// Easy handles of finished transfers, kept for the next transfer as libcurl recommends (a new
+/// handle per request costs its init, its first buffer allocations and its cleanup). Which handles
+/// are kept, reset or holding their options, is `HandleReuse`'s decision; a transfer taking a
+/// handle that holds other options resets it first (`HandleReuse.keepsHeld`).
 enum EasyHandleCache {
     /// The most handles kept idle: enough for a 16-wide workload with room to spare. Each holds
     /// about 13 KB after a transfer and a reset (libcurl 7.88, `mallinfo2`); handles that grew

@@ -81,14 +81,9 @@ final class TransferEngine: TaskExecutor, SerialExecutor, @unchecked Sendable { 
     var isOnLoop: Bool { loopThread.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self())) }
 
     /// What separates pools: the trust policy (libcurl's reuse keys do not see what the TLS
-    /// context callback does) and the HTTP version preference. libcurl 7.88 decides per host:port
-    /// whether connections may multiplex: once one connection to a host is HTTP/2, transfers
-    /// waiting to multiplex (CURLOPT_PIPEWAIT) are also put on an HTTP/1.1 connection to it (forced
-    /// by `.http1_1`), where responses then reach the wrong transfers (curl issue #4885; seen in
-    /// this suite as swapped bodies and stalls). Keeping `.http1_1` transfers in pools of their own
-    /// means an HTTP/1.1 connection over TLS only ever has HTTP/1.1 users.
-    /// The per-host connection limit (CURLMOPT_MAX_HOST_CONNECTIONS) is a multi handle's setting, so
-    /// it separates pools too.
+    /// context callback does), the HTTP version preference (HTTP/1.1 transfers never meet
+    /// multiplexing ones: Documentation/LibcurlNotes.md #2), the per-host connection limit (a
+    /// multi handle's setting) and whether HTTP/2 connections are shared (#7).
     struct PoolKey: Hashable {
         let trust: TrustPolicy
         let version: HTTPVersionPreference
@@ -248,14 +243,9 @@ final class TransferEngine: TaskExecutor, SerialExecutor, @unchecked Sendable { 
     /// The pool whose timer action is running, if any (see `runDueTimers`).
     private var poolOnTimer: ConnectionPool?
 
-    /// Runs curl_multi_socket_action(CURL_SOCKET_TIMEOUT) for every pool whose timer is due.
-    ///
-    /// When a connect attempt times out, libcurl 7.88 stops watching its socket and moves on to the
-    /// next address, but starts that attempt only when its next timer fires, which it sets to the
-    /// rest of the connect timeout; the attempt then times out at once (the curl tool, which calls
-    /// curl_multi_perform at least every second, is not caught). So a pool that stopped watching a
-    /// socket on a timer is run once more at once (curl_multi_socket_all), which starts the next
-    /// attempt: a black-holed first address costs its share of the connect timeout, as in curl.
+    /// Runs curl_multi_socket_action(CURL_SOCKET_TIMEOUT) for every pool whose timer is due; a pool
+    /// that stopped watching a socket on its timer is run once more at once, so that its next
+    /// connect attempt starts (Documentation/LibcurlNotes.md #3).
     private func runDueTimers(_ touched: inout [ConnectionPool]) {
         let now = DispatchTime.now().uptimeNanoseconds
         for pool in pools.values {
@@ -362,16 +352,10 @@ final class TransferEngine: TaskExecutor, SerialExecutor, @unchecked Sendable { 
         }
     }
 
-    /// Time limits libcurl 7.88 does not enforce: a transfer waiting for a connection is not timed
-    /// out while it waits, whether under CURLMOPT_MAX_HOST_CONNECTIONS or for a connection another
-    /// transfer is opening, to multiplex on it (CURLOPT_PIPEWAIT; when that connection fails, the
-    /// waiter only then starts a connect limit of its own: two limits in all). Every
-    /// `limitCheckInterval` while such transfers are in flight, the ones still without a connection
-    /// past their connect limit (libcurl's 300 s when none is set), counted from their start, and
-    /// any past its total limit, are failed with curl's 28; libcurl fails the others itself at their
-    /// limits, a grace interval before this check. Under a connection limit, a transfer that stops
-    /// waiting and opens a socket gets a connect limit of its own from then (waiting for a free
-    /// connection is queueing, which the total limit bounds).
+    /// Fails the transfers libcurl may hold in a queue without timing them out (waiting for a free
+    /// connection, or to multiplex on one being opened: Documentation/LibcurlNotes.md #4) once
+    /// `RequestDeadlines.queuedTransferLimitPassed` says so, every `limitCheckInterval` while any
+    /// is in flight; libcurl fails the others itself at their limits, a grace interval earlier.
     private func enforceTimeLimits(_ now: UInt64) {
         var watched = false
         for transfer in active.values where transfer.pool.connectionsPerHost != nil || transfer.waitsToMultiplex {

@@ -1,8 +1,8 @@
 /// What becomes of a transfer's easy handle when the transfer ends: the one rule behind
 /// `EasyHandleCache`, decided from the transfer's facts once it is out of the multi handle.
 ///
-/// libcurl 7.88 keeps state in an easy handle that `curl_easy_reset` does not clear, and state
-/// that only a reset clears (Documentation/LibcurlNotes.md):
+/// libcurl keeps state in an easy handle that `curl_easy_reset` does not clear, and state
+/// that only a reset clears (Documentation/LibcurlNotes.md #9):
 /// - a handle that waited in a multi handle's pending queue (under CURLMOPT_MAX_HOST_CONNECTIONS,
 ///   or for a connection to multiplex on with CURLOPT_PIPEWAIT) keeps `state.previouslypending`
 ///   for good and can starve the oldest waiter: it is cleaned up;

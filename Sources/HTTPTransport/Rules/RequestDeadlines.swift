@@ -39,7 +39,7 @@ struct RequestDeadlines {
         return Int(min(seconds * 1000, Double(Int32.max)).rounded(.up))
     }
 
-    /// The engine's verdict on a transfer libcurl 7.88 may hold in a queue without timing it out
+    /// The engine's verdict on a transfer libcurl may hold in a queue without timing it out (Documentation/LibcurlNotes.md #4)
     /// (waiting for a free connection under CURLMOPT_MAX_HOST_CONNECTIONS, or to multiplex on a
     /// connection another transfer is opening, CURLOPT_PIPEWAIT): past its total limit, or still
     /// without a connection past its connect limit (libcurl's default when none), both counted

@@ -77,7 +77,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// The method, for messages.
     private let method: String
     /// The request's connect and total time limits, in seconds, for `TransferEngine`'s watch over
-    /// transfers that wait for a connection (libcurl 7.88 does not time those out).
+    /// transfers that wait for a connection (Documentation/LibcurlNotes.md #4).
     private(set) var connectLimit: TimeInterval?
     private(set) var totalLimit: TimeInterval?
     /// The pool the engine added the transfer to, until it ends; its counts at the start
@@ -136,7 +136,7 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
     /// waiting for a connection, and libcurl's own connect time-out (restarted then) applies.
     private(set) var openedSocket = false
     /// Set when the transfer may wait for another transfer's connection to multiplex on it
-    /// (CURLOPT_PIPEWAIT), which libcurl 7.88 does not time out either; see `TransferEngine`.
+    /// (CURLOPT_PIPEWAIT), which libcurl does not time out either (LibcurlNotes #4).
     private(set) var waitsToMultiplex = false
     /// How many times libcurl was about to send the request (CURLOPT_PREREQFUNCTION): more than
     /// once when it retried on another connection. A non-idempotent request must not go out twice;
@@ -419,9 +419,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
             try check(httpdns_easy_setopt_seek_function(easy, seekCallback), CURLOPT_SEEKFUNCTION)
             try check(httpdns_easy_setopt_ptr(easy, CURLOPT_SEEKDATA, me), CURLOPT_SEEKDATA)
             // No length makes libcurl send chunked (adding the field itself); the source still stops
-            // at a known length. Only for HTTP/1.1: HTTP/2 has no chunked coding, and libcurl 7.88
-            // sending a body of no length on a shared HTTP/2 connection was seen to cut another
-            // stream's response short ("transfer closed with N bytes remaining").
+            // at a known length. Only for HTTP/1.1: HTTP/2 has no chunked coding (and see
+            // Documentation/LibcurlNotes.md #6).
             let length = framing.chunked && http1Only ? nil : bodySource.length
             try check(httpdns_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(length ?? -1)), CURLOPT_POSTFIELDSIZE_LARGE)
             if method != "POST" { try set(CURLOPT_CUSTOMREQUEST, method) }
@@ -762,11 +761,8 @@ final class Transfer: @unchecked Sendable {  // handed from the submitting task 
         case CURLE_COULDNT_CONNECT:
             message = "could not connect to \(endpoint)\(tried): \(reason)"
         case CURLE_OPERATION_TIMEDOUT where waitsToMultiplex && !openedSocket && startedAt > 0 && isWaitingForConnection:
-            // It never had a connection: it waited to multiplex on one another request was opening,
-            // which timed out; libcurl 7.88 then says "Failed to resolve host '(nil)' with timeout
-            // after 0 ms". (A request on a reused connection opened no socket either, but it had a
-            // connection; the one that opened it has libcurl's own message: both keep theirs.)
-            // The same error as when the engine stops such a waiter at its limit first.
+            // It never had a connection: the engine's own error replaces libcurl's message for it
+            // (Documentation/LibcurlNotes.md #5), as when the engine stops such a waiter first.
             let waited = Double(DispatchTime.now().uptimeNanoseconds &- startedAt) / 1e9
             return timeoutError(after: waited, waitingForConnection: true)
         case CURLE_OPERATION_TIMEDOUT:
