@@ -204,7 +204,7 @@ public final class HTTPClient: Sendable {
         let multiplexes = request.body == nil || version == .http1_1
         let pool = policy == configuration.trust && version == configuration.httpVersion && multiplexes
             ? self.pool
-            : engine.pool(for: policy, version: version, connectionsPerHost: self.pool.connectionsPerHost, multiplexes: multiplexes)
+            : await engine.poolOffLoop(for: policy, version: version, connectionsPerHost: self.pool.connectionsPerHost, multiplexes: multiplexes)
         var raceTime: TimeInterval?
         if configuration.racesAddresses, let list = addresses, list.count > 1, !target.isIPLiteral {
             do {

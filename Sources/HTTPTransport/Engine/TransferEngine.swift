@@ -95,10 +95,26 @@ final class TransferEngine: TaskExecutor, SerialExecutor, @unchecked Sendable { 
     /// use. Equal keys share one pool.
     func pool(for policy: TrustPolicy, version: HTTPVersionPreference, connectionsPerHost: Int?, multiplexes: Bool = true) -> PoolDescriptor {
         let key = PoolKey(trust: policy, version: version, connectionsPerHost: connectionsPerHost, multiplexes: multiplexes)
-        return registry.withLock { pools in
+        if let existing = registry.withLock({ $0[key] }) { return existing }
+        // Compiled outside the lock: parsing the system roots takes tens of milliseconds, and the
+        // loop takes the lock for every request that picks a pool.
+        return register(key, CompiledTrust(policy))
+    }
+
+    /// `pool(for:...)` from the loop: a policy seen for the first time is compiled on another
+    /// thread, so that the loop goes on serving every other transfer meanwhile.
+    func poolOffLoop(for policy: TrustPolicy, version: HTTPVersionPreference, connectionsPerHost: Int?, multiplexes: Bool) async -> PoolDescriptor {
+        let key = PoolKey(trust: policy, version: version, connectionsPerHost: connectionsPerHost, multiplexes: multiplexes)
+        if let existing = registry.withLock({ $0[key] }) { return existing }
+        let compiled = await Task.detached { CompiledTrust(policy) }.value
+        return register(key, compiled)
+    }
+
+    /// The pool for `key`: the one registered meanwhile, if any, else a new one with `trust`.
+    private func register(_ key: PoolKey, _ trust: CompiledTrust) -> PoolDescriptor {
+        registry.withLock { pools in
             if let existing = pools[key] { return existing }
-            let descriptor = PoolDescriptor(id: pools.count + 1, trust: CompiledTrust(policy), connectionsPerHost: connectionsPerHost,
-                                            multiplexes: multiplexes)
+            let descriptor = PoolDescriptor(id: pools.count + 1, trust: trust, connectionsPerHost: key.connectionsPerHost, multiplexes: key.multiplexes)
             pools[key] = descriptor
             return descriptor
         }
