@@ -17,6 +17,7 @@ enum Usage {
                                 cold start beside curl --doh-url; needs python3-venv and PyPI).
       --cache-only              Only the cached lookups.
       --profile h1|h2           Only this library's sequential loop (for perf record).
+      --on-executor             With --profile: the caller on the client's executor.
       --profile-concurrent h1|h2
                                 Only this library's 16-concurrent loop (for perf record).
       --profile-raw h1|h2       Only the reused blocking easy handle's sequential loop.
@@ -27,7 +28,7 @@ enum Usage {
     """
 
     private static let valued: Set<String> = ["--requests", "--rounds", "--memory-requests", "--memory-version", "--lookups", "--profile", "--profile-concurrent", "--profile-raw-concurrent", "--profile-raw"]
-    private static let flags: Set<String> = ["--no-urlsession", "--no-memory", "--memory-only", "--resolver-only", "--cache-only"]
+    private static let flags: Set<String> = ["--no-urlsession", "--no-memory", "--memory-only", "--resolver-only", "--cache-only", "--on-executor"]
 
     /// nil when the arguments are fine; "" for --help; else what is wrong.
     static func check(_ arguments: [String]) -> String? {

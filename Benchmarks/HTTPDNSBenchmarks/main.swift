@@ -62,11 +62,12 @@ struct Benchmarks {
             print(String(format: "reused blocking easy handle sequential: %.0f req/s, %.1f µs of CPU per request", rate, Double(ResolverWorkloads.processCPUNanoseconds() - cpu) / 1e3 / Double(requests)))
             return
         }
-        // --profile VERSION: only this library's sequential workload, for perf record.
+        // --profile VERSION [--on-executor]: only this library's sequential workload, for perf record.
         if let value = flag("--profile") {
             let version: HTTPVersionPreference = value == "h2" ? .http2 : .http1_1
             let cpu = ResolverWorkloads.processCPUNanoseconds()
-            let rate = try await Ours.sequential(servers: servers, ca: ca, count: requests, version: version)
+            let rate = try await Ours.sequential(servers: servers, ca: ca, count: requests, version: version,
+                                                 onExecutor: arguments.contains("--on-executor"))
             print(String(format: "httpdns HTTPClient sequential: %.0f req/s, %.1f µs of CPU per request", rate, Double(ResolverWorkloads.processCPUNanoseconds() - cpu) / 1e3 / Double(requests)))
             return
         }
