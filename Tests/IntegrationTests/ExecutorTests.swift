@@ -42,7 +42,7 @@ struct ExecutorTests {
     actor LoopBound {
         let client: HTTPClient
         init(client: HTTPClient) { self.client = client }
-        nonisolated var unownedExecutor: UnownedSerialExecutor { client.executor.asUnownedSerialExecutor() }
+        nonisolated var unownedExecutor: UnownedSerialExecutor { client.serialExecutor.asUnownedSerialExecutor() }
 
         func fetch(_ request: HTTPRequest) async throws -> (text: String, onLoop: Bool) {
             let response = try await client.execute(request)
@@ -50,7 +50,7 @@ struct ExecutorTests {
         }
     }
 
-    @Test("an actor on the client's executor is isolated to the loop thread across requests")
+    @Test("an actor on the client's serial executor is isolated to the loop thread across requests")
     func actorOnLoop() async throws {
         let (client, _) = fixture.clientOnOwnPool()
         let actor = LoopBound(client: client)

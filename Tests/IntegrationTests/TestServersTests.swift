@@ -156,14 +156,17 @@ struct TestServersTests {
         // their pid files.
         let nginx = try #require(started.stdoutText.split(separator: "\n").first { $0.hasPrefix("NGINX_PID=") }?.dropFirst("NGINX_PID=".count))
 
-        var stopped = false
+        // The watchdog removes servers.env after nginx has exited: wait for both.
+        let environmentFile = directory.appendingPathComponent("servers.env").path
+        var stopped = false, removed = false
         let stopDeadline = Date().addingTimeInterval(20)
-        while !stopped, Date() < stopDeadline {
+        while !(stopped && removed), Date() < stopDeadline {
             stopped = !FileManager.default.fileExists(atPath: "/proc/\(nginx)")
-            if !stopped { Thread.sleep(forTimeInterval: 0.2) }
+            removed = !FileManager.default.fileExists(atPath: environmentFile)
+            if !(stopped && removed) { Thread.sleep(forTimeInterval: 0.2) }
         }
         #expect(stopped, "nginx \(nginx) still runs although its owner \(owner) is a zombie")
-        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("servers.env").path))
+        #expect(removed, "servers.env is left behind")
     }
 
     /// POSTs a wire-format query to the DoH endpoint (RFC 8484 §4.1) and returns the answer bytes.

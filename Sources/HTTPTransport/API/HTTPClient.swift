@@ -131,11 +131,15 @@ public final class HTTPClient: Sendable {
     /// }
     /// ```
     ///
-    /// It is also a `SerialExecutor`, for an actor that should share the loop's thread
-    /// (`nonisolated var unownedExecutor: UnownedSerialExecutor { client.executor.asUnownedSerialExecutor() }`).
     /// - Warning: Work on it delays every transfer of the process: never block it (no synchronous
     ///   file or network I/O, no long computation, no semaphore waits).
-    public var executor: any TaskExecutor & SerialExecutor { engine }
+    public var executor: any TaskExecutor { engine }
+
+    /// The same loop thread as a `SerialExecutor`, for an actor that should share it:
+    /// `nonisolated var unownedExecutor: UnownedSerialExecutor { client.serialExecutor.asUnownedSerialExecutor() }`.
+    /// Its requests then leave the loop thread only to resolve names that are not cached.
+    /// - Warning: As `executor`: never block it.
+    public var serialExecutor: any SerialExecutor { engine.serialExecutor }
 
     /// Runs `body` on the loop (see `executor`): no hop when the caller is there already.
     func onLoop<T: Sendable>(_ body: () async throws -> T) async throws -> T {

@@ -12,17 +12,18 @@ internal import CHTTPDNSShims
 ///
 /// One thread runs every transfer through the multi socket interface (curl_multi_socket_action)
 /// over one epoll set, for all connection pools, and runs Swift jobs between its turns: it is a
-/// `SerialExecutor` and a `TaskExecutor`, as SwiftNIO's event loops are. `HTTPClient.execute` runs
+/// `TaskExecutor`, with a `SerialExecutor` beside it (`serialExecutor`), as SwiftNIO's event loops are. `HTTPClient.execute` runs
 /// its request's own work on it (`withTaskExecutorPreference`), so options are set, the response is
 /// built and the caller's continuation runs on the thread that owns the multi handles, without a
 /// lock; a caller already on it (`HTTPClient.executor`) makes no thread hop at all. Every loop
 /// state below is confined to that thread; other threads reach it only through the inbox, which
 /// wakes the loop through an eventfd when it sleeps in epoll_wait.
-final class TransferEngine: TaskExecutor, SerialExecutor, @unchecked Sendable {  // loop state is confined to the loop thread; the inbox and pool registry are LockedValues
+final class TransferEngine: TaskExecutor, @unchecked Sendable {  // loop state is confined to the loop thread; the inbox and pool registry are LockedValues
     static let shared = TransferEngine()
 
     enum Command {
         case job(UnownedJob)
+        case isolatedJob(UnownedJob)
         case start(Transfer)
         case cancel(Transfer)
         case closeIdle(PoolDescriptor, CheckedContinuation<Bool, Never>)
@@ -72,10 +73,15 @@ final class TransferEngine: TaskExecutor, SerialExecutor, @unchecked Sendable { 
         _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_ADD), wakeFD, Int32(HTTPDNS_EVENT_IN))
         _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_ADD), timerFD, Int32(HTTPDNS_EVENT_IN))
         httpdns_set_socket_lifecycle_callback(socketLifecycleCallback)
+        serialExecutor = LoopSerialExecutor(loop: self)
         let thread = Thread { [self] in run() }
         thread.name = "httpdns.transfer"
         thread.start()
     }
+
+    /// The loop as a serial executor, for actors (`HTTPClient.serialExecutor`).
+    /// Set once in `init`, before the loop starts.
+    private(set) var serialExecutor: LoopSerialExecutor!
 
     /// True on the loop thread.
     var isOnLoop: Bool { loopThread.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self())) }
@@ -310,7 +316,8 @@ final class TransferEngine: TaskExecutor, SerialExecutor, @unchecked Sendable { 
         inbox.withLock { queue in swap(&queue, &drained) }
         for command in drained {
             switch command {
-            case .job(let job): job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+            case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
+            case .isolatedJob(let job): job.runSynchronously(isolatedTo: serialExecutor.asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
             case .start(let transfer): start(transfer)
             case .cancel(let transfer): stop(transfer)
             case .closeIdle(let descriptor, let continuation): continuation.resume(returning: closeIdle(descriptor))
