@@ -6,9 +6,9 @@ internal import CCurl
 internal import COpenSSL
 internal import CHTTPDNSShims
 
-/// One request on one libcurl easy handle. Built by the calling task; after `submit` only the
-/// thread holding the engine's loop lock touches it, until `finish` resumes the caller.
-final class Transfer: @unchecked Sendable {  // handed from the submitting task to the transfer loop through the engine's locks; used by one thread at a time
+/// One request on one libcurl easy handle. Built, run and read on the engine's loop thread (the
+/// request's task runs there, `HTTPClient.executor`); only `markCancelled` comes from elsewhere.
+final class Transfer: @unchecked Sendable {  // confined to the loop thread but for the atomic cancellation flag
     /// The easy handle's owner; `easy` is its pointer, for libcurl calls.
     private let handle: EasyHandle
     var easy: UnsafeMutableRawPointer { handle.raw }
