@@ -745,7 +745,7 @@ enum FetchCommand {
         }
         if let tls = connection.tls {
             console.note("* TLS: \(tls.protocolVersion ?? "?"), SNI \(tls.serverName ?? "(none sent)"), ALPN \(tls.alpn ?? "(none)")")
-            console.note("* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(tls.verified ? "verified" : "NOT verified") for \(url.host(percentEncoded: false).map { HostName.normalize($0) ?? $0 } ?? "?")")
+            console.note("* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(tls.verified ? "verified" : "NOT verified (-k)") for \(url.host(percentEncoded: false).map { HostName.normalize($0) ?? $0 } ?? "?")")
         }
         console.note("< \(statusLine)")
     }

@@ -121,6 +121,15 @@ extension TrustSuites {
             #expect(result.stderrText.contains("WARNING: certificate verification is disabled"))
         }
 
+        @Test("-k -v reports the certificate as not verified, even one whose chain OpenSSL accepts for another name",
+              arguments: ["wrong.test", "self-signed.test", "a.test"])
+        func insecureVerboseSaysNotVerified(host: String) async throws {
+            let result = try await httpdns(["fetch", "-k", "-v", fixture.url(host).absoluteString] + doh)
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(result.stderrText.contains("NOT verified (-k) for \(host)"), "\(result.stderrText)")
+            #expect(!result.stderrText.contains("; verified for"), "\(result.stderrText)")
+        }
+
         @Test("--cert FILE:PASSWORD with PKCS#12, and PEM with an encrypted --key and --pass, reach mtls.test")
         func clientCertificates() async throws {
             let url = fixture.url("mtls.test").absoluteString

@@ -71,8 +71,10 @@ public struct TLSReport: Sendable, Hashable {
     public var peerSubject: String?
     /// Issuer of the server's certificate (RFC 2253 form).
     public var peerIssuer: String?
-    /// True when OpenSSL's chain verification succeeded (X509_V_OK). Always true for a completed
-    /// request, since verification failures abort the handshake.
+    /// True when the chain and the host name were verified and OpenSSL's chain verification
+    /// succeeded (X509_V_OK): always for a completed request under a verifying policy, since a
+    /// failure aborts the handshake. False under `TrustPolicy.insecureSkippingAllVerification`
+    /// (`-k`), which checks nothing, whatever OpenSSL's chain result.
     public var verified: Bool
     /// The server certificate's notAfter (end of validity).
     public var peerNotAfter: Date? = nil

@@ -566,7 +566,8 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
             alpn: alpnLength > 0 ? String(decoding: alpn.prefix(Int(alpnLength)).map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil,
             protocolVersion: httpdns_ssl_version(ssl).map { String(cString: $0) },
             peerSubject: nil, peerIssuer: nil,
-            verified: httpdns_ssl_verify_result(ssl) == X509_V_OK)
+            // With verification off nothing was checked, the name least of all: never "verified".
+            verified: pool.trust.policy.verification == .full && httpdns_ssl_verify_result(ssl) == X509_V_OK)
         report.certificateChain = transferTrust?.presentedChain.map(PresentedCertificate.init) ?? []
         if let peer = httpdns_ssl_peer_certificate(ssl) {
             report.peerSubject = Certificate.name(of: peer, httpdns_x509_subject)
