@@ -66,12 +66,20 @@ extension HostResolver {
         /// Names resolved in the background when the resolver is created (batched where the first
         /// provider has a batch API). Default none.
         public var preResolveHosts: [String] = []
-        /// A file the cache is kept in, so a restarted process has answers at once. Written atomically
-        /// after each new answer; read at creation. `nil` (default): memory only.
+        /// An SQLite file the cache is kept in, so a restarted process has answers at once, shared
+        /// safely by several processes (Documentation/Resolver.md gives its schema). Read at creation
+        /// (at most `cacheCapacity` rows, latest expiry first); each new answer and each flush is
+        /// written by a background writer, never on a lookup's path. Created, with its directory, when
+        /// missing; a cache file of httpdns's former JSON format is migrated to SQLite once. A file that
+        /// cannot be used (a directory, corrupt, another program's, a newer schema) is reported to the
+        /// observer, left as it is, and the cache kept in memory. `nil` (default): memory only.
         public var persistentCacheFile: URL? = nil
-        /// Records in the cache file expired longer ago than this, in seconds, are dropped on load
-        /// (default 86,400). Records expired less long are kept, usable only as stale answers.
+        /// Rows in the cache file expired longer ago than this, in seconds, are dropped (default 86,400).
+        /// Rows expired less long are loaded, usable only as stale answers.
         public var persistentCacheMaximumAge: TimeInterval = 86_400
+        /// How long, in seconds, the cache file's reader and writer wait for another process's lock
+        /// (default 2). A write still locked out keeps its changes in memory and tries again later.
+        public var persistentCacheBusyTimeout: TimeInterval = 2
 
         // MARK: When not to use the providers
 

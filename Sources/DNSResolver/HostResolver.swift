@@ -36,7 +36,8 @@ public final class HostResolver: HostResolving {
     /// made under `state`'s lock too, ordered with the flights.
     private let cache: ResolutionCache
     private let state: LockedValue<State>
-    private let fileLock = LockedValue<Void>(())
+    /// The cache file, when one is configured and usable.
+    private let store: ResolverCacheStore?
     /// Background refreshes under way, by flight, so `waitForRefresh` can await them.
     private let refreshTasks = LockedValue<[FlightKey: Task<Void, Never>]>([:])
 
@@ -63,6 +64,11 @@ public final class HostResolver: HostResolving {
         self.cache = ResolutionCache(capacity: configuration.cacheCapacity)
         self.state = LockedValue(State(
             health: Array(repeating: ProviderHealth(), count: configuration.providers.count)))
+        let observer = configuration.observer
+        self.store = configuration.persistentCacheFile.flatMap { file in
+            ResolverCacheStore.open(file, busyTimeout: configuration.persistentCacheBusyTimeout,
+                                    maximumAge: configuration.persistentCacheMaximumAge) { observer?.warning($0) }
+        }
         loadPersistentCache()
         if !configuration.preResolveHosts.isEmpty {
             let hosts = configuration.preResolveHosts
@@ -220,24 +226,25 @@ public final class HostResolver: HostResolving {
     }
 
     /// Forgets every cached answer (call it when the network changes). Lookups already under way are not
-    /// cached when they finish. The cache file, if any, is rewritten empty.
+    /// cached when they finish. Every row of the cache file, if any, is deleted (in the background:
+    /// `savePersistentCache()` waits for it), so a new resolver on the file does not answer from it.
     public func flush() {
         state.withLock { state in
             cache.removeAll()
             state.flightByKey.removeAll()
+            store?.removeAll()
         }
-        savePersistentCache()
     }
 
-    /// Forgets the cached answers for `host` (all family selections). A lookup of it already under way
-    /// is not cached when it finishes.
+    /// Forgets the cached answers for `host` (all family selections), in memory and in the cache file.
+    /// A lookup of it already under way is not cached when it finishes.
     public func flush(host: String) {
         guard let name = HostName.normalize(host) else { return }
         state.withLock { state in
             cache.remove(name: name)
             state.flightByKey = state.flightByKey.filter { $0.key.cacheKey.name != name }
+            store?.remove(name: name)
         }
-        savePersistentCache()
     }
 
     /// How many answers (positive and negative, fresh and stale) the cache holds.
@@ -461,20 +468,19 @@ public final class HostResolver: HostResolving {
 
     private func finish(_ flightID: UInt64, outcome: Outcome) {
         let now = clock.now()
-        var stored = false
         let waiters = state.withLock { state -> [Waiter] in
             guard let flight = state.flights.removeValue(forKey: flightID) else { return [] }
             for waiterID in flight.waiters.keys { state.flightOfWaiter[waiterID] = nil }
             if state.flightByKey[flight.key] == flightID {
                 state.flightByKey[flight.key] = nil
                 if let value = outcome.cacheValue, let ttl = outcome.cacheTTL, ttl > 0 {
-                    cache.insert(value, for: flight.key.cacheKey, ttl: ttl, now: now, provider: try? outcome.result.get().provider)
-                    stored = true
+                    let provider = try? outcome.result.get().provider
+                    cache.insert(value, for: flight.key.cacheKey, ttl: ttl, now: now, provider: provider)
+                    persist(value, for: flight.key.cacheKey, ttl: ttl, provider: provider)
                 }
             }
             return Array(flight.waiters.values)
         }
-        if stored { savePersistentCache() }
         let result = outcome.result.mapError { $0 as any Error }
         for waiter in waiters { waiter.resume(with: result) }
     }
@@ -687,14 +693,15 @@ public final class HostResolver: HostResolving {
                     start += batch.count
                     guard let answers = try? await provider.lookup(batch: batch, families: families, transport: transport, timeout: configuration.requestTimeout) else { continue }
                     let stamp = clock.now()
-                    var stored = false
                     for (name, answer) in answers {
                         let outcome = outcome(of: answer, name: name, provider: provider)
                         guard let value = outcome.cacheValue, let ttl = outcome.cacheTTL, ttl > 0 else { continue }
-                        state.withLock { _ in cache.insert(value, for: .init(name: name, families: families), ttl: ttl, now: stamp, provider: provider.kind) }
-                        stored = true
+                        let key = ResolutionCache.Key(name: name, families: families)
+                        state.withLock { _ in
+                            cache.insert(value, for: key, ttl: ttl, now: stamp, provider: provider.kind)
+                            persist(value, for: key, ttl: ttl, provider: provider.kind)
+                        }
                     }
-                    if stored { savePersistentCache() }
                 }
             }
         }
@@ -709,63 +716,31 @@ public final class HostResolver: HostResolving {
     // MARK: - Persistent cache
 
     private func loadPersistentCache() {
-        guard let file = configuration.persistentCacheFile else { return }
-        guard FileManager.default.fileExists(atPath: file.path) else { return }
-        let loaded: [PersistentCacheFile.Record]
-        do {
-            loaded = try PersistentCacheFile.read(from: file)
-        } catch {
-            configuration.observer?.warning("ignoring the cache file \(file.path): \(error)")
-            return
-        }
+        guard let store else { return }
+        let rows = store.load(limit: configuration.cacheCapacity)
         let wallNow = Date().timeIntervalSince1970
         let now = clock.now()
         state.withLock { _ in
-            for record in loaded {
-                let remaining = record.expires - wallNow
-                guard -remaining <= configuration.persistentCacheMaximumAge, !record.addresses.isEmpty else { continue }
-                let key = ResolutionCache.Key(name: record.name, families: record.families)
-                cache.insert(.addresses(record.addresses), for: key, expires: now + min(remaining, configuration.maximumTTL), provider: record.provider)
+            for row in rows {
+                let remaining = row.expires - wallNow
+                let key = ResolutionCache.Key(name: row.name, families: row.families)
+                cache.insert(.addresses(row.addresses), for: key, expires: now + min(remaining, configuration.maximumTTL), provider: row.provider)
             }
         }
     }
 
-    /// Writes the cache's address answers to `persistentCacheFile` (atomically), if one is configured.
-    ///
-    /// Other processes may share the file: under a lock on its directory (flock), the file is
-    /// read again and its entries that this cache lacks, or holds with an earlier expiry,
-    /// are kept, so that each process adds its answers rather than replacing the others'. A file
-    /// that is not an httpdns cache of this version is never replaced (a warning says why).
+    /// Notes an address answer for the cache file (written in the background; negative answers are
+    /// short-lived and not kept).
+    private func persist(_ value: ResolutionCache.Value, for key: ResolutionCache.Key, ttl: TimeInterval, provider: String?) {
+        guard let store, case .addresses(let addresses) = value else { return }
+        let wallNow = Date().timeIntervalSince1970
+        store.record(.init(name: key.name, families: key.families, addresses: addresses, expires: wallNow + ttl, stored: wallNow, provider: provider))
+    }
+
+    /// Writes the changes to the cache file not yet written (new answers, flushes) and returns when
+    /// they are written. Lookups never wait for the file: a background writer writes changes as they
+    /// come; call this before exiting so none is lost. Failures are reported to the observer.
     public func savePersistentCache() {
-        guard let file = configuration.persistentCacheFile else { return }
-        fileLock.withLock { _ in
-            PersistentCacheFile.withLock(on: file) {
-                if let refusal = PersistentCacheFile.refusalToReplace(file) {
-                    configuration.observer?.warning("not writing the cache file \(file.path): \(refusal)")
-                    return
-                }
-                let now = clock.now()
-                let wallNow = Date().timeIntervalSince1970
-                var records: [ResolutionCache.Key: PersistentCacheFile.Record] = [:]
-                for record in (try? PersistentCacheFile.read(from: file)) ?? []
-                where !record.addresses.isEmpty && wallNow - record.expires <= configuration.persistentCacheMaximumAge {
-                    records[ResolutionCache.Key(name: record.name, families: record.families)] = record
-                }
-                state.withLock { _ in
-                    for (key, entry) in cache.entries {
-                        guard case .addresses(let addresses) = entry.value else { continue }
-                        let record = PersistentCacheFile.Record(name: key.name, families: key.families, addresses: addresses,
-                                                                expires: wallNow + (entry.expires - now), provider: entry.provider)
-                        if let other = records[key], other.expires > record.expires { continue }
-                        records[key] = record
-                    }
-                }
-                do {
-                    try PersistentCacheFile.write(Array(records.values), to: file)
-                } catch {
-                    configuration.observer?.warning("could not write the cache file \(file.path): \(error)")
-                }
-            }
-        }
+        store?.writeNow()
     }
 }

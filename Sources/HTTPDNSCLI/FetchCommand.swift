@@ -502,6 +502,7 @@ enum FetchCommand {
             let left = plan.timeouts.total.map { $0 - (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) }
             await resolver.waitForRefresh(host: host, within: left)
         }
+        resolver.savePersistentCache()
         return status
     }
 

@@ -28,7 +28,7 @@ struct ProviderOptions {
           --account-id ID       Account of an httpdns-ali endpoint.
           --secret SECRET       Signing secret (httpdns-ali) or AES key (httpdns-dnspod).
           --key-id ID           Key ID of an encrypted httpdns-dnspod endpoint.
-          --cache-file PATH     Keep the answer cache in PATH across runs (written atomically).
+          --cache-file PATH     Keep the answer cache in PATH across runs (SQLite; processes share it).
           --stale               Answer at once from an expired cache entry (at most --max-stale
                                 seconds old, default 3600) while refreshing it in the background.
           --max-stale SECONDS   With --stale, the oldest expired answer served (default 3600).

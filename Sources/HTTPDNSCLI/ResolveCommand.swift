@@ -99,6 +99,7 @@ enum ResolveCommand {
         // A stale answer starts a background refresh: let it finish (and reach the cache file)
         // before the process exits under it.
         for host in hosts { await resolver.waitForRefresh(host: host) }
+        resolver.savePersistentCache()
         return status
     }
 
