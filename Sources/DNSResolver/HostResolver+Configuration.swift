@@ -60,6 +60,13 @@ extension HostResolver {
         /// - Warning: A stale address may no longer be the server's; TLS verification on the name still
         ///   protects the connection, but the request may fail where a fresh lookup would not.
         public var maximumStaleness: TimeInterval? = nil
+        /// RFC 8767 serve-stale: an expired answer (up to `ServeStale.maximumStaleAge` old) is served
+        /// when a fresh lookup fails to reach any resolver or has not answered within the client
+        /// response timer; the lookup goes on in the background and refreshes the cache. `nil`
+        /// (default): off. `maximumStaleness`, when set, answers at once instead, within its limit.
+        ///
+        /// - Warning: As with `maximumStaleness`, a stale address may no longer be the server's.
+        public var serveStale: ServeStale? = nil
         /// Refresh-ahead: a cached answer used with at most this many seconds left starts a background
         /// refresh, so names in use do not expire under their users. `nil` (default): off.
         public var refreshAheadWindow: TimeInterval? = nil
@@ -117,6 +124,32 @@ extension HostResolver {
             self.negativeCacheTTLCap = negativeCacheTTLCap
             self.cacheCapacity = cacheCapacity
             self.maxResponseBytes = maxResponseBytes
+        }
+
+        /// RFC 8767's timers, all in seconds; the defaults are the RFC's suggested values.
+        public struct ServeStale: Sendable, Equatable {
+            /// The client response timer (§5, 1.8 s): how long a lookup waits for a fresh answer
+            /// before it is answered with the stale one.
+            public var clientResponseTimeout: TimeInterval
+            /// The TTL given a stale answer (§4, 30 s): `HostResolution.ttl` of the answers served stale.
+            public var staleAnswerTTL: TimeInterval
+            /// The maximum stale timer (§5 suggests 1 to 3 days; default 1 day): an answer expired
+            /// longer ago is not served.
+            public var maximumStaleAge: TimeInterval
+            /// The failure recheck timer (§4, 30 s): after a lookup failed and was answered stale,
+            /// lookups of the name are answered stale at once for this long, without asking again.
+            public var failureRecheckInterval: TimeInterval
+
+            public init(clientResponseTimeout: TimeInterval = 1.8, staleAnswerTTL: TimeInterval = 30,
+                        maximumStaleAge: TimeInterval = 86_400, failureRecheckInterval: TimeInterval = 30) {
+                self.clientResponseTimeout = clientResponseTimeout
+                self.staleAnswerTTL = staleAnswerTTL
+                self.maximumStaleAge = maximumStaleAge
+                self.failureRecheckInterval = failureRecheckInterval
+            }
+
+            /// RFC 8767's suggested values: 1.8 s, 30 s, one day, 30 s.
+            public static var rfc8767: ServeStale { ServeStale() }
         }
 
         /// The defaults.
