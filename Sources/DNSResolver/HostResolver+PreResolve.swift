@@ -35,4 +35,14 @@ extension HostResolver {
         }
         return names.filter { cachedResolution(host: $0, families: families) != nil }
     }
+
+    /// Waits for the pre-resolution of `Configuration.preResolveHosts` (started at creation) to end,
+    /// for at most `limit` seconds when given (it goes on; only the wait ends). For a process about
+    /// to exit, so the answers reach the cache file.
+    /// - Returns: false when `limit` passed first.
+    @discardableResult
+    public func waitForPreResolution(within limit: TimeInterval? = nil) async -> Bool {
+        guard let task = preResolution.withLock({ $0 }) else { return true }
+        return await waitForAll([task], within: limit)
+    }
 }

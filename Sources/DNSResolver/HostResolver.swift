@@ -50,6 +50,8 @@ public final class HostResolver: HostResolving {
     /// RFC 8767 failure recheck: until when, on the resolver's clock, a name's stale answer is served
     /// without a new lookup (after one failed).
     let staleHolds = LockedValue<[ResolutionCache.Key: TimeInterval]>([:])
+    /// The pre-resolution of `preResolveHosts` started at creation, if any.
+    let preResolution = LockedValue<Task<Void, Never>?>(nil)
 
     /// - Parameters:
     ///   - configuration: Providers, families, timeouts, fallback, static entries, cache policy.
@@ -83,7 +85,7 @@ public final class HostResolver: HostResolving {
         loadPersistentCache()
         if !configuration.preResolveHosts.isEmpty {
             let hosts = configuration.preResolveHosts
-            Task { _ = await self.preResolve(hosts) }
+            preResolution.withLock { $0 = Task { _ = await self.preResolve(hosts) } }
         }
     }
 

@@ -501,6 +501,7 @@ enum FetchCommand {
             let elapsed = ContinuousClock.now - started
             let left = plan.timeouts.total.map { $0 - (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) }
             await resolver.waitForRefresh(host: host, within: left)
+            await resolver.waitForPreResolution(within: left)
         }
         resolver.savePersistentCache()
         return status

@@ -11,6 +11,8 @@ struct ResolverOptions {
         .init(names: ["--doh-cacert"], arity: .value),
         .init(names: ["--doh-pinnedpubkey"], arity: .value),
         .init(names: ["--doh-method"], arity: .value),
+        .init(names: ["--stale-timeout"], arity: .value),
+        .init(names: ["--pre-resolve"], arity: .value),
     ] + ProviderOptions.parserOptions
 
     static let help = """
@@ -36,6 +38,10 @@ struct ResolverOptions {
           --doh-method GET|POST How RFC 8484 queries are sent (default GET: `?dns=`, queries
                                 share one HTTP/2 connection; POST: each query a body, on a
                                 connection of its own, as curl --doh-url sends them).
+          --stale-timeout SECONDS
+                                Serve an expired answer (RFC 8767) if a lookup fails or takes over SECONDS.
+          --pre-resolve HOST,...
+                                Resolve these names into the cache (and --cache-file) at start.
     \(ProviderOptions.help)
     """
 
@@ -48,6 +54,10 @@ struct ResolverOptions {
     /// The DoH endpoints' own policy: `trust` plus `--doh-cacert` anchors and `--doh-pinnedpubkey` pins.
     var dohTrust: TrustPolicy
     var fallback: Bool
+    /// `--stale-timeout`: RFC 8767's client response timer, in seconds; nil: no serve-stale.
+    var staleTimeout: TimeInterval?
+    /// `--pre-resolve`: names resolved into the cache at start.
+    var preResolve: [String] = []
 
     /// - Throws: `UsageError` for a bad URL, `--resolve` entry or certificate file.
     init(_ parsed: ArgumentParser.Parsed, environment: Environment, command: String) throws(UsageError) {
@@ -65,6 +75,20 @@ struct ResolverOptions {
         trust = .anchors(anchors)
         dohTrust = try Self.dohTrust(parsed, anchors: anchors, command: command)
         fallback = !parsed.has("no-fallback")
+        if let text = parsed.value("stale-timeout") {
+            guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
+                throw UsageError("--stale-timeout needs a number of seconds (0 or more), not '\(text)'", command: command)
+            }
+            staleTimeout = seconds
+        }
+        for list in parsed.all("pre-resolve") {
+            for host in list.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+                guard HostName.normalize(host) != nil else {
+                    throw UsageError("--pre-resolve: invalid host name '\(host)'" + HostName.numericHostHint(host), command: command)
+                }
+                preResolve.append(host)
+            }
+        }
 
         var urls = parsed.all("doh-url")
         var origin = "--doh-url"
@@ -152,6 +176,8 @@ struct ResolverOptions {
         configuration.families = families
         configuration.observer = observer
         providerOptions.apply(to: &configuration)
+        configuration.serveStale = staleTimeout.map { .init(clientResponseTimeout: $0) }
+        configuration.preResolveHosts = preResolve
         guard let connectTimeout else { return HostResolver(configuration: configuration, dohTrust: dohTrust) }
         let client = HTTPClient(configuration: HTTPClient.Configuration(trust: dohTrust, timeouts: Timeouts(connect: connectTimeout)),
                                 resolver: SystemResolver())

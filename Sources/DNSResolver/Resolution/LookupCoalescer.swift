@@ -161,29 +161,6 @@ final class LookupCoalescer: Sendable {
     /// - Returns: false when `limit` passed first.
     func waitForBackground(name: String, within limit: TimeInterval?) async -> Bool {
         let tasks = state.withLock { state in state.background.filter { $0.key.name == name }.map(\.value) }
-        guard let limit else {
-            for task in tasks { await task.value }
-            return true
-        }
-        // Not a task group: it would wait for its children, and awaiting a task's value does not
-        // stop when cancelled.
-        return await withCheckedContinuation { continuation in
-            let pending = LockedValue<CheckedContinuation<Bool, Never>?>(continuation)
-            @Sendable func finish(_ done: Bool) {
-                pending.withLock { waiter in
-                    waiter?.resume(returning: done)
-                    waiter = nil
-                }
-            }
-            let timer = Task {
-                try? await Task.sleep(for: .seconds(max(0, limit)))
-                finish(false)
-            }
-            Task {
-                for task in tasks { await task.value }
-                timer.cancel()
-                finish(true)
-            }
-        }
+        return await waitForAll(tasks, within: limit)
     }
 }
