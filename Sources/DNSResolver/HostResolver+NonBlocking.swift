@@ -52,15 +52,15 @@ extension HostResolver {
         if case .answered(let answer) = try answerAtOnce(host: host, port: port, families: families) { return answer.resolution }
         let outcome = LockedValue<Result<HostResolution, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let task = Task {
+        // Not cancelled on a timeout: a task cancelled before it reached the lookup would never start it.
+        Task {
             let result: Result<HostResolution, any Error>
             do { result = .success(try await self.resolve(host: host, port: port, families: families)) } catch { result = .failure(error) }
             outcome.withLock { $0 = result }
             done.signal()
         }
         guard done.wait(timeout: .now() + max(0, timeout)) == .success, let result = outcome.withLock({ $0 }) else {
-            // Only this wait ends: the shared query carries on and fills the cache.
-            task.cancel()
+            // Only this wait ends: the lookup carries on and fills the cache.
             let name = HostName.normalize(host) ?? host
             throw ResolutionError.resolverUnavailable(host: name, reasons: ["no answer within \(Self.seconds(timeout)) s (the lookup goes on in the background)"])
         }

@@ -193,10 +193,17 @@ public final class HostResolver: HostResolving {
         }
         var answer = Answer(host: name, addresses: addresses, ttl: max(0, hit.remaining), source: .cache,
                             provider: hit.provider, latency: now() - started, isStale: hit.isStale)
-        switch policy.use(remaining: hit.remaining) {
-        case .fresh(let refresh):
+        // The fresh hit decided here rather than by `policy.use`: this is the path every request takes.
+        if !hit.isStale {
             configuration.observer?.cacheHit(host: name, resolution: answer.resolution)
-            if refresh { refreshInBackground(LookupCoalescer.Key(cacheKey: key, port: port), reason: .refreshAhead) }
+            if let window = configuration.refreshAheadWindow, hit.remaining <= window {
+                refreshInBackground(LookupCoalescer.Key(cacheKey: key, port: port), reason: .refreshAhead)
+            }
+            return .answered(answer)
+        }
+        switch policy.use(remaining: hit.remaining) {
+        case .fresh:
+            break
         case .staleNow:
             configuration.observer?.staleAnswerServed(host: name, resolution: answer.resolution, expiredFor: -hit.remaining, reason: .staleReuse)
             refreshInBackground(LookupCoalescer.Key(cacheKey: key, port: port), reason: .stale)

@@ -31,6 +31,9 @@ final class ResolverCacheStore: Sendable {
         var provider: String?
     }
 
+    /// Seconds between the first change noted and the write that takes it and those noted since.
+    static let gatheringDelay: TimeInterval = 0.05
+
     static let schemaVersion = 1
     static let applicationID = 0x4844_4E53
 
@@ -335,7 +338,9 @@ final class ResolverCacheStore: Sendable {
             defer { pending.writeScheduled = true }
             return !pending.writeScheduled
         }
-        if schedule { queue.async { self.writePending() } }
+        // A short delay gathers the changes of a burst of lookups into one transaction (each costs
+        // a lock and a WAL commit); `writeNow` does not wait for it.
+        if schedule { queue.asyncAfter(deadline: .now() + Self.gatheringDelay) { self.writePending() } }
     }
 
     /// Writes every noted change now and returns when it is on disk (or failed, with a warning).
