@@ -9,7 +9,7 @@ extension HostResolver {
         let rows = store.load(limit: configuration.cacheCapacity)
         let wallNow = Date().timeIntervalSince1970
         let now = clock.now()
-        coalescer.detach(where: { _ in false }) {
+        coalescer.ordered {
             for row in rows {
                 let remaining = min(row.expires - wallNow, configuration.maximumTTL)
                 let key = ResolutionCache.Key(name: row.name, families: row.families)

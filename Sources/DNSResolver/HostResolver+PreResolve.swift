@@ -22,7 +22,7 @@ extension HostResolver {
                 let outcome = policy.outcome(of: answer, name: name, provider: provider)
                 guard let value = outcome.cacheValue, let ttl = outcome.cacheTTL, ttl > 0 else { continue }
                 let key = ResolutionCache.Key(name: name, families: families)
-                coalescer.detach(where: { _ in false }) {
+                coalescer.ordered {
                     cache.insert(value, for: key, ttl: ttl, now: stamp, provider: provider.kind)
                     persist(value, for: key, ttl: ttl, provider: provider.kind)
                 }

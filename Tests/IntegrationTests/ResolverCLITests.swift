@@ -98,8 +98,10 @@ extension ResolverIntegrationSuites {
 
         @Test("--cache-file answers a second run with the DoH server gone")
         func cacheFile() async throws {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cli-cache-\(UUID().uuidString).json")
-            defer { try? FileManager.default.removeItem(at: file) }
+            // A directory of its own: the SQLite file's -wal and -shm go with it.
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cli-cache-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("cache.sqlite")
             #expect(try await httpdns(["resolve", "a.test", "--cache-file", file.path] + doh).status == 0)
             let dead = try fixture.deadEndpoint()
             let second = try await httpdns(["resolve", "a.test", "--cache-file", file.path, "--no-fallback", "--doh-url", dead.url.absoluteString,

@@ -144,6 +144,11 @@ final class LookupCoalescer: Sendable {
         }
     }
 
+    /// Runs `body` under the lock, so that cache changes it makes are ordered with the flights' stores.
+    func ordered(_ body: () -> Void) {
+        state.withLock { _ in body() }
+    }
+
     /// How many lookups wait on queries for the normalized `name`.
     func waitingLookups(name: String) -> Int {
         state.withLock { state in
