@@ -27,6 +27,12 @@ let package = Package(
             pkgConfig: "libidn2",
             providers: [.apt(["libidn2-dev"])]
         ),
+        // SQLite for the resolver's persistent cache (several processes may share the file).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(name: "CHTTPDNSShims", dependencies: ["CCurl", "COpenSSL"]),
 
         // Shared vocabulary: addresses, host names, the resolver protocol the client sees.
@@ -37,8 +43,9 @@ let package = Package(
         .target(name: "TLSTrust", dependencies: ["HTTPDNSCore", "COpenSSL", "CHTTPDNSShims"]),
         // HTTP/1.1 + HTTP/2 client on the libcurl multi interface; connects where the resolver says.
         .target(name: "HTTPTransport", dependencies: ["HTTPDNSCore", "TLSTrust", "CCurl", "COpenSSL", "CHTTPDNSShims"]),
-        // DoH client, system resolver, TTL cache and fallback.
-        .target(name: "DNSResolver", dependencies: ["HTTPDNSCore", "DNSWire", "HTTPTransport", "TLSTrust", "COpenSSL"]),
+        // DoH client, system resolver, TTL cache and fallback. Sends its HTTPS exchanges through its
+        // own `DoHTransport` protocol: the HTTP client's conformance lives in HTTPDNS.
+        .target(name: "DNSResolver", dependencies: ["HTTPDNSCore", "DNSWire", "COpenSSL", "CSQLite"]),
         // The library users import.
         .target(name: "HTTPDNS", dependencies: ["HTTPDNSCore", "DNSWire", "TLSTrust", "HTTPTransport", "DNSResolver"]),
         // URLProtocol routing URLSession requests through the IP-direct client (FoundationNetworking).
@@ -62,8 +69,8 @@ let package = Package(
         // One test target per module: a suite lives with the module it tests.
         .testTarget(name: "HTTPDNSCoreTests", dependencies: ["HTTPDNSCore"]),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
-        .testTarget(name: "DNSResolverTests", dependencies: ["DNSResolver", "HTTPDNS", "TestSupport"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["HTTPDNS", "HTTPDNSCLI", "HTTPDNSURLSession", "TestSupport"]),
+        .testTarget(name: "DNSResolverTests", dependencies: ["DNSResolver", "HTTPDNS", "TestSupport", "CSQLite"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["HTTPDNS", "HTTPDNSCLI", "HTTPDNSURLSession", "TestSupport", "CSQLite"]),
         .testTarget(name: "TLSTrustTests", dependencies: ["TLSTrust"]),
         // The transport's rules as pure types (handle reuse, deadlines, failure table), no server.
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport"]),

@@ -7,6 +7,7 @@ packages=(
     libcurl4-openssl-dev    # libcurl headers + pkg-config file for the CCurl system library
     libssl-dev              # OpenSSL headers for COpenSSL (trust evaluation)
     libidn2-dev             # IDNA (UTS #46, Punycode) for CIDN2: Unicode host names
+    libsqlite3-dev          # SQLite headers + pkg-config file for CSQLite: the resolver's cache file
     nginx-light             # nginx with http_ssl + http_v2 (on bookworm it pulls in `nginx` itself)
     libnginx-mod-http-echo  # echo_request_body / echo_sleep for /echo and /slow
     unbound                 # DNS-over-HTTPS server (built with libnghttp2 on bookworm)

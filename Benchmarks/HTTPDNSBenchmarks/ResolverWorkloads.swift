@@ -18,6 +18,9 @@ enum ResolverWorkloads {
         }
         print("")
 
+        try await CacheFileWorkloads.run(lookups: lookups)
+        print("")
+
         let python = try DoHPeer.python()
         for width in [1, 16] {
             print("== DoH lookups of a.test (A, GET for both clients) against the local unbound, warm HTTP/2 connection, \(width) in flight (target 2x)")
@@ -58,9 +61,9 @@ enum ResolverWorkloads {
     /// best is the one least disturbed by other processes.
     /// - Returns: `wall`: elapsed time over the lookups of one task (each task's latency per lookup);
     ///   `cpu`: the process's CPU time over all lookups, which other load on the machine moves less.
-    static func cachedLookups(names: Int, lookups: Int, tasks: Int, rounds: Int = 7) async throws -> (wall: Double, medianWall: Double, cpu: Double) {
-        let endpoint = DoHEndpoint(url: URL(string: "https://dns.test/dns-query")!, bootstrapAddresses: [IPAddress("127.0.0.1")!], method: .post)
-        let resolver = HostResolver(configuration: .init(endpoints: [endpoint], families: .ipv4, cacheCapacity: names * 2),
+    /// - Parameter file: A cache file to configure (the hits must not touch it).
+    static func cachedLookups(names: Int, lookups: Int, tasks: Int, rounds: Int = 7, file: URL? = nil) async throws -> (wall: Double, medianWall: Double, cpu: Double) {
+        let resolver = HostResolver(configuration: CacheFileWorkloads.configuration(file: file, capacity: names * 2),
                                     transport: FixedTransport())
         let hosts = (0..<names).map { "host\($0).example" }
         for host in hosts { _ = try await resolver.resolve(host: host, port: 443) }

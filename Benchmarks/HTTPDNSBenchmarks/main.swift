@@ -35,6 +35,7 @@ struct Benchmarks {
                 print(String(format: "cached resolution, %d tasks: %.0f ns per lookup (best round; median %.0f), %.0f ns of CPU",
                              tasks, perLookup.wall, perLookup.medianWall, perLookup.cpu))
             }
+            try await CacheFileWorkloads.run(lookups: lookups)
             return
         }
         let servers = try TestServers.shared()

@@ -8,33 +8,10 @@ import HTTPDNSCore
 /// errors, HTTP errors, malformed or truncated answers, SERVFAIL, REFUSED), which it throws so a caller
 /// can try the next endpoint. It neither caches nor retries; `HostResolver` does both.
 public struct DoHClient: Sendable {
-    /// What an endpoint said about a name.
-    public enum Answer: Sendable, Hashable {
-        /// The name's addresses, IPv6 first then IPv4, each family in answer order (never empty).
-        /// `ttl` in seconds: the least TTL over the records used, from both families when both answered.
-        case addresses([IPAddress], ttl: TimeInterval)
-        /// NXDOMAIN (RFC 1035 §4.1.1, RFC 2308 §2.1). `negativeTTL` in seconds from the SOA (RFC 2308 §5),
-        /// `nil` when the response has none.
-        case nameNotFound(negativeTTL: TimeInterval?)
-        /// The name exists but has no address of the requested families (NODATA, RFC 2308 §2.2).
-        case noAddresses(negativeTTL: TimeInterval?)
-    }
-
-    /// Why a lookup gave no answer.
-    public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
-        /// The name cannot be put in a DNS query (e.g. non-ASCII or malformed labels); no endpoint was asked.
-        case invalidName(String, reason: String)
-        /// The endpoint gave no usable answer; try another. `reason` is one line, e.g. `HTTP 500`.
-        case endpointFailed(URL, reason: String)
-
-        /// One line: `https://dns.example/dns-query: HTTP 500`.
-        public var description: String {
-            switch self {
-            case .invalidName(let name, let reason): "cannot query '\(name)': \(reason)"
-            case .endpointFailed(let url, let reason): "\(url.absoluteString): \(reason)"
-            }
-        }
-    }
+    /// What an endpoint said about a name (every provider's answer type, named for DoH as it was first).
+    public typealias Answer = ProviderAnswer
+    /// Why a lookup gave no answer (every provider's failure type).
+    public typealias Failure = ProviderFailure
 
     /// The RFC 8484 media type for DNS messages (§6).
     public static let mediaType = "application/dns-message"
@@ -247,10 +224,10 @@ extension DNSAddressAnswer {
     }
 }
 
-extension DoHClient.Answer {
+extension ProviderAnswer {
     /// The answer with `age` seconds taken off each TTL, never below 0 (RFC 8484 §5.1, as for
     /// `DNSAddressAnswer.aged(by:)`); for JSON DoH responses, which HTTP caches can hold as well.
-    func aged(by age: TimeInterval?) -> DoHClient.Answer {
+    func aged(by age: TimeInterval?) -> ProviderAnswer {
         guard let age, age > 0 else { return self }
         func less(_ ttl: TimeInterval) -> TimeInterval { max(0, ttl - age) }
         switch self {

@@ -25,7 +25,7 @@ public struct DoHEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// - Parameters:
     ///   - url: An `https` URL with a host. Any other scheme is taken here, but no query is sent to
-    ///     it: each lookup fails (`DoHClient.Failure.endpointFailed`, "not sent: 'http' scheme"), as
+    ///     it: each lookup fails (`ProviderFailure.endpointFailed`, "not sent: 'http' scheme"), as
     ///     a cleartext query would hand the answer to the network. `DoHEndpoint(parsing:)` refuses it
     ///     at once.
     ///   - bootstrapAddresses: Addresses of `url`'s host.

@@ -60,18 +60,33 @@ extension HostResolver {
         /// - Warning: A stale address may no longer be the server's; TLS verification on the name still
         ///   protects the connection, but the request may fail where a fresh lookup would not.
         public var maximumStaleness: TimeInterval? = nil
+        /// RFC 8767 serve-stale: an expired answer (up to `ServeStale.maximumStaleAge` old) is served
+        /// when a fresh lookup fails to reach any resolver or has not answered within the client
+        /// response timer; the lookup goes on in the background and refreshes the cache. `nil`
+        /// (default): off. `maximumStaleness`, when set, answers at once instead, within its limit.
+        ///
+        /// - Warning: As with `maximumStaleness`, a stale address may no longer be the server's.
+        public var serveStale: ServeStale? = nil
         /// Refresh-ahead: a cached answer used with at most this many seconds left starts a background
         /// refresh, so names in use do not expire under their users. `nil` (default): off.
         public var refreshAheadWindow: TimeInterval? = nil
         /// Names resolved in the background when the resolver is created (batched where the first
         /// provider has a batch API). Default none.
         public var preResolveHosts: [String] = []
-        /// A file the cache is kept in, so a restarted process has answers at once. Written atomically
-        /// after each new answer; read at creation. `nil` (default): memory only.
+        /// An SQLite file the cache is kept in, so a restarted process has answers at once, shared
+        /// safely by several processes (Documentation/Resolver.md gives its schema). Read at creation
+        /// (at most `cacheCapacity` rows, latest expiry first); each new answer and each flush is
+        /// written by a background writer, never on a lookup's path. Created, with its directory, when
+        /// missing; a cache file of httpdns's former JSON format is migrated to SQLite once. A file that
+        /// cannot be used (a directory, corrupt, another program's, a newer schema) is reported to the
+        /// observer, left as it is, and the cache kept in memory. `nil` (default): memory only.
         public var persistentCacheFile: URL? = nil
-        /// Records in the cache file expired longer ago than this, in seconds, are dropped on load
-        /// (default 86,400). Records expired less long are kept, usable only as stale answers.
+        /// Rows in the cache file expired longer ago than this, in seconds, are dropped (default 86,400).
+        /// Rows expired less long are loaded, usable only as stale answers.
         public var persistentCacheMaximumAge: TimeInterval = 86_400
+        /// How long, in seconds, the cache file's reader and writer wait for another process's lock
+        /// (default 2). A write still locked out keeps its changes in memory and tries again later.
+        public var persistentCacheBusyTimeout: TimeInterval = 2
 
         // MARK: When not to use the providers
 
@@ -109,6 +124,32 @@ extension HostResolver {
             self.negativeCacheTTLCap = negativeCacheTTLCap
             self.cacheCapacity = cacheCapacity
             self.maxResponseBytes = maxResponseBytes
+        }
+
+        /// RFC 8767's timers, all in seconds; the defaults are the RFC's suggested values.
+        public struct ServeStale: Sendable, Equatable {
+            /// The client response timer (§5, 1.8 s): how long a lookup waits for a fresh answer
+            /// before it is answered with the stale one.
+            public var clientResponseTimeout: TimeInterval
+            /// The TTL given a stale answer (§4, 30 s): `HostResolution.ttl` of the answers served stale.
+            public var staleAnswerTTL: TimeInterval
+            /// The maximum stale timer (§5 suggests 1 to 3 days; default 1 day): an answer expired
+            /// longer ago is not served.
+            public var maximumStaleAge: TimeInterval
+            /// The failure recheck timer (§4, 30 s): after a lookup failed and was answered stale,
+            /// lookups of the name are answered stale at once for this long, without asking again.
+            public var failureRecheckInterval: TimeInterval
+
+            public init(clientResponseTimeout: TimeInterval = 1.8, staleAnswerTTL: TimeInterval = 30,
+                        maximumStaleAge: TimeInterval = 86_400, failureRecheckInterval: TimeInterval = 30) {
+                self.clientResponseTimeout = clientResponseTimeout
+                self.staleAnswerTTL = staleAnswerTTL
+                self.maximumStaleAge = maximumStaleAge
+                self.failureRecheckInterval = failureRecheckInterval
+            }
+
+            /// RFC 8767's suggested values: 1.8 s, 30 s, one day, 30 s.
+            public static var rfc8767: ServeStale { ServeStale() }
         }
 
         /// The defaults.

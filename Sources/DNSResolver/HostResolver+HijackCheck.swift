@@ -82,7 +82,7 @@ extension HostResolver {
         for provider in configuration.providers {
             do {
                 let answer = try await provider.lookup(name, families: families, transport: transport, timeout: configuration.requestTimeout)
-                switch outcome(of: answer, name: name, provider: provider).result {
+                switch policy.outcome(of: answer, name: name, provider: provider).result {
                 case .success(let resolution): return .success(resolution.addresses)
                 case .failure(let error): return .failure(error)
                 }

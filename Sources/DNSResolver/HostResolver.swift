@@ -17,6 +17,11 @@ import Synchronization
 ///   that is not an answer (HTTP 429/5xx, timeouts, garbage) fails over to the next provider.
 /// - Concurrent lookups of one name share one query. Cancelling a waiting lookup makes it throw
 ///   `CancellationError` at once; the shared query carries on for the others (and fills the cache).
+/// - With `serveStale` (RFC 8767), an expired answer is served when the fresh lookup fails or is slow.
+///
+/// A facade over its parts: `ResolutionCache` (answers in memory), `CachePolicy` (what is kept and
+/// served), `LookupCoalescer` (one query per name), `ProviderPool` (failover and health) and
+/// `ResolverCacheStore` (the SQLite cache file).
 public final class HostResolver: HostResolving {
     /// How this resolver behaves; fixed at creation.
     public let configuration: Configuration
@@ -33,19 +38,27 @@ public final class HostResolver: HostResolving {
     private let bypassNames: [[UInt8]]
     private let bypassSuffixes: [[UInt8]]
     /// Answers; its own locks, so that a cache hit takes no other. Changes other than a hit's are
-    /// made under `state`'s lock too, ordered with the flights.
-    private let cache: ResolutionCache
-    private let state: LockedValue<State>
-    private let fileLock = LockedValue<Void>(())
-    /// Background refreshes under way, by flight, so `waitForRefresh` can await them.
-    private let refreshTasks = LockedValue<[FlightKey: Task<Void, Never>]>([:])
+    /// made under the coalescer's lock too, ordered with the flights.
+    let cache: ResolutionCache
+    let policy: CachePolicy
+    /// `policy.staleRetention`, read on every hit.
+    private let staleRetention: TimeInterval?
+    let providers: ProviderPool
+    let coalescer = LookupCoalescer()
+    /// The cache file, when one is configured and usable.
+    let store: ResolverCacheStore?
+    /// RFC 8767 failure recheck: until when, on the resolver's clock, a name's stale answer is served
+    /// without a new lookup (after one failed).
+    let staleHolds = LockedValue<[ResolutionCache.Key: TimeInterval]>([:])
+    /// The pre-resolution of `preResolveHosts` started at creation, if any.
+    let preResolution = LockedValue<Task<Void, Never>?>(nil)
 
     /// - Parameters:
     ///   - configuration: Providers, families, timeouts, fallback, static entries, cache policy.
     ///   - transport: The HTTPS client provider requests go through.
     ///   - systemResolver: Asked when every provider fails and `fallbackToSystemResolver` is set, for
     ///     bypassed names, and for hijack checks.
-    ///   - clock: The time cache expiry and provider back-off are measured on.
+    ///   - clock: The time cache expiry, provider back-off and the serve-stale timer are measured on.
     public init(
         configuration: Configuration = .default,
         transport: any DoHTransport,
@@ -61,12 +74,18 @@ public final class HostResolver: HostResolving {
         self.hasStaticEntries = !configuration.staticEntries.isEmpty
         (bypassNames, bypassSuffixes) = Self.bypassPatterns(configuration.bypassList)
         self.cache = ResolutionCache(capacity: configuration.cacheCapacity)
-        self.state = LockedValue(State(
-            health: Array(repeating: ProviderHealth(), count: configuration.providers.count)))
+        self.policy = CachePolicy(configuration)
+        self.staleRetention = policy.staleRetention
+        self.providers = ProviderPool(configuration: configuration, transport: transport, clock: clock)
+        let observer = configuration.observer
+        self.store = configuration.persistentCacheFile.flatMap { file in
+            ResolverCacheStore.open(file, busyTimeout: configuration.persistentCacheBusyTimeout,
+                                    maximumAge: configuration.persistentCacheMaximumAge) { observer?.warning($0) }
+        }
         loadPersistentCache()
         if !configuration.preResolveHosts.isEmpty {
             let hosts = configuration.preResolveHosts
-            Task { _ = await self.preResolve(hosts) }
+            preResolution.withLock { $0 = Task { _ = await self.preResolve(hosts) } }
         }
     }
 
@@ -76,7 +95,7 @@ public final class HostResolver: HostResolving {
         switch try answerAtOnce(host: host, port: port, families: configuration.families) {
         case .answered(let answer): answer.resolution
         case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
-        case .miss(let key, let started): try await providerLookup(key, port: port, started: started)
+        case .miss(let key, let started, let stale): try await providerLookup(key, port: port, started: started, stale: stale)
         }
     }
 
@@ -88,8 +107,9 @@ public final class HostResolver: HostResolving {
     ///   - port: The port the caller will connect to; only static entries depend on it.
     ///   - families: The address families wanted; cached separately per selection.
     /// - Returns: At least one address, IPv6 before IPv4 for provider answers; `ttl` is the remaining
-    ///   lifetime in seconds for provider and cached answers (0 for a stale one), `nil` otherwise;
-    ///   `provider` and `latency` say who answered and how long it took.
+    ///   lifetime in seconds for provider and cached answers (0 for a stale one, `ServeStale`'s stale
+    ///   answer TTL under serve-stale), `nil` otherwise; `provider` and `latency` say who answered and
+    ///   how long it took.
     /// - Throws: `ResolutionError.invalidHostName` for a name that is not a valid host name;
     ///   `.nameNotFound` (NXDOMAIN) and `.noAddresses` (NODATA) as answered, live or from the cache,
     ///   with the negative TTL in seconds; `.resolverUnavailable` listing each provider's failure (and the
@@ -99,14 +119,14 @@ public final class HostResolver: HostResolving {
         switch try answerAtOnce(host: host, port: port, families: families) {
         case .answered(let answer): answer.resolution
         case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
-        case .miss(let key, let started): try await providerLookup(key, port: port, started: started)
+        case .miss(let key, let started, let stale): try await providerLookup(key, port: port, started: started, stale: stale)
         }
     }
 
     /// The answer for `host` when it is known without waiting: an IP literal, a static entry or a
     /// cache hit (a stale one too, within `maximumStaleness`, which starts its refresh), with the
     /// observer told as by `resolve(host:port:)`; nil when the providers or the system resolver
-    /// would be asked.
+    /// would be asked. Starts nothing on a miss (`resolveWithoutWaiting` does).
     /// - Throws: `ResolutionError.invalidHostName`; a cached `.nameNotFound` or `.noAddresses`.
     public func resolveImmediately(host: String, port: Int) throws -> HostResolution? {
         guard case .answered(let answer) = try answerAtOnce(host: host, port: port, families: configuration.families) else { return nil }
@@ -114,19 +134,20 @@ public final class HostResolver: HostResolving {
     }
 
     /// What a lookup can tell before waiting for anything.
-    private enum Immediate {
+    enum Immediate {
         /// A literal, a static entry or a cache hit (fresh or stale).
         case answered(Answer)
         /// The normalized name goes to the system resolver.
         case bypassed(name: String, families: AddressFamilies, started: TimeInterval)
-        /// Nothing usable is cached: the providers are asked.
-        case miss(ResolutionCache.Key, started: TimeInterval)
+        /// Nothing usable at once is cached: the providers are asked. `stale`: an expired answer that
+        /// serve-stale may give if they fail or are slow.
+        case miss(ResolutionCache.Key, started: TimeInterval, stale: Answer?)
     }
 
     /// An answer known at once, in parts. A `HostResolution` is copied through its value witnesses
     /// (its source may hold a URL), so it is made only where it is returned: one made here and
     /// returned inside `Immediate` was copied and destroyed again on every cache hit.
-    private struct Answer {
+    struct Answer {
         enum Source { case literal, staticMapping, cache }
         var host: String
         var addresses: [IPAddress]
@@ -135,6 +156,8 @@ public final class HostResolver: HostResolving {
         var provider: String?
         var latency: TimeInterval?
         var isStale = false
+        /// For a stale answer: seconds since it expired.
+        var expiredFor: TimeInterval = 0
 
         var resolution: HostResolution {
             let source: ResolutionSource = switch self.source {
@@ -148,7 +171,7 @@ public final class HostResolver: HostResolving {
 
     /// The synchronous part of a lookup, in order: IP literal, static entry, bypass, cache. It runs for
     /// every request, so a hit reads the clock twice in all (expiry, latency) and takes one lock.
-    private func answerAtOnce(host: String, port: Int, families: AddressFamilies) throws -> Immediate {
+    func answerAtOnce(host: String, port: Int, families: AddressFamilies) throws -> Immediate {
         let started = now()
         guard let name = HostName.normalize(host) else { throw ResolutionError.invalidHostName(host) }
         if IPAddress.mayBeLiteral(name), let literal = IPAddress(name) {
@@ -160,25 +183,36 @@ public final class HostResolver: HostResolving {
         let families = concrete(families)
         if bypasses(name) { return .bypassed(name: name, families: families, started: started) }
         let key = ResolutionCache.Key(name: name, families: families)
-        let staleLimit = configuration.maximumStaleness
-        guard let hit = cache.lookup(key, now: started, staleLimit: staleLimit) else {
-            return .miss(key, started: started)
+        guard let hit = cache.lookup(key, now: started, staleLimit: staleRetention) else {
+            return .miss(key, started: started, stale: nil)
         }
         guard case .addresses(let addresses) = hit.value else {
             let result = Self.answer(from: hit, name: name)
             if case .failure(let error) = result { configuration.observer?.negativeCacheHit(host: name, error: error) }
             return .answered(try result.get())
         }
-        let answer = Answer(host: name, addresses: addresses, ttl: max(0, hit.remaining), source: .cache,
+        var answer = Answer(host: name, addresses: addresses, ttl: max(0, hit.remaining), source: .cache,
                             provider: hit.provider, latency: now() - started, isStale: hit.isStale)
-        if hit.isStale {
-            configuration.observer?.staleAnswerServed(host: name, resolution: answer.resolution, expiredFor: -hit.remaining)
-            refreshInBackground(FlightKey(cacheKey: key, port: port), reason: .stale)
-        } else {
+        // The fresh hit decided here rather than by `policy.use`: this is the path every request takes.
+        if !hit.isStale {
             configuration.observer?.cacheHit(host: name, resolution: answer.resolution)
             if let window = configuration.refreshAheadWindow, hit.remaining <= window {
-                refreshInBackground(FlightKey(cacheKey: key, port: port), reason: .refreshAhead)
+                refreshInBackground(LookupCoalescer.Key(cacheKey: key, port: port), reason: .refreshAhead)
             }
+            return .answered(answer)
+        }
+        switch policy.use(remaining: hit.remaining) {
+        case .fresh:
+            break
+        case .staleNow:
+            configuration.observer?.staleAnswerServed(host: name, resolution: answer.resolution, expiredFor: -hit.remaining, reason: .staleReuse)
+            refreshInBackground(LookupCoalescer.Key(cacheKey: key, port: port), reason: .stale)
+        case .staleIfNoAnswer:
+            answer.ttl = policy.serveStale?.staleAnswerTTL ?? 0
+            answer.expiredFor = -hit.remaining
+            return .miss(key, started: started, stale: answer)
+        case .expired:
+            return .miss(key, started: started, stale: nil)
         }
         return .answered(answer)
     }
@@ -188,21 +222,13 @@ public final class HostResolver: HostResolving {
         clockIsMonotonic ? MonotonicClock.now() : clock.now()
     }
 
-    /// A bypassed name, through the system resolver.
-    private func systemLookup(_ name: String, port: Int, families: AddressFamilies, started: TimeInterval) async throws -> HostResolution {
-        configuration.observer?.bypassed(host: name)
-        var resolution = try await systemResolver.resolve(host: name, port: port)
-        resolution.addresses = resolution.addresses.filter { families.includes($0.family) }
-        guard !resolution.addresses.isEmpty else { throw ResolutionError.noAddresses(host: name, negativeTTL: nil) }
-        resolution.provider = "system"
-        resolution.latency = clock.now() - started
-        return resolution
-    }
-
-    /// A cache miss: the providers are asked (one query shared by concurrent lookups of `key`).
-    private func providerLookup(_ key: ResolutionCache.Key, port: Int, started: TimeInterval) async throws -> HostResolution {
+    /// A cache miss: the providers are asked (one query shared by concurrent lookups of `key`); with a
+    /// serve-stale candidate, under RFC 8767's timers (`HostResolver+ServeStale.swift`).
+    private func providerLookup(_ key: ResolutionCache.Key, port: Int, started: TimeInterval, stale: Answer?) async throws -> HostResolution {
         configuration.observer?.cacheMiss(host: key.name)
-        var resolution = try await sharedLookup(FlightKey(cacheKey: key, port: port))
+        let flight = LookupCoalescer.Key(cacheKey: key, port: port)
+        if let stale { return try await lookupServingStale(flight, stale: stale, started: started) }
+        var resolution = try await sharedLookup(flight)
         if resolution.source != .cache { resolution.latency = clock.now() - started }
         return resolution
     }
@@ -212,32 +238,32 @@ public final class HostResolver: HostResolving {
     public func cachedResolution(host: String, families: AddressFamilies? = nil) -> HostResolution? {
         guard let name = HostName.normalize(host) else { return nil }
         let key = ResolutionCache.Key(name: name, families: concrete(families ?? configuration.families))
-        let now = clock.now()
-        guard let hit = cache.value(for: key, now: now),
+        guard let hit = cache.value(for: key, now: clock.now()),
               case .success(let resolution) = Self.resolution(from: .init(value: hit.value, remaining: hit.remaining, provider: nil), name: name)
         else { return nil }
         return resolution
     }
 
     /// Forgets every cached answer (call it when the network changes). Lookups already under way are not
-    /// cached when they finish. The cache file, if any, is rewritten empty.
+    /// cached when they finish. Every row of the cache file, if any, is deleted (in the background:
+    /// `savePersistentCache()` waits for it), so a new resolver on the file does not answer from it.
     public func flush() {
-        state.withLock { state in
+        coalescer.detach(where: { _ in true }) {
             cache.removeAll()
-            state.flightByKey.removeAll()
+            store?.removeAll()
         }
-        savePersistentCache()
+        staleHolds.withLock { $0.removeAll() }
     }
 
-    /// Forgets the cached answers for `host` (all family selections). A lookup of it already under way
-    /// is not cached when it finishes.
+    /// Forgets the cached answers for `host` (all family selections), in memory and in the cache file.
+    /// A lookup of it already under way is not cached when it finishes.
     public func flush(host: String) {
         guard let name = HostName.normalize(host) else { return }
-        state.withLock { state in
+        coalescer.detach(where: { $0.name == name }) {
             cache.remove(name: name)
-            state.flightByKey = state.flightByKey.filter { $0.key.cacheKey.name != name }
+            store?.remove(name: name)
         }
-        savePersistentCache()
+        staleHolds.withLock { holds in holds = holds.filter { $0.key.name != name } }
     }
 
     /// How many answers (positive and negative, fresh and stale) the cache holds.
@@ -295,16 +321,12 @@ public final class HostResolver: HostResolving {
 
     /// How many lookups wait on queries under way for the normalized `name` (lets tests see that
     /// concurrent lookups joined one query).
-    func waitingLookups(name: String) -> Int {
-        state.withLock { state in
-            state.flights.values.filter { $0.key.cacheKey.name == name }.reduce(0) { $0 + $1.waiters.count }
-        }
-    }
+    func waitingLookups(name: String) -> Int { coalescer.waitingLookups(name: name) }
 
     /// Whether a query for `host` is under way (a lookup's or a background refresh's).
     public func isRefreshing(host: String) -> Bool {
         guard let name = HostName.normalize(host) else { return false }
-        return state.withLock { $0.flightByKey.keys.contains { $0.cacheKey.name == name } }
+        return coalescer.isQuerying(name: name)
     }
 
     /// Waits for the background refreshes of `host` started so far (for tests and orderly shutdown),
@@ -313,340 +335,66 @@ public final class HostResolver: HostResolving {
     @discardableResult
     public func waitForRefresh(host: String, within limit: TimeInterval? = nil) async -> Bool {
         guard let name = HostName.normalize(host) else { return true }
-        let tasks = refreshTasks.withLock { tasks in tasks.filter { $0.key.cacheKey.name == name }.map(\.value) }
-        guard let limit else {
-            for task in tasks { await task.value }
-            return true
-        }
-        // Not a task group: it would wait for its children, and awaiting a task's value does not
-        // stop when cancelled.
-        return await withCheckedContinuation { continuation in
-            let pending = LockedValue<CheckedContinuation<Bool, Never>?>(continuation)
-            @Sendable func finish(_ done: Bool) {
-                pending.withLock { waiter in
-                    waiter?.resume(returning: done)
-                    waiter = nil
-                }
-            }
-            let timer = Task {
-                try? await Task.sleep(for: .seconds(max(0, limit)))
-                finish(false)
-            }
-            Task {
-                for task in tasks { await task.value }
-                timer.cancel()
-                finish(true)
-            }
-        }
+        return await coalescer.waitForBackground(name: name, within: limit)
     }
 
-    /// Lookups are shared per name, families and port (the port matters only to a system resolver
-    /// that maps per port, but sharing across ports would hand one port's answer to another).
-    struct FlightKey: Hashable {
-        var cacheKey: ResolutionCache.Key
-        var port: Int
-    }
-
-    private typealias Waiter = CheckedContinuation<HostResolution, any Error>
-
-    /// One query under way and the lookups waiting for it.
-    private struct Flight {
-        var key: FlightKey
-        var waiters: [UInt64: Waiter] = [:]
-    }
-
-    /// Consecutive failures of one provider and when it may be asked again.
-    struct ProviderHealth {
-        var consecutiveFailures = 0
-        var skipUntil: TimeInterval = 0
-        /// Where the bootstrap address list starts (rotated after each failure).
-        var bootstrapOffset = 0
-    }
-
-    private struct State {
-        var health: [ProviderHealth]
-        var flights: [UInt64: Flight] = [:]
-        /// The flight new lookups of a key join; `flush` detaches flights so they are not cached.
-        var flightByKey: [FlightKey: UInt64] = [:]
-        var flightOfWaiter: [UInt64: UInt64] = [:]
-        var nextID: UInt64 = 0
-
-        mutating func makeID() -> UInt64 {
-            nextID += 1
-            return nextID
-        }
-    }
-
-    /// What a query produced, and how long to cache it (`nil`: not at all).
-    struct Outcome: Sendable {
-        var result: Result<HostResolution, ResolutionError>
-        var cacheTTL: TimeInterval? = nil
-        var cacheValue: ResolutionCache.Value? = nil
-    }
-
-    private enum Admission {
-        case answered(Result<HostResolution, ResolutionError>)
-        case cancelled
-        case joined
-        case started(UInt64)
+    /// What the coalescer's flights do: ask the providers, and keep the answer in the cache and file.
+    private var work: LookupCoalescer.Work {
+        LookupCoalescer.Work(query: { key in await self.query(key) }, store: { key, outcome in self.keep(outcome, for: key.cacheKey) })
     }
 
     /// Starts a query for `key` with nobody waiting, unless one is under way; its answer fills the cache.
-    private func refreshInBackground(_ key: FlightKey, reason: RefreshReason) {
-        let flightID = state.withLock { state -> UInt64? in
-            guard state.flightByKey[key] == nil else { return nil }
-            let flightID = state.makeID()
-            state.flights[flightID] = Flight(key: key)
-            state.flightByKey[key] = flightID
-            return flightID
-        }
-        guard let flightID else { return }
-        configuration.observer?.refreshStarted(host: key.cacheKey.name, reason: reason)
-        refreshTasks.withLock { tasks in
-            tasks[key] = Task {
-                let outcome = await self.query(key)
-                self.finish(flightID, outcome: outcome)
-                _ = self.refreshTasks.withLock { $0.removeValue(forKey: key) }
-            }
+    func refreshInBackground(_ key: LookupCoalescer.Key, reason: RefreshReason) {
+        if coalescer.startInBackground(key, work: work) {
+            configuration.observer?.refreshStarted(host: key.name, reason: reason)
         }
     }
 
-    private func sharedLookup(_ key: FlightKey) async throws -> HostResolution {
-        let waiterID = state.withLock { $0.makeID() }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (waiter: Waiter) in
-                let now = clock.now()
-                let admission = state.withLock { state -> Admission in
-                    // Checked under the lock: the cancellation handler takes it too, so either it sees
-                    // this waiter registered or this sees the task cancelled.
-                    if Task.isCancelled { return .cancelled }
-                    if let hit = cache.value(for: key.cacheKey, now: now) {
-                        return .answered(Self.resolution(from: .init(value: hit.value, remaining: hit.remaining, provider: nil), name: key.cacheKey.name))
-                    }
-                    if let flightID = state.flightByKey[key] {
-                        state.flights[flightID]?.waiters[waiterID] = waiter
-                        state.flightOfWaiter[waiterID] = flightID
-                        return .joined
-                    }
-                    let flightID = state.makeID()
-                    state.flights[flightID] = Flight(key: key, waiters: [waiterID: waiter])
-                    state.flightByKey[key] = flightID
-                    state.flightOfWaiter[waiterID] = flightID
-                    return .started(flightID)
-                }
-                switch admission {
-                case .answered(let result):
-                    waiter.resume(with: result.mapError { $0 as any Error })
-                case .cancelled:
-                    waiter.resume(throwing: CancellationError())
-                case .joined:
-                    break
-                case .started(let flightID):
-                    // Unstructured on purpose: the query must not inherit the cancellation of the
-                    // lookup that happened to start it.
-                    Task {
-                        let outcome = await self.query(key)
-                        self.finish(flightID, outcome: outcome)
-                    }
-                }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> Waiter? in
-                guard let flightID = state.flightOfWaiter.removeValue(forKey: waiterID) else { return nil }
-                return state.flights[flightID]?.waiters.removeValue(forKey: waiterID)
-            }
-            waiter?.resume(throwing: CancellationError())
+    /// The answer for `key` from the query under way or a new one (or the cache, filled meanwhile).
+    func sharedLookup(_ key: LookupCoalescer.Key) async throws -> HostResolution {
+        try await coalescer.lookup(key, work: work) { [cache, clock] in
+            guard let hit = cache.value(for: key.cacheKey, now: clock.now()) else { return nil }
+            return Self.resolution(from: .init(value: hit.value, remaining: hit.remaining, provider: nil), name: key.name)
         }
     }
 
-    private func finish(_ flightID: UInt64, outcome: Outcome) {
-        let now = clock.now()
-        var stored = false
-        let waiters = state.withLock { state -> [Waiter] in
-            guard let flight = state.flights.removeValue(forKey: flightID) else { return [] }
-            for waiterID in flight.waiters.keys { state.flightOfWaiter[waiterID] = nil }
-            if state.flightByKey[flight.key] == flightID {
-                state.flightByKey[flight.key] = nil
-                if let value = outcome.cacheValue, let ttl = outcome.cacheTTL, ttl > 0 {
-                    cache.insert(value, for: flight.key.cacheKey, ttl: ttl, now: now, provider: try? outcome.result.get().provider)
-                    stored = true
-                }
-            }
-            return Array(flight.waiters.values)
-        }
-        if stored { savePersistentCache() }
-        let result = outcome.result.mapError { $0 as any Error }
-        for waiter in waiters { waiter.resume(with: result) }
+    /// Keeps a query's outcome in the cache (and the file), unless it is not to be cached.
+    private func keep(_ outcome: LookupOutcome, for key: ResolutionCache.Key) {
+        guard let value = outcome.cacheValue, let ttl = outcome.cacheTTL, ttl > 0 else { return }
+        let provider = try? outcome.result.get().provider
+        cache.insert(value, for: key, ttl: ttl, now: clock.now(), provider: provider)
+        persist(value, for: key, ttl: ttl, provider: provider)
+        staleHolds.withLock { _ = $0.removeValue(forKey: key) }
     }
 
     // MARK: - The query
 
     /// Asks the providers for `key` (failover, health, racing), then the system resolver if allowed.
-    func query(_ key: FlightKey) async -> Outcome {
-        let name = key.cacheKey.name
-        var reasons: [String] = []
-        let order = providerOrder(for: name)
-        var remaining = order[...]
-        if configuration.racesFirstTwoProviders, remaining.count >= 2 {
-            let pair = Array(remaining.prefix(2))
-            remaining = remaining.dropFirst(2)
-            if let outcome = await race(pair, key: key, reasons: &reasons) { return outcome }
+    func query(_ key: LookupCoalescer.Key) async -> LookupOutcome {
+        let name = key.name
+        let reasons: [String]
+        switch await providers.query(name, families: key.cacheKey.families) {
+        case .answered(let answer, let provider):
+            return policy.outcome(of: answer, name: name, provider: provider)
+        case .invalidName:
+            return LookupOutcome(result: .failure(.invalidHostName(name)))
+        case .failed(let failures):
+            reasons = failures
         }
-        for index in remaining {
-            switch await ask(index, key: key) {
-            case .answered(let outcome): return outcome
-            case .failed(let reason): reasons.append(reason)
-            }
-        }
-        if configuration.providers.isEmpty { reasons.append("no DoH endpoint configured") }
         guard configuration.fallbackToSystemResolver else {
-            return Outcome(result: .failure(.resolverUnavailable(host: name, reasons: reasons)))
+            return LookupOutcome(result: .failure(.resolverUnavailable(host: name, reasons: reasons)))
         }
         configuration.observer?.fellBackToSystemResolver(host: name, reasons: reasons)
         return await systemQuery(key, dohReasons: reasons)
     }
 
-    /// Provider indices to try: those not in back-off, in order; all of them when every one is.
-    private func providerOrder(for name: String) -> [Int] {
-        let now = clock.now()
-        let health = state.withLock { $0.health }
-        var available: [Int] = []
-        for index in configuration.providers.indices {
-            let entry = health[index]
-            if entry.skipUntil > now {
-                configuration.observer?.endpointSkipped(
-                    host: name, endpoint: configuration.providers[index].url,
-                    consecutiveFailures: entry.consecutiveFailures, retryAfter: entry.skipUntil)
-            } else {
-                available.append(index)
-            }
-        }
-        return available.isEmpty ? Array(configuration.providers.indices) : available
-    }
-
-    private enum Attempt: Sendable {
-        case answered(Outcome)
-        case failed(String)
-    }
-
-    /// Asks the first two providers at once; the first answer wins and the other is cancelled.
-    private func race(_ pair: [Int], key: FlightKey, reasons: inout [String]) async -> Outcome? {
-        await withTaskGroup(of: (Int, Attempt).self) { group -> Outcome? in
-            for index in pair {
-                group.addTask { (index, await self.ask(index, key: key)) }
-            }
-            var failures: [Int: String] = [:]
-            for await (index, attempt) in group {
-                switch attempt {
-                case .answered(let outcome):
-                    group.cancelAll()
-                    return outcome
-                case .failed(let reason):
-                    failures[index] = reason
-                }
-            }
-            reasons += pair.compactMap { failures[$0] }
-            return nil
-        }
-    }
-
-    /// One provider's attempt, with its health and bootstrap rotation updated.
-    private func ask(_ index: Int, key: FlightKey) async -> Attempt {
-        let name = key.cacheKey.name
-        var provider = configuration.providers[index]
-        let offset = state.withLock { $0.health[index].bootstrapOffset }
-        let bootstrap = provider.bootstrapAddresses
-        if bootstrap.count > 1 {
-            let start = offset % bootstrap.count
-            provider.bootstrapAddresses = Array(bootstrap[start...] + bootstrap[..<start])
-        }
-        let started = clock.now()
-        do {
-            let answer = try await provider.lookup(name, families: key.cacheKey.families, transport: transport, timeout: configuration.requestTimeout)
-            let latency = clock.now() - started
-            state.withLock { $0.health[index].consecutiveFailures = 0; $0.health[index].skipUntil = 0 }
-            configuration.observer?.providerAnswered(host: name, provider: provider.kind, endpoint: provider.url, latency: latency, answer: answer)
-            return .answered(outcome(of: answer, name: name, provider: provider))
-        } catch {
-            switch error {
-            case .invalidName:
-                return .answered(Outcome(result: .failure(.invalidHostName(name))))
-            case .endpointFailed where Task.isCancelled:
-                // Cancelled, not failed: the race's loser, or a lookup nobody waits for any more.
-                // Its health and bootstrap order stay as they were.
-                return .failed(error.description)
-            case .endpointFailed:
-                let latency = clock.now() - started
-                let now = clock.now()
-                state.withLock { state in
-                    state.health[index].consecutiveFailures += 1
-                    state.health[index].bootstrapOffset += 1
-                    let threshold = configuration.failureThreshold
-                    if threshold > 0, state.health[index].consecutiveFailures >= threshold {
-                        state.health[index].skipUntil = now + configuration.failureBackoff
-                    }
-                }
-                configuration.observer?.endpointFailed(host: name, provider: provider.kind, endpoint: provider.url, reason: error.description, latency: latency)
-                return .failed(error.description)
-            }
-        }
-    }
-
     /// The health of each provider, in configuration order (for diagnostics and tests).
     public func providerHealth() -> [(consecutiveFailures: Int, skippedUntil: TimeInterval?)] {
         let now = clock.now()
-        return state.withLock { $0.health }.map { ($0.consecutiveFailures, $0.skipUntil > now ? $0.skipUntil : nil) }
+        return providers.snapshot.map { ($0.consecutiveFailures, $0.skipUntil > now ? $0.skipUntil : nil) }
     }
 
-    func outcome(of answer: DoHClient.Answer, name: String, provider: any ResolutionProvider) -> Outcome {
-        switch answer {
-        case .addresses(let addresses, let ttl):
-            let kept = min(max(ttl, configuration.minimumTTL), configuration.maximumTTL)
-            // TTL 0 means "use once" (RFC 1035 §3.2.1): the minimum does not make it cacheable.
-            let cached = ttl <= 0 ? 0 : kept
-            let resolution = HostResolution(host: name, addresses: addresses, ttl: ttl <= 0 ? 0 : kept, source: provider.source, provider: provider.kind)
-            return Outcome(result: .success(resolution), cacheTTL: cached, cacheValue: .addresses(addresses))
-        case .nameNotFound(let negativeTTL):
-            let kept = negativeTTL.map { min($0, configuration.negativeCacheTTLCap) }
-            return Outcome(result: .failure(.nameNotFound(host: name, negativeTTL: kept)), cacheTTL: kept, cacheValue: .nameNotFound)
-        case .noAddresses(let negativeTTL):
-            let kept = negativeTTL.map { min($0, configuration.negativeCacheTTLCap) }
-            return Outcome(result: .failure(.noAddresses(host: name, negativeTTL: kept)), cacheTTL: kept, cacheValue: .noAddresses)
-        }
-    }
-
-    private func systemQuery(_ key: FlightKey, dohReasons: [String]) async -> Outcome {
-        let name = key.cacheKey.name
-        let families = key.cacheKey.families
-        do {
-            var resolution = try await systemResolver.resolve(host: name, port: key.port)
-            resolution.addresses = resolution.addresses.filter { families.includes($0.family) }
-            resolution.provider = "system"
-            guard !resolution.addresses.isEmpty else {
-                let reason = "system resolver: no addresses of the requested type"
-                return Outcome(result: .failure(.resolverUnavailable(host: name, reasons: dohReasons + [reason])))
-            }
-            resolution.fallbackReasons = dohReasons
-            return Outcome(result: .success(resolution))
-        } catch ResolutionError.resolverUnavailable(_, let reasons) {
-            let system = reasons.isEmpty ? ["system resolver: no answer"] : reasons.map { "system resolver: \($0)" }
-            return Outcome(result: .failure(.resolverUnavailable(host: name, reasons: dohReasons + system)))
-        } catch ResolutionError.nameNotFound {
-            // The trusted resolvers gave no answer; what the untrusted one says is reported beside
-            // their failures rather than as the answer.
-            return Outcome(result: .failure(.resolverUnavailable(host: name, reasons: dohReasons + ["system resolver: name does not exist"])))
-        } catch ResolutionError.noAddresses {
-            let reason = "system resolver: no addresses of the requested type"
-            return Outcome(result: .failure(.resolverUnavailable(host: name, reasons: dohReasons + [reason])))
-        } catch let error as ResolutionError {
-            return Outcome(result: .failure(error))
-        } catch {
-            let reason = "system resolver: \(error)"
-            return Outcome(result: .failure(.resolverUnavailable(host: name, reasons: dohReasons + [reason])))
-        }
-    }
-
-    private static func resolution(from hit: ResolutionCache.Hit, name: String) -> Result<HostResolution, ResolutionError> {
+    static func resolution(from hit: ResolutionCache.Hit, name: String) -> Result<HostResolution, ResolutionError> {
         answer(from: hit, name: name).map(\.resolution)
     }
 
@@ -659,113 +407,6 @@ public final class HostResolver: HostResolving {
             .failure(.nameNotFound(host: name, negativeTTL: hit.remaining))
         case .noAddresses:
             .failure(.noAddresses(host: name, negativeTTL: hit.remaining))
-        }
-    }
-
-    // MARK: - Pre-resolution
-
-    /// Resolves `hosts` into the cache ahead of use, in batches where the first available provider has
-    /// a batch API (Alibaba-style `/resolve`, 5 names a request), else one by one concurrently. Names
-    /// already cached are skipped.
-    /// - Returns: The names now cached with addresses (normalized).
-    @discardableResult
-    public func preResolve(_ hosts: [String], families: AddressFamilies? = nil) async -> [String] {
-        let families = concrete(families ?? configuration.families)
-        let now = clock.now()
-        var names: [String] = []
-        for host in hosts {
-            guard let name = HostName.normalize(host), IPAddress(name) == nil, !bypasses(name), !names.contains(name) else { continue }
-            let key = ResolutionCache.Key(name: name, families: families)
-            if cache.value(for: key, now: now) == nil { names.append(name) }
-        }
-        if let first = providerOrder(for: names.first ?? "").first, first < configuration.providers.count {
-            let provider = configuration.providers[first]
-            if provider.batchLimit > 1 {
-                var start = 0
-                while start < names.count {
-                    let batch = Array(names[start..<min(start + provider.batchLimit, names.count)])
-                    start += batch.count
-                    guard let answers = try? await provider.lookup(batch: batch, families: families, transport: transport, timeout: configuration.requestTimeout) else { continue }
-                    let stamp = clock.now()
-                    var stored = false
-                    for (name, answer) in answers {
-                        let outcome = outcome(of: answer, name: name, provider: provider)
-                        guard let value = outcome.cacheValue, let ttl = outcome.cacheTTL, ttl > 0 else { continue }
-                        state.withLock { _ in cache.insert(value, for: .init(name: name, families: families), ttl: ttl, now: stamp, provider: provider.kind) }
-                        stored = true
-                    }
-                    if stored { savePersistentCache() }
-                }
-            }
-        }
-        await withTaskGroup(of: Void.self) { group in
-            for name in names where cachedResolution(host: name, families: families) == nil {
-                group.addTask { _ = try? await self.resolve(host: name, port: 443, families: families) }
-            }
-        }
-        return names.filter { cachedResolution(host: $0, families: families) != nil }
-    }
-
-    // MARK: - Persistent cache
-
-    private func loadPersistentCache() {
-        guard let file = configuration.persistentCacheFile else { return }
-        guard FileManager.default.fileExists(atPath: file.path) else { return }
-        let loaded: [PersistentCacheFile.Record]
-        do {
-            loaded = try PersistentCacheFile.read(from: file)
-        } catch {
-            configuration.observer?.warning("ignoring the cache file \(file.path): \(error)")
-            return
-        }
-        let wallNow = Date().timeIntervalSince1970
-        let now = clock.now()
-        state.withLock { _ in
-            for record in loaded {
-                let remaining = record.expires - wallNow
-                guard -remaining <= configuration.persistentCacheMaximumAge, !record.addresses.isEmpty else { continue }
-                let key = ResolutionCache.Key(name: record.name, families: record.families)
-                cache.insert(.addresses(record.addresses), for: key, expires: now + min(remaining, configuration.maximumTTL), provider: record.provider)
-            }
-        }
-    }
-
-    /// Writes the cache's address answers to `persistentCacheFile` (atomically), if one is configured.
-    ///
-    /// Other processes may share the file: under a lock on its directory (flock), the file is
-    /// read again and its entries that this cache lacks, or holds with an earlier expiry,
-    /// are kept, so that each process adds its answers rather than replacing the others'. A file
-    /// that is not an httpdns cache of this version is never replaced (a warning says why).
-    public func savePersistentCache() {
-        guard let file = configuration.persistentCacheFile else { return }
-        fileLock.withLock { _ in
-            PersistentCacheFile.withLock(on: file) {
-                if let refusal = PersistentCacheFile.refusalToReplace(file) {
-                    configuration.observer?.warning("not writing the cache file \(file.path): \(refusal)")
-                    return
-                }
-                let now = clock.now()
-                let wallNow = Date().timeIntervalSince1970
-                var records: [ResolutionCache.Key: PersistentCacheFile.Record] = [:]
-                for record in (try? PersistentCacheFile.read(from: file)) ?? []
-                where !record.addresses.isEmpty && wallNow - record.expires <= configuration.persistentCacheMaximumAge {
-                    records[ResolutionCache.Key(name: record.name, families: record.families)] = record
-                }
-                state.withLock { _ in
-                    for (key, entry) in cache.entries {
-                        guard case .addresses(let addresses) = entry.value else { continue }
-                        let record = PersistentCacheFile.Record(name: key.name, families: key.families, addresses: addresses,
-                                                                expires: wallNow + (entry.expires - now), provider: entry.provider)
-                        if let other = records[key], other.expires > record.expires { continue }
-                        records[key] = record
-                    }
-                }
-                do {
-                    try PersistentCacheFile.write(Array(records.values), to: file)
-                } catch {
-                    configuration.observer?.warning("could not write the cache file \(file.path): \(error)")
-                }
-            }
         }
     }
 }

@@ -7,6 +7,17 @@ import Glibc
 public protocol ResolverClock: Sendable {
     /// Seconds since an arbitrary fixed origin; never goes backwards.
     func now() -> TimeInterval
+
+    /// Returns when `seconds` have passed on this clock (RFC 8767's client response timer waits here).
+    /// The default sleeps for real (`Task.sleep`); a test clock returns when its time is moved on.
+    /// - Throws: `CancellationError` when the task is cancelled first.
+    func sleep(for seconds: TimeInterval) async throws
+}
+
+extension ResolverClock {
+    public func sleep(for seconds: TimeInterval) async throws {
+        try await Task.sleep(for: .seconds(max(0, seconds)))
+    }
 }
 
 /// The system's monotonic clock.

@@ -13,10 +13,13 @@ public protocol ResolverObserver: Sendable {
     func cacheMiss(host: String)
     /// An expired answer was served (stale reuse) while a refresh runs in the background.
     func staleAnswerServed(host: String, resolution: HostResolution, expiredFor: TimeInterval)
+    /// An expired answer was served, `expiredFor` seconds past its expiry, for `reason`. Called for
+    /// every stale answer; the default calls `staleAnswerServed(host:resolution:expiredFor:)`.
+    func staleAnswerServed(host: String, resolution: HostResolution, expiredFor: TimeInterval, reason: StaleAnswerReason)
     /// A cached answer close to expiry was used and a refresh was started (refresh-ahead).
     func refreshStarted(host: String, reason: RefreshReason)
     /// A provider answered (addresses or a DNS negative), after `latency` seconds.
-    func providerAnswered(host: String, provider: String, endpoint: URL, latency: TimeInterval, answer: DoHClient.Answer)
+    func providerAnswered(host: String, provider: String, endpoint: URL, latency: TimeInterval, answer: ProviderAnswer)
     /// A provider gave no answer; the next is tried.
     func endpointFailed(host: String, provider: String, endpoint: URL, reason: String, latency: TimeInterval)
     /// An endpoint was skipped: it failed `consecutiveFailures` times in a row and is in back-off until
@@ -36,15 +39,34 @@ public enum RefreshReason: String, Sendable {
     case stale
     /// A fresh answer was used close to its expiry.
     case refreshAhead = "refresh-ahead"
+    /// Nothing was cached and the caller did not wait (`resolveWithoutWaiting`).
+    case miss
+}
+
+/// Why a stale answer was served.
+public enum StaleAnswerReason: String, Sendable {
+    /// Stale reuse (`Configuration.maximumStaleness`): served at once.
+    case staleReuse = "stale-reuse"
+    /// RFC 8767 client response timer: the fresh lookup had not answered in time; it goes on.
+    case clientResponseTimeout = "client-response-timeout"
+    /// RFC 8767: the fresh lookup reached no resolver.
+    case lookupFailed = "lookup-failed"
+    /// RFC 8767 failure recheck timer: a recent lookup failed, so none is made yet.
+    case failureRecheck = "failure-recheck"
+    /// A non-blocking lookup (`resolveWithoutWaiting`) found only a stale answer; a lookup started.
+    case withoutWaiting = "without-waiting"
 }
 
 extension ResolverObserver {
+    public func staleAnswerServed(host: String, resolution: HostResolution, expiredFor: TimeInterval, reason: StaleAnswerReason) {
+        staleAnswerServed(host: host, resolution: resolution, expiredFor: expiredFor)
+    }
     public func cacheHit(host: String, resolution: HostResolution) {}
     public func negativeCacheHit(host: String, error: ResolutionError) {}
     public func cacheMiss(host: String) {}
     public func staleAnswerServed(host: String, resolution: HostResolution, expiredFor: TimeInterval) {}
     public func refreshStarted(host: String, reason: RefreshReason) {}
-    public func providerAnswered(host: String, provider: String, endpoint: URL, latency: TimeInterval, answer: DoHClient.Answer) {}
+    public func providerAnswered(host: String, provider: String, endpoint: URL, latency: TimeInterval, answer: ProviderAnswer) {}
     public func endpointFailed(host: String, provider: String, endpoint: URL, reason: String, latency: TimeInterval) {}
     public func endpointSkipped(host: String, endpoint: URL, consecutiveFailures: Int, retryAfter: TimeInterval) {}
     public func fellBackToSystemResolver(host: String, reasons: [String]) {}

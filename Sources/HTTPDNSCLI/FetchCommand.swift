@@ -529,6 +529,10 @@ enum FetchCommand {
             let left = plan.timeouts.total.map { $0 - (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) }
             await resolver.waitForRefresh(host: host, within: left)
         }
+        let elapsed = ContinuousClock.now - started
+        await resolver.waitForPreResolution(within: plan.timeouts.total.map { $0 - (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) })
+        // The cache file's writer is in the background: what it holds reaches the disk before exit.
+        resolver.savePersistentCache()
         return status
     }
 

@@ -25,12 +25,14 @@ enum ResolveCommand {
                   summary: "One JSON object per host instead",
                   detail: "One JSON object per host instead: addresses, ttl, source, provider, latency_ms, stale."),
             .init(names: ["--compare"], arity: .flag, summary: "Hijack check: compare the system resolver with the provider"),
+            .init(names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
+                  summary: "Limit for the whole command (exit 28 when exceeded)"),
             .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events (cache, providers, fallback) on stderr"),
         ] + ResolverOptions.parserOptions + [
             .init(names: ["-h", "--help"], arity: .flag, summary: "This help, one line per option"),
         ],
         exitStatus: """
-        0 all names resolved; 2 usage or bad input; 6 a name could not be resolved. With --compare: 0
+        0 all names resolved; 2 usage or bad input; 6 a name could not be resolved; 28 -m passed. With --compare: 0
         all agree, 1 any disagree, 6 one side failed for a name (and none disagreed).
         """)
 
@@ -44,6 +46,7 @@ enum ResolveCommand {
         let json: Bool
         let compare: Bool
         let verbose: Bool
+        var maxTime: TimeInterval?
         do {
             let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
@@ -66,6 +69,7 @@ enum ResolveCommand {
             json = parsed.has("json")
             compare = parsed.has("compare")
             verbose = parsed.has("verbose")
+            if let text = parsed.value("max-time") { maxTime = try TimeLimitOption.seconds(text, option: "--max-time", command: "resolve") }
         } catch let error as UsageError {
             return HTTPDNSTool.report(error, console: console)
         } catch {
@@ -75,9 +79,10 @@ enum ResolveCommand {
         let resolver = options.makeResolver(families: families, observer: console.resolverObserver(verbose: verbose))
         if compare { return await runCompare(hosts, resolver: resolver, json: json, console: console) }
         var status = HTTPDNSTool.ExitStatus.success
+        let deadline = maxTime.map { ContinuousClock.now + .seconds($0) }
         for host in hosts {
             do {
-                let resolution = try await resolver.resolve(host: host, port: 443)
+                let resolution = try await resolve(host, with: resolver, before: deadline, maxTime: maxTime)
                 if json {
                     console.print(jsonLine(host: host, resolution: resolution))
                 } else {
@@ -86,6 +91,10 @@ enum ResolveCommand {
                         console.print("\(resolution.host) \(address) ttl=\(ttl) source=\(resolution.source)")
                     }
                 }
+            } catch let timeout as MaxTimeExceeded {
+                status = HTTPDNSTool.ExitStatus.timedOut
+                if json { console.print(jsonLine(host: host, error: timeout.description)) }
+                console.note("httpdns: \(timeout)")
             } catch {
                 status = HTTPDNSTool.ExitStatus.couldNotResolve
                 if json {
@@ -96,8 +105,38 @@ enum ResolveCommand {
         }
         // A stale answer starts a background refresh: let it finish (and reach the cache file)
         // before the process exits under it.
-        for host in hosts { await resolver.waitForRefresh(host: host) }
+        let left = deadline.map { Self.seconds(from: .now, to: $0) }
+        for host in hosts { await resolver.waitForRefresh(host: host, within: left) }
+        await resolver.waitForPreResolution(within: left)
+        resolver.savePersistentCache()
         return status
+    }
+
+    /// `-m` passed before `host` was resolved.
+    struct MaxTimeExceeded: Error, CustomStringConvertible {
+        var host: String
+        var seconds: TimeInterval
+        var description: String { "resolving '\(host)' timed out: -m \(String(format: "%g", seconds)) s passed" }
+    }
+
+    /// `resolver.resolve(host:port:)`, given up at `deadline` (the lookup itself then goes on).
+    private static func resolve(_ host: String, with resolver: HostResolver, before deadline: ContinuousClock.Instant?,
+                                maxTime: TimeInterval?) async throws -> HostResolution {
+        guard let deadline, let maxTime else { return try await resolver.resolve(host: host, port: 443) }
+        return try await withThrowingTaskGroup(of: HostResolution.self) { group in
+            group.addTask { try await resolver.resolve(host: host, port: 443) }
+            group.addTask {
+                try await Task.sleep(until: deadline)
+                throw MaxTimeExceeded(host: host, seconds: maxTime)
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+
+    private static func seconds(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> TimeInterval {
+        let span = end - start
+        return max(0, Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18)
     }
 
     private static func jsonLine(host: String, resolution: HostResolution? = nil, error: String? = nil) -> String {

@@ -49,6 +49,15 @@ struct ResolverOptions {
               connection; POST sends each query as a body, on a connection of its own, as curl --doh-url
               sends them. Only with the doh provider.
               """),
+        .init(names: ["--stale-timeout"], arity: .value, valueName: "SECONDS",
+              summary: "Serve an expired answer (RFC 8767) if a lookup fails or takes over SECONDS",
+              detail: """
+              Serve stale data (RFC 8767): answer from an expired cache entry when a fresh lookup fails
+              or has not answered within SECONDS (the client response timer; 1.8 is RFC 8767's
+              suggestion), refreshing the entry in the background. Documentation/Resolver.md.
+              """),
+        .init(names: ["--pre-resolve"], arity: .value, valueName: "HOST,...",
+              summary: "Resolve these names into the cache (and --cache-file) at start"),
     ] + ProviderOptions.parserOptions
 
     var endpoints: [DoHEndpoint]
@@ -60,6 +69,10 @@ struct ResolverOptions {
     /// The DoH endpoints' own policy: `trust` plus `--doh-cacert` anchors and `--doh-pinnedpubkey` pins.
     var dohTrust: TrustPolicy
     var fallback: Bool
+    /// `--stale-timeout`: RFC 8767's client response timer, in seconds; nil: no serve-stale.
+    var staleTimeout: TimeInterval?
+    /// `--pre-resolve`: names resolved into the cache at start.
+    var preResolve: [String] = []
 
     /// - Throws: `UsageError` for a bad URL, `--resolve` entry or certificate file.
     init(_ parsed: ArgumentParser.Parsed, environment: Environment, command: String) throws(UsageError) {
@@ -77,6 +90,20 @@ struct ResolverOptions {
         trust = .anchors(anchors)
         dohTrust = try Self.dohTrust(parsed, anchors: anchors, command: command)
         fallback = !parsed.has("no-fallback")
+        if let text = parsed.value("stale-timeout") {
+            guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
+                throw UsageError("--stale-timeout needs a number of seconds (0 or more), not '\(text)'", command: command)
+            }
+            staleTimeout = seconds
+        }
+        for list in parsed.all("pre-resolve") {
+            for host in list.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+                guard HostName.normalize(host) != nil else {
+                    throw UsageError("--pre-resolve: invalid host name '\(host)'" + HostName.numericHostHint(host), command: command)
+                }
+                preResolve.append(host)
+            }
+        }
 
         var urls = parsed.all("doh-url")
         var origin = "--doh-url"
@@ -164,6 +191,8 @@ struct ResolverOptions {
         configuration.families = families
         configuration.observer = observer
         providerOptions.apply(to: &configuration)
+        configuration.serveStale = staleTimeout.map { .init(clientResponseTimeout: $0) }
+        configuration.preResolveHosts = preResolve
         guard let connectTimeout else { return HostResolver(configuration: configuration, dohTrust: dohTrust) }
         let client = HTTPClient(configuration: HTTPClient.Configuration(trust: dohTrust, timeouts: Timeouts(connect: connectTimeout)),
                                 resolver: SystemResolver())

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Testing
 import HTTPDNS
+@testable import DNSResolver
 import TestSupport
 
 /// The `httpdns` executable as a user runs it, against the real servers.
@@ -580,16 +581,12 @@ struct CLITests {
     func staleRefreshIsPersisted() async throws {
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = directory.appendingPathComponent("cache.json")
+        let cache = directory.appendingPathComponent("cache.sqlite")
         let fresh = try await httpdns(["resolve", "--type", "A", "--cache-file", cache.path] + doh + ["a.test"])
         #expect(fresh.status == 0)
-        // Age the record and change its address, as a cache written long ago would be.
-        var file = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: cache)) as? [String: Any])
-        var records = try #require(file["records"] as? [[String: Any]])
-        records[0]["expires"] = Date().timeIntervalSince1970 - 100
-        records[0]["addresses"] = ["192.0.2.1"]
-        file["records"] = records
-        try JSONSerialization.data(withJSONObject: file).write(to: cache)
+        // Age the row and change its address, as a cache written long ago would be.
+        try SQLiteDatabase(path: cache.path, readOnly: false, busyTimeout: 1)
+            .execute("UPDATE answers SET expires = \(Date().timeIntervalSince1970 - 100), addresses = '192.0.2.1'")
 
         let stale = try await httpdns(["resolve", "--type", "A", "--stale", "--cache-file", cache.path] + doh + ["a.test"])
         #expect(stale.status == 0)
@@ -603,17 +600,12 @@ struct CLITests {
     func staleRefreshWaitIsBoundedByMaxTime() async throws {
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = directory.appendingPathComponent("cache.json")
+        let cache = directory.appendingPathComponent("cache.sqlite")
         let url = fixture.url("a.test").absoluteString
         let fresh = try await httpdns(["fetch", "-s", "-o", "/dev/null", "--cache-file", cache.path, url] + doh)
         #expect(fresh.status == 0, "\(fresh.stderrText)")
-        var file = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: cache)) as? [String: Any])
-        file["records"] = try #require(file["records"] as? [[String: Any]]).map { record in
-            var record = record
-            record["expires"] = Date().timeIntervalSince1970 - 100
-            return record
-        }
-        try JSONSerialization.data(withJSONObject: file).write(to: cache)
+        try SQLiteDatabase(path: cache.path, readOnly: false, busyTimeout: 1)
+            .execute("UPDATE answers SET expires = \(Date().timeIntervalSince1970 - 100)")
         // The refresh goes to a DoH endpoint that never completes a connection (5 s per exchange).
         let port = try FreePort.tcp()
         let hole = try ResolverIntegrationSuites.HappyEyeballsTests.blackHole("127.0.0.1", port: port)

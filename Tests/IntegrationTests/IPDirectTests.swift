@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import HTTPDNS
+@testable import HTTPDNS
 import TestSupport
 @testable import DNSResolver
 import HTTPDNSCore

@@ -164,8 +164,10 @@ extension ResolverIntegrationSuites {
 
         @Test("the persistent cache survives a restart with every endpoint down, and a corrupt file is ignored")
         func persistentCache() async throws {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cache-\(UUID().uuidString).json")
-            defer { try? FileManager.default.removeItem(at: file) }
+            // A directory of its own: the SQLite file's -wal and -shm go with it.
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cache-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("cache.sqlite")
             _ = try await resolver { $0.persistentCacheFile = file }.resolve(host: "a.test", port: 443)
             let restarted = resolver(endpoints: [try fixture.deadEndpoint()]) { $0.persistentCacheFile = file }
             let resolution = try await restarted.resolve(host: "A.test.", port: 443)

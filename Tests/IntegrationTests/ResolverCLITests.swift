@@ -1,6 +1,8 @@
 import Foundation
+import Glibc
 import Testing
 import HTTPDNS
+@testable import DNSResolver
 import TestSupport
 
 extension ResolverIntegrationSuites {
@@ -96,14 +98,74 @@ extension ResolverIntegrationSuites {
 
         @Test("--cache-file answers a second run with the DoH server gone")
         func cacheFile() async throws {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cli-cache-\(UUID().uuidString).json")
-            defer { try? FileManager.default.removeItem(at: file) }
+            // A directory of its own: the SQLite file's -wal and -shm go with it.
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cli-cache-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("cache.sqlite")
             #expect(try await httpdns(["resolve", "a.test", "--cache-file", file.path] + doh).status == 0)
             let dead = try fixture.deadEndpoint()
             let second = try await httpdns(["resolve", "a.test", "--cache-file", file.path, "--no-fallback", "--doh-url", dead.url.absoluteString,
                                       "--resolve", "dns.test:\(dead.url.port!):127.0.0.1", "--cacert", fixture.servers.caCertificate.path])
             #expect(second.status == 0, "\(second.stderrText)")
             #expect(second.stdoutText.contains("source=cache"))
+        }
+
+        /// `--doh-url` options for an endpoint that accepts connections and never answers.
+        func blackHoledDoH() throws -> (options: [String], sockets: [Int32]) {
+            let port = try FreePort.tcp()
+            let hole = try ResolverIntegrationSuites.HappyEyeballsTests.blackHole("127.0.0.1", port: port)
+            return (["--no-fallback", "--doh-url", "https://dns.test:\(port)/dns-query", "--resolve", "dns.test:\(port):127.0.0.1",
+                     "--cacert", fixture.servers.caCertificate.path], hole)
+        }
+
+        @Test("resolve -m bounds a lookup at a DoH endpoint that never answers: exit 28, well before the 5 s exchange limit")
+        func resolveMaxTime() async throws {
+            let (options, hole) = try blackHoledDoH()
+            defer { hole.forEach { close($0) } }
+            let start = ContinuousClock.now
+            let result = try await httpdns(["resolve", "-m", "1", "a.test"] + options)
+            #expect(result.status == 28, "\(result.stderrText)")
+            #expect(result.stderrText.contains("resolving 'a.test' timed out: -m 1 s passed"), "\(result.stderrText)")
+            #expect(ContinuousClock.now - start < .seconds(1 + TestTimeScale.scaled(2.5)))
+        }
+
+        @Test("--stale-timeout answers from an expired cache entry when the DoH endpoint does not answer in time, with the stale TTL")
+        func staleTimeout() async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cli-cache-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("cache.sqlite")
+            #expect(try await httpdns(["resolve", "--type", "A", "a.test", "--cache-file", file.path] + doh).status == 0)
+            try SQLiteDatabase(path: file.path, readOnly: false, busyTimeout: 1)
+                .execute("UPDATE answers SET expires = \(Date().timeIntervalSince1970 - 100)")
+            let (options, hole) = try blackHoledDoH()
+            defer { hole.forEach { close($0) } }
+            let start = ContinuousClock.now
+            let result = try await httpdns(["resolve", "--type", "A", "--stale-timeout", "0.5", "-m", "3", "--cache-file", file.path, "a.test"] + options)
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(result.stdoutText == "a.test 127.0.0.1 ttl=30 source=cache\n")
+            #expect(ContinuousClock.now - start < .seconds(3 + TestTimeScale.scaled(2.5)))
+        }
+
+        @Test("--pre-resolve puts the names in the cache file beside the one resolved")
+        func preResolve() async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cli-cache-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("cache.sqlite")
+            let result = try await httpdns(["resolve", "--pre-resolve", "b.test,v4only.test", "--cache-file", file.path, "a.test"] + doh)
+            #expect(result.status == 0, "\(result.stderrText)")
+            let database = try SQLiteDatabase(path: file.path, readOnly: true, busyTimeout: 1)
+            let statement = try database.prepare("SELECT DISTINCT name FROM answers ORDER BY name")
+            var names: [String] = []
+            while try statement.step() { names.append(statement.text(0) ?? "") }
+            #expect(names == ["a.test", "b.test", "v4only.test"])
+        }
+
+        @Test("bad --stale-timeout, --pre-resolve and -m values are usage errors",
+              arguments: [["--stale-timeout", "soon"], ["--stale-timeout", "-1"], ["--pre-resolve", "a..test"], ["--pre-resolve", "a.test,"], ["-m", "x"]])
+        func badResolverOptions(_ option: [String]) async throws {
+            let result = try await httpdns(["resolve"] + option + ["a.test"] + doh)
+            #expect(result.status == 2, "\(result.stderrText)")
+            #expect(result.stderrText.contains(option[0]), "\(result.stderrText)")
         }
 
         @Test("--cache-file in a directory that does not exist yet creates it")

@@ -76,7 +76,7 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
     }
 
     public func lookup(_ name: String, families: AddressFamilies, transport: any DoHTransport, timeout: TimeInterval)
-        async throws(DoHClient.Failure) -> DoHClient.Answer
+        async throws(ProviderFailure) -> ProviderAnswer
     {
         let response = try await ProviderHTTP.get(
             request(api: "d", host: name, families: families, now: Date()), endpoint: url, accept: "application/json",
@@ -85,7 +85,7 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
     }
 
     /// The answer in a `d` / `sign_d` response body.
-    func answer(single body: Data, families: AddressFamilies) throws(DoHClient.Failure) -> DoHClient.Answer {
+    func answer(single body: Data, families: AddressFamilies) throws(ProviderFailure) -> ProviderAnswer {
         let object = try ProviderHTTP.jsonObject(body, endpoint: url)
         let ipv4 = families.includes(.ipv4) ? try ProviderHTTP.addresses(object["ips"], family: .ipv4, endpoint: url, field: "ips") : []
         let ipv6 = families.includes(.ipv6) ? try ProviderHTTP.addresses(object["ipsv6"], family: .ipv6, endpoint: url, field: "ipsv6") : []
@@ -97,7 +97,7 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
     }
 
     public func lookup(batch names: [String], families: AddressFamilies, transport: any DoHTransport, timeout: TimeInterval)
-        async throws(DoHClient.Failure) -> [String: DoHClient.Answer]
+        async throws(ProviderFailure) -> [String: ProviderAnswer]
     {
         guard names.count > 1 else {
             guard let name = names.first else { return [:] }
@@ -113,7 +113,7 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
     }
 
     /// The answers in a `resolve` / `sign_resolve` response body, for those of `names` it holds.
-    func answers(batch body: Data, names: [String], families: AddressFamilies) throws(DoHClient.Failure) -> [String: DoHClient.Answer] {
+    func answers(batch body: Data, names: [String], families: AddressFamilies) throws(ProviderFailure) -> [String: ProviderAnswer] {
         let object = try ProviderHTTP.jsonObject(body, endpoint: url)
         guard let list = object["dns"] as? [Any] else { throw .endpointFailed(url, reason: "malformed JSON response: no 'dns' list") }
         var found: [String: (ipv6: [IPAddress], ipv4: [IPAddress], ttl: TimeInterval?)] = [:]
@@ -128,7 +128,7 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
             if let ttl = ProviderHTTP.seconds(item["ttl"]) { entry.ttl = min(entry.ttl ?? ttl, ttl) }
             found[host] = entry
         }
-        var answers: [String: DoHClient.Answer] = [:]
+        var answers: [String: ProviderAnswer] = [:]
         for (host, entry) in found {
             let addresses = entry.ipv6 + entry.ipv4
             answers[host] = addresses.isEmpty ? .noAddresses(negativeTTL: entry.ttl) : .addresses(addresses, ttl: entry.ttl ?? 0)

@@ -37,9 +37,9 @@ public struct DNSPodHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomStringC
     var isEncrypted: Bool { keyID != nil && key != nil }
 
     public func lookup(_ name: String, families: AddressFamilies, transport: any DoHTransport, timeout: TimeInterval)
-        async throws(DoHClient.Failure) -> DoHClient.Answer
+        async throws(ProviderFailure) -> ProviderAnswer
     {
-        var outcomes: [Result<DoHClient.Answer, DoHClient.Failure>]
+        var outcomes: [Result<ProviderAnswer, ProviderFailure>]
         switch families {
         case .ipv4: outcomes = [await query(name, family: .ipv4, transport: transport, timeout: timeout)]
         case .ipv6: outcomes = [await query(name, family: .ipv6, transport: transport, timeout: timeout)]
@@ -51,8 +51,8 @@ public struct DNSPodHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomStringC
         return try ProviderAnswers.merge(outcomes)
     }
 
-    private func query(_ name: String, family: IPAddress.Family, transport: any DoHTransport, timeout: TimeInterval) async -> Result<DoHClient.Answer, DoHClient.Failure> {
-        do throws(DoHClient.Failure) {
+    private func query(_ name: String, family: IPAddress.Family, transport: any DoHTransport, timeout: TimeInterval) async -> Result<ProviderAnswer, ProviderFailure> {
+        do throws(ProviderFailure) {
             var items: [(String, String)]
             if isEncrypted, let keyID {
                 items = [("dn", try encrypt(name)), ("id", keyID), ("ttl", "1"), ("alg", "aes")]
@@ -72,7 +72,7 @@ public struct DNSPodHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomStringC
     }
 
     /// Parses `ip;ip,TTL` (the TTL optional); an empty text is NODATA.
-    static func parse(_ text: String, family: IPAddress.Family, endpoint: URL) throws(DoHClient.Failure) -> DoHClient.Answer {
+    static func parse(_ text: String, family: IPAddress.Family, endpoint: URL) throws(ProviderFailure) -> ProviderAnswer {
         let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return .noAddresses(negativeTTL: nil) }
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
@@ -95,7 +95,7 @@ public struct DNSPodHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomStringC
     }
 
     /// Hex of a random IV followed by the AES-CBC ciphertext of `text`.
-    func encrypt(_ text: String) throws(DoHClient.Failure) -> String {
+    func encrypt(_ text: String) throws(ProviderFailure) -> String {
         let iv = ProviderCrypto.randomBytes(16)
         do {
             let sealed = try ProviderCrypto.aesCBC(encrypt: true, key: Array((key ?? "").utf8), iv: iv, input: Array(text.utf8))
@@ -106,7 +106,7 @@ public struct DNSPodHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomStringC
     }
 
     /// The plain text in hex of IV + AES-CBC ciphertext.
-    func decrypt(_ hex: String) throws(DoHClient.Failure) -> String {
+    func decrypt(_ hex: String) throws(ProviderFailure) -> String {
         guard let bytes = ProviderCrypto.bytes(hex: hex), bytes.count >= 32, bytes.count % 16 == 0 else {
             throw .endpointFailed(url, reason: "malformed encrypted answer (expected hex of IV + AES-CBC ciphertext)")
         }

@@ -27,9 +27,9 @@ public struct JSONDoHEndpoint: ResolutionProvider, Hashable, CustomStringConvert
     public static let mediaType = "application/dns-json"
 
     public func lookup(_ name: String, families: AddressFamilies, transport: any DoHTransport, timeout: TimeInterval)
-        async throws(DoHClient.Failure) -> DoHClient.Answer
+        async throws(ProviderFailure) -> ProviderAnswer
     {
-        var outcomes: [Result<DoHClient.Answer, DoHClient.Failure>] = []
+        var outcomes: [Result<ProviderAnswer, ProviderFailure>] = []
         switch families {
         case .ipv4: outcomes = [await query(name, type: 1, transport: transport, timeout: timeout)]
         case .ipv6: outcomes = [await query(name, type: 28, transport: transport, timeout: timeout)]
@@ -41,8 +41,8 @@ public struct JSONDoHEndpoint: ResolutionProvider, Hashable, CustomStringConvert
         return try ProviderAnswers.merge(outcomes)
     }
 
-    private func query(_ name: String, type: Int, transport: any DoHTransport, timeout: TimeInterval) async -> Result<DoHClient.Answer, DoHClient.Failure> {
-        do throws(DoHClient.Failure) {
+    private func query(_ name: String, type: Int, transport: any DoHTransport, timeout: TimeInterval) async -> Result<ProviderAnswer, ProviderFailure> {
+        do throws(ProviderFailure) {
             let request = ProviderHTTP.url(url, path: "", items: [("name", name), ("type", type == 1 ? "A" : "AAAA")])
             let response = try await ProviderHTTP.get(request, endpoint: url, accept: Self.mediaType, bootstrap: bootstrapAddresses, transport: transport, timeout: timeout)
             return .success(try parse(response.body, name: name, type: type).aged(by: response.age))
@@ -52,7 +52,7 @@ public struct JSONDoHEndpoint: ResolutionProvider, Hashable, CustomStringConvert
     }
 
     /// The answer in a JSON response body for `name`'s records of `type` (1 = A, 28 = AAAA).
-    func parse(_ body: Data, name: String, type: Int) throws(DoHClient.Failure) -> DoHClient.Answer {
+    func parse(_ body: Data, name: String, type: Int) throws(ProviderFailure) -> ProviderAnswer {
         let object = try ProviderHTTP.jsonObject(body, endpoint: url)
         guard let status = (object["Status"] as? NSNumber)?.intValue else {
             throw .endpointFailed(url, reason: "malformed JSON response: no Status")
@@ -129,12 +129,12 @@ enum ProviderAnswers {
     /// Addresses from either family are an answer (TTL capped at `DoHClient.partialAnswerTTLCap` when the
     /// other family failed); NXDOMAIN from either is NXDOMAIN; NODATA from all is NODATA; else the
     /// first failure is thrown.
-    static func merge(_ outcomes: [Result<DoHClient.Answer, DoHClient.Failure>]) throws(DoHClient.Failure) -> DoHClient.Answer {
+    static func merge(_ outcomes: [Result<ProviderAnswer, ProviderFailure>]) throws(ProviderFailure) -> ProviderAnswer {
         var addresses: [IPAddress] = []
         var ttl: TimeInterval?
         var notFound: [TimeInterval?] = []
         var noData: [TimeInterval?] = []
-        var failures: [DoHClient.Failure] = []
+        var failures: [ProviderFailure] = []
         for outcome in outcomes {
             switch outcome {
             case .success(.addresses(let found, let foundTTL)):

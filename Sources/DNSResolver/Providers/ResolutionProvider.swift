@@ -5,7 +5,7 @@ import HTTPDNSCore
 /// (`JSONDoHEndpoint`), or a vendor HTTPDNS API (`AlibabaHTTPDNSEndpoint`, `DNSPodHTTPDNSEndpoint`).
 ///
 /// Every provider reports the same outcomes: an `Answer` (addresses, NXDOMAIN, NODATA) or a
-/// `DoHClient.Failure`. Anything that is not an answer about the name, HTTP 429 and 5xx included, is
+/// `ProviderFailure`. Anything that is not an answer about the name, HTTP 429 and 5xx included, is
 /// `.endpointFailed` ("resolver unavailable": `HostResolver` fails over), never a DNS outcome.
 public protocol ResolutionProvider: Sendable {
     /// Short name of the protocol, as `--provider` spells it: `doh`, `json`, `httpdns-ali`, `httpdns-dnspod`.
@@ -25,14 +25,14 @@ public protocol ResolutionProvider: Sendable {
     ///   - families: `.ipv4`, `.ipv6` or `.both`.
     ///   - transport: The HTTPS client to send through.
     ///   - timeout: Seconds allowed for each HTTP exchange.
-    /// - Throws: `DoHClient.Failure`.
+    /// - Throws: `ProviderFailure`.
     func lookup(_ name: String, families: AddressFamilies, transport: any DoHTransport, timeout: TimeInterval)
-        async throws(DoHClient.Failure) -> DoHClient.Answer
+        async throws(ProviderFailure) -> ProviderAnswer
 
     /// Asks for several names in one request where the API allows it (at most `batchLimit`).
     /// - Returns: An answer for each name the service answered (names it left out are missing).
     func lookup(batch names: [String], families: AddressFamilies, transport: any DoHTransport, timeout: TimeInterval)
-        async throws(DoHClient.Failure) -> [String: DoHClient.Answer]
+        async throws(ProviderFailure) -> [String: ProviderAnswer]
 }
 
 extension ResolutionProvider {
@@ -41,9 +41,9 @@ extension ResolutionProvider {
 
     /// One lookup per name, in order (for providers without a batch API).
     public func lookup(batch names: [String], families: AddressFamilies, transport: any DoHTransport, timeout: TimeInterval)
-        async throws(DoHClient.Failure) -> [String: DoHClient.Answer]
+        async throws(ProviderFailure) -> [String: ProviderAnswer]
     {
-        var answers: [String: DoHClient.Answer] = [:]
+        var answers: [String: ProviderAnswer] = [:]
         for name in names {
             answers[name] = try await lookup(name, families: families, transport: transport, timeout: timeout)
         }
@@ -55,7 +55,7 @@ extension DoHEndpoint: ResolutionProvider {
     public var kind: String { "doh" }
 
     public func lookup(_ name: String, families: AddressFamilies, transport: any DoHTransport, timeout: TimeInterval)
-        async throws(DoHClient.Failure) -> DoHClient.Answer
+        async throws(ProviderFailure) -> ProviderAnswer
     {
         try await DoHClient(transport: transport).lookup(name, families: families, endpoint: self, timeout: timeout)
     }
@@ -71,7 +71,7 @@ enum ProviderHTTP {
     ///   status but 200 (429 and 5xx included), or a body over the limit.
     static func get(
         _ url: URL, endpoint: URL, accept: String?, bootstrap: [IPAddress], transport: any DoHTransport, timeout: TimeInterval
-    ) async throws(DoHClient.Failure) -> DoHHTTPResponse {
+    ) async throws(ProviderFailure) -> DoHHTTPResponse {
         if let refusal = cleartextRefusal(url) { throw .endpointFailed(endpoint, reason: refusal) }
         let response: DoHHTTPResponse
         do {
@@ -134,7 +134,7 @@ enum ProviderHTTP {
     }
 
     /// Parses a JSON object body.
-    static func jsonObject(_ body: Data, endpoint: URL) throws(DoHClient.Failure) -> [String: Any] {
+    static func jsonObject(_ body: Data, endpoint: URL) throws(ProviderFailure) -> [String: Any] {
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
             throw .endpointFailed(endpoint, reason: "malformed JSON response")
         }
@@ -142,7 +142,7 @@ enum ProviderHTTP {
     }
 
     /// Addresses from JSON strings, only of `families`; a string that is not an address is a malformed answer.
-    static func addresses(_ value: Any?, family: IPAddress.Family, endpoint: URL, field: String) throws(DoHClient.Failure) -> [IPAddress] {
+    static func addresses(_ value: Any?, family: IPAddress.Family, endpoint: URL, field: String) throws(ProviderFailure) -> [IPAddress] {
         guard let value else { return [] }
         guard let strings = value as? [Any] else { throw .endpointFailed(endpoint, reason: "malformed JSON response: '\(field)' is not a list") }
         var result: [IPAddress] = []

@@ -1,3 +1,4 @@
+import DNSResolver
 import Foundation
 import HTTPDNSCore
 import HTTPTransport

@@ -1,0 +1,417 @@
+import Dispatch
+import Foundation
+import HTTPDNSCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The resolver's persistent cache: one SQLite file (WAL mode) that several processes may share.
+///
+/// Schema 1 (`PRAGMA user_version = 1`, `PRAGMA application_id = 0x48444E53`, "HDNS"): one table,
+/// `answers(name, families, addresses, expires, stored, provider)`, primary key `(name, families)`,
+/// one row per name and address-family set. `addresses` is the addresses' text, comma-separated;
+/// `expires` and `stored` are seconds since 1970 (wall clock, so a row survives a reboot).
+///
+/// Lookups never wait for it: `record`, `remove(name:)` and `removeAll` only note the change, and a
+/// serial background writer writes every noted change in one transaction. When two processes write
+/// one row, the later answer (by `stored`) wins. A write that finds the file locked past the busy
+/// timeout keeps its changes in memory and tries again later; nothing is dropped. A corrupt, foreign
+/// or newer-schema file is reported and left exactly as it was (the store is then not used).
+final class ResolverCacheStore: Sendable {
+    /// One row: an address answer for a name and family set.
+    struct Row: Sendable, Equatable {
+        var name: String
+        var families: AddressFamilies
+        var addresses: [IPAddress]
+        /// Seconds since 1970.
+        var expires: TimeInterval
+        /// When the answer was had, seconds since 1970.
+        var stored: TimeInterval
+        var provider: String?
+    }
+
+    /// Seconds between the first change noted and the write that takes it and those noted since.
+    static let gatheringDelay: TimeInterval = 0.05
+
+    static let schemaVersion = 1
+    static let applicationID = 0x4844_4E53
+
+    let file: URL
+    /// Rows past their expiry by more than this many seconds are neither loaded nor kept.
+    let maximumAge: TimeInterval
+    private let database: SQLiteDatabase
+    private let warn: @Sendable (String) -> Void
+    /// The writer's queue: the only place `database` is used after `open`.
+    private let queue = DispatchQueue(label: "httpdns.resolver-cache-store")
+    private let pending = Mutex(Pending())
+    /// Whether the last write found the file locked (warned once until a write succeeds).
+    private let lockedWarned = Atomic<Bool>(false)
+
+    /// Changes not yet written, in the order they apply: clear, then deletions, then upserts.
+    private struct Pending {
+        var clearAll = false
+        var deletedNames: Set<String> = []
+        var upserts: [ResolutionCache.Key: Row] = [:]
+        var writeScheduled = false
+
+        var isEmpty: Bool { !clearAll && deletedNames.isEmpty && upserts.isEmpty }
+    }
+
+    /// Opens the store at `file`, creating it (and its directory) when missing, migrating a cache file
+    /// of the JSON format once. Problems go to `warn`, in words that name the file.
+    /// - Parameters:
+    ///   - busyTimeout: Seconds a read or write waits for another process's lock.
+    ///   - maximumAge: Seconds past expiry after which rows are dropped.
+    /// - Returns: nil when the file cannot be used (a directory, corrupt, foreign, a newer schema, not
+    ///   readable): the resolver then keeps its cache in memory only, and the file is left as it was.
+    static func open(_ file: URL, busyTimeout: TimeInterval, maximumAge: TimeInterval,
+                     warn: @escaping @Sendable (String) -> Void) -> ResolverCacheStore? {
+        // What another store of this process noted for the file is written first, so a resolver made
+        // after another one's lookups reads their answers (as a restarted process would).
+        let path = file.standardizedFileURL.resolvingSymlinksInPath().path
+        for store in live.withLock({ $0.compactMap { $0.path == path ? $0.store : nil } }) { store.writeNow() }
+        do {
+            let store = try ResolverCacheStore(file: file, busyTimeout: busyTimeout, maximumAge: maximumAge, warn: warn)
+            live.withLock { stores in
+                stores.removeAll { $0.store == nil }
+                stores.append(LiveStore(path: path, store: store))
+            }
+            return store
+        } catch {
+            warn("not using the cache file \(file.path): \(error.description); answers are kept in memory only")
+            return nil
+        }
+    }
+
+    /// The stores open in this process, by resolved path.
+    private struct LiveStore: Sendable {
+        var path: String
+        weak var store: ResolverCacheStore?
+    }
+
+    private static let live = Mutex<[LiveStore]>([])
+
+    /// Why a cache file was not used.
+    struct OpenError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private init(file: URL, busyTimeout: TimeInterval, maximumAge: TimeInterval,
+                 warn: @escaping @Sendable (String) -> Void) throws(OpenError) {
+        self.file = file
+        self.maximumAge = maximumAge
+        self.warn = warn
+        let path = file.path
+        var migrated: [LegacyJSONCacheFile.Record]? = nil
+        switch Self.kind(of: path) {
+        case .missing:
+            try Self.createEmpty(file)
+        case .directory:
+            throw OpenError(description: "it is a directory")
+        case .special:
+            throw OpenError(description: "it is not a regular file (a device, FIFO or socket), which the cache never opens")
+        case .regular:
+            let head = Self.head(of: path)
+            if !head.isEmpty, !head.starts(with: Data("SQLite format 3\u{0}".utf8)) {
+                guard LegacyJSONCacheFile.isLegacyDocument(head) else {
+                    throw OpenError(description: "it is not an httpdns cache file (neither SQLite nor httpdns's JSON format); it was left as it is")
+                }
+                do {
+                    migrated = try LegacyJSONCacheFile.read(from: file)
+                } catch {
+                    throw OpenError(description: "it is a JSON cache file that cannot be migrated (\(error)); it was left as it is")
+                }
+            }
+        }
+        if let records = migrated {
+            database = try Self.migrate(records, file: file, busyTimeout: busyTimeout)
+            warn("migrated the JSON cache file \(path) to SQLite (\(records.count) records)")
+        } else {
+            database = try Self.connect(path, busyTimeout: busyTimeout, warn: warn)
+        }
+        if !database.isReadOnly {
+            let cutoff = Date().timeIntervalSince1970 - maximumAge
+            queue.async { [database] in
+                try? database.prepare("DELETE FROM answers WHERE expires < ?1").run([.real(cutoff)])
+            }
+        }
+    }
+
+    // MARK: - Opening
+
+    private enum Kind { case missing, regular, directory, special }
+
+    /// What is at `path`, symbolic links followed.
+    private static func kind(of path: String) -> Kind {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return .missing }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        default: return .special
+        }
+    }
+
+    /// The file's first 4 KiB (enough for SQLite's header or the JSON format's).
+    private static func head(of path: String) -> Data {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return Data() }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 4096)) ?? Data()
+    }
+
+    /// Creates the directory and an empty file with mode 0666 less the umask (SQLite's own default
+    /// would be 0644); the WAL and shared-memory files beside it get the same mode.
+    private static func createEmpty(_ file: URL) throws(OpenError) {
+        let directory = file.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw OpenError(description: "cannot create the directory \(directory.path) (\((error as NSError).localizedDescription))")
+        }
+        let fd = Glibc.open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        if fd >= 0 { close(fd); return }
+        if errno == EEXIST { return }  // another process made it first
+        throw OpenError(description: "cannot create it (\(String(cString: strerror(errno))))")
+    }
+
+    /// A connection to an SQLite file that is new, empty or of this schema; read-only (with a warning)
+    /// when the file may not be written.
+    private static func connect(_ path: String, busyTimeout: TimeInterval, warn: (String) -> Void) throws(OpenError) -> SQLiteDatabase {
+        let database: SQLiteDatabase
+        do {
+            database = try prepareSchema(SQLiteDatabase(path: path, readOnly: false, busyTimeout: busyTimeout))
+        } catch let failure as SQLiteDatabase.Failure where failure.isReadOnly {
+            do {
+                database = try SQLiteDatabase(path: path, readOnly: true, busyTimeout: busyTimeout)
+                try check(database)
+            } catch let error as OpenError {
+                throw error
+            } catch {
+                throw OpenError(description: "cannot open it (\(failure))")
+            }
+            warn("the cache file \(path) is read-only (\(failure)): its answers are used, new ones are not saved")
+        } catch let error as OpenError {
+            throw error
+        } catch let failure as SQLiteDatabase.Failure {
+            throw OpenError(description: failure.isCorrupt ? "it is corrupt or not a database (\(failure)); it was left as it is"
+                                                           : "cannot open it (\(failure))")
+        } catch {
+            throw OpenError(description: "\(error)")
+        }
+        return database
+    }
+
+    /// `database` with the schema made (a new file) or checked.
+    private static func prepareSchema(_ database: SQLiteDatabase) throws -> SQLiteDatabase {
+        // Checked before anything is written: a foreign file must be left exactly as it was.
+        let current = try check(database)
+        // WAL: readers in other processes never wait for this one's writes. NORMAL: a commit does not
+        // wait for the disk (a crash may lose the last answers, never corrupt the file).
+        try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+        if current { return database }
+        try database.transaction { () throws(SQLiteDatabase.Failure) in
+            // Checked again under the write lock: another process may have made it meanwhile.
+            guard try database.pragma("user_version") == 0 else { return }
+            try database.execute("""
+                CREATE TABLE answers (
+                    name TEXT NOT NULL, families TEXT NOT NULL, addresses TEXT NOT NULL,
+                    expires REAL NOT NULL, stored REAL NOT NULL, provider TEXT,
+                    PRIMARY KEY (name, families)
+                ) WITHOUT ROWID;
+                PRAGMA application_id = \(applicationID);
+                PRAGMA user_version = \(schemaVersion);
+                """)
+        }
+        return database
+    }
+
+    /// Whether `database` holds this schema (true) or nothing at all (false).
+    /// - Throws: `OpenError` for a newer schema or another application's database.
+    @discardableResult
+    private static func check(_ database: SQLiteDatabase) throws -> Bool {
+        let version = try database.pragma("user_version")
+        let application = try database.pragma("application_id")
+        let tables = try database.pragma("schema_version") == 0 ? 0 : 1
+        if application != 0 && application != applicationID || application == 0 && (version != 0 || tables != 0) {
+            throw OpenError(description: "it is another program's SQLite database; it was left as it is")
+        }
+        if version > schemaVersion {
+            throw OpenError(description: "it has cache schema \(version), newer than this version of httpdns reads (\(schemaVersion)); it was left as it is")
+        }
+        return version == schemaVersion
+    }
+
+    /// Writes `records` to a new SQLite file beside `file`, then renames it over the JSON file.
+    private static func migrate(_ records: [LegacyJSONCacheFile.Record], file: URL, busyTimeout: TimeInterval) throws(OpenError) -> SQLiteDatabase {
+        let temporary = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).migrating-\(getpid())")
+        try? FileManager.default.removeItem(at: temporary)
+        do {
+            try createEmpty(temporary)
+            do {
+                let database = try prepareSchema(SQLiteDatabase(path: temporary.path, readOnly: false, busyTimeout: busyTimeout))
+                let rows = records.map { Row(name: $0.name, families: $0.families, addresses: $0.addresses, expires: $0.expires, stored: 0, provider: $0.provider) }
+                try database.transaction { () throws(SQLiteDatabase.Failure) in try upsert(rows, into: database) }
+                // Back to a single file before the rename: the WAL file's name follows the path.
+                try database.execute("PRAGMA journal_mode = DELETE")
+            }
+            guard rename(temporary.path, file.path) == 0 else {
+                throw OpenError(description: "cannot replace it (\(String(cString: strerror(errno))))")
+            }
+            return try prepareSchema(SQLiteDatabase(path: file.path, readOnly: false, busyTimeout: busyTimeout))
+        } catch let error as OpenError {
+            try? FileManager.default.removeItem(at: temporary)
+            throw OpenError(description: "cannot migrate it to SQLite: \(error.description); it was left as it is")
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw OpenError(description: "cannot migrate it to SQLite (\(error)); it was left as it is")
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The rows not past `maximumAge`, latest expiry first, at most `limit` of them. Rows that do not
+    /// parse (a name, families or address that is not valid) are skipped with one warning.
+    func load(limit: Int) -> [Row] {
+        queue.sync {
+            do {
+                let statement = try database.prepare("""
+                    SELECT name, families, addresses, expires, stored, provider FROM answers
+                    WHERE expires >= ?1 ORDER BY expires DESC LIMIT ?2
+                    """)
+                try statement.bind([.real(Date().timeIntervalSince1970 - maximumAge), .integer(limit)])
+                var rows: [Row] = []
+                var invalid = 0
+                while try statement.step() {
+                    guard let row = Self.row(statement) else { invalid += 1; continue }
+                    rows.append(row)
+                }
+                if invalid > 0 { warn("ignored \(invalid) invalid rows of the cache file \(file.path)") }
+                return rows
+            } catch {
+                warn("cannot read the cache file \(file.path): \(error)")
+                return []
+            }
+        }
+    }
+
+    private static func row(_ statement: SQLiteStatement) -> Row? {
+        guard let rawName = statement.text(0), let name = HostName.normalize(rawName), name == rawName,
+              let families = statement.text(1).flatMap(AddressFamilies.init(rawValue:)), families != .auto,
+              let text = statement.text(2) else { return nil }
+        var addresses: [IPAddress] = []
+        for part in text.split(separator: ",") {
+            guard let address = IPAddress(String(part)) else { return nil }
+            addresses.append(address)
+        }
+        let expires = statement.real(3)
+        guard !addresses.isEmpty, expires.isFinite else { return nil }
+        return Row(name: name, families: families, addresses: addresses, expires: expires, stored: statement.real(4), provider: statement.text(5))
+    }
+
+    // MARK: - Changes
+
+    /// Notes `row` to be written (replacing any row of its name and families that is older).
+    func record(_ row: Row) {
+        change { $0.upserts[ResolutionCache.Key(name: row.name, families: row.families)] = row }
+    }
+
+    /// Notes the rows of `name` (every family set) to be deleted.
+    func remove(name: String) {
+        change { pending in
+            pending.upserts = pending.upserts.filter { $0.key.name != name }
+            pending.deletedNames.insert(name)
+        }
+    }
+
+    /// Notes every row to be deleted.
+    func removeAll() {
+        change { pending in
+            pending = Pending(clearAll: true, writeScheduled: pending.writeScheduled)
+        }
+    }
+
+    private func change(_ body: (inout Pending) -> Void) {
+        guard !database.isReadOnly else { return }
+        let schedule = pending.withLock { pending -> Bool in
+            body(&pending)
+            defer { pending.writeScheduled = true }
+            return !pending.writeScheduled
+        }
+        // A short delay gathers the changes of a burst of lookups into one transaction (each costs
+        // a lock and a WAL commit); `writeNow` does not wait for it.
+        if schedule { queue.asyncAfter(deadline: .now() + Self.gatheringDelay) { self.writePending() } }
+    }
+
+    /// Writes every noted change now and returns when it is on disk (or failed, with a warning).
+    func writeNow() {
+        queue.sync { writePending() }
+    }
+
+    /// Whether changes are waiting to be written (for tests).
+    var hasPendingChanges: Bool { pending.withLock { !$0.isEmpty } }
+
+    /// On the queue: one transaction with every change noted so far.
+    private func writePending() {
+        let batch = pending.withLock { pending -> Pending in
+            defer { pending = Pending() }
+            return pending
+        }
+        guard !batch.isEmpty else { return }
+        do {
+            try database.transaction { () throws(SQLiteDatabase.Failure) in
+                if batch.clearAll { try database.execute("DELETE FROM answers") }
+                if !batch.deletedNames.isEmpty {
+                    let delete = try database.prepare("DELETE FROM answers WHERE name = ?1")
+                    for name in batch.deletedNames { try delete.run([.text(name)]) }
+                }
+                try Self.upsert(Array(batch.upserts.values), into: database)
+            }
+            if lockedWarned.exchange(false, ordering: .relaxed) {
+                warn("the cache file \(file.path) is writable again; the answers kept in memory were saved")
+            }
+        } catch {
+            keep(batch)
+            if error.isBusy {
+                if !lockedWarned.exchange(true, ordering: .relaxed) {
+                    warn("the cache file \(file.path) is locked by another process past the busy timeout; \(batch.upserts.count) answers are kept in memory and written later")
+                }
+                // Tried again later even if nothing else changes, so a released lock is noticed.
+                queue.asyncAfter(deadline: .now() + 1) { self.writePending() }
+            } else {
+                warn("could not write the cache file \(file.path): \(error)")
+            }
+        }
+    }
+
+    /// Puts a batch that was not written back in front of the changes noted since.
+    private func keep(_ batch: Pending) {
+        pending.withLock { pending in
+            var merged = batch
+            if pending.clearAll {
+                merged = Pending(clearAll: true)
+            }
+            for name in pending.deletedNames {
+                merged.upserts = merged.upserts.filter { $0.key.name != name }
+                merged.deletedNames.insert(name)
+            }
+            merged.upserts.merge(pending.upserts) { _, newer in newer }
+            merged.writeScheduled = pending.writeScheduled
+            pending = merged
+        }
+    }
+
+    private static func upsert(_ rows: [Row], into database: SQLiteDatabase) throws(SQLiteDatabase.Failure) {
+        guard !rows.isEmpty else { return }
+        let statement = try database.prepare("""
+            INSERT INTO answers (name, families, addresses, expires, stored, provider) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            ON CONFLICT (name, families) DO UPDATE SET
+                addresses = excluded.addresses, expires = excluded.expires, stored = excluded.stored, provider = excluded.provider
+            WHERE excluded.stored >= answers.stored
+            """)
+        for row in rows {
+            try statement.run([.text(row.name), .text(row.families.rawValue), .text(row.addresses.map(\.description).joined(separator: ",")),
+                               .real(row.expires), .real(row.stored), row.provider.map { .text($0) } ?? .null])
+        }
+    }
+}
