@@ -248,10 +248,12 @@ public final class HostResolver: HostResolving {
     /// cached when they finish. Every row of the cache file, if any, is deleted (in the background:
     /// `savePersistentCache()` waits for it), so a new resolver on the file does not answer from it.
     public func flush() {
-        coalescer.detach(where: { _ in true }) {
-            cache.removeAll()
-            store?.removeAll()
-        }
+        coalescer.detach(
+            where: { _ in true },
+            then: {
+                cache.removeAll()
+                store?.removeAll()
+            })
         staleHolds.withLock { $0.removeAll() }
     }
 
@@ -259,10 +261,12 @@ public final class HostResolver: HostResolving {
     /// A lookup of it already under way is not cached when it finishes.
     public func flush(host: String) {
         guard let name = HostName.normalize(host) else { return }
-        coalescer.detach(where: { $0.name == name }) {
-            cache.remove(name: name)
-            store?.remove(name: name)
-        }
+        coalescer.detach(
+            where: { $0.name == name },
+            then: {
+                cache.remove(name: name)
+                store?.remove(name: name)
+            })
         staleHolds.withLock { holds in holds = holds.filter { $0.key.name != name } }
     }
 

@@ -137,7 +137,7 @@ final class LookupCoalescer: Sendable {
 
     /// Runs `body` under the lock after detaching the flights whose key matches `detached`: their
     /// waiters still get the answer, but it is not stored.
-    func detach(where detached: (Key) -> Bool, _ body: () -> Void) {
+    func detach(where detached: (Key) -> Bool, then body: () -> Void) {
         state.withLock { state in
             state.flightByKey = state.flightByKey.filter { !detached($0.key) }
             body()

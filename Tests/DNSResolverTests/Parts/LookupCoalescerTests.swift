@@ -48,7 +48,7 @@ struct LookupCoalescerTests {
         let work = Self.work(gate: gate, queries: queries, stores: stores)
         let lookup = Task { try await coalescer.lookup(Self.key, work: work) { nil } }
         #expect(await eventually { coalescer.waitingLookups(name: "a.test") == 1 })
-        coalescer.detach(where: { $0.name == "a.test" }) {}
+        coalescer.detach(where: { $0.name == "a.test" }, then: {})
         gate.open()
         #expect(try await lookup.value == Self.answer)
         #expect(stores.all.isEmpty)
