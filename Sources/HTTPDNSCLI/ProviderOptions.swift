@@ -18,7 +18,7 @@ struct ProviderOptions {
         .init(names: ["--secret"], arity: .value, valueName: "SECRET", summary: "Signing secret (httpdns-ali) or AES key (httpdns-dnspod)"),
         .init(names: ["--key-id"], arity: .value, valueName: "ID", summary: "Key ID of an encrypted httpdns-dnspod endpoint"),
         .init(names: ["--cache-file"], arity: .value, valueName: "PATH",
-              summary: "Keep the answer cache in PATH across runs (SQLite; processes share it)"),
+              summary: "Keep the answer cache in PATH across runs (SQLite)"),
         .init(names: ["--stale"], arity: .flag,
               summary: "Answer from an expired cache entry, refreshing it meanwhile",
               detail: """

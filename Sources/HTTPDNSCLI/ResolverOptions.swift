@@ -50,14 +50,14 @@ struct ResolverOptions {
               sends them. Only with the doh provider.
               """),
         .init(names: ["--stale-timeout"], arity: .value, valueName: "SECONDS",
-              summary: "Serve an expired answer (RFC 8767) if a lookup fails or takes over SECONDS",
+              summary: "Serve a stale answer (RFC 8767) after SECONDS without a fresh one",
               detail: """
               Serve stale data (RFC 8767): answer from an expired cache entry when a fresh lookup fails
               or has not answered within SECONDS (the client response timer; 1.8 is RFC 8767's
               suggestion), refreshing the entry in the background. Documentation/Resolver.md.
               """),
         .init(names: ["--pre-resolve"], arity: .value, valueName: "HOST,...",
-              summary: "Resolve these names into the cache (and --cache-file) at start"),
+              summary: "Resolve these names into the cache at start"),
     ] + ProviderOptions.parserOptions
 
     var endpoints: [DoHEndpoint]
