@@ -313,20 +313,45 @@ struct ResolverCacheStoreTests {
             harness.resolver.savePersistentCache()
         }
         #expect(Self.mode(of: file.path).map { $0 & 0o777 } == 0o666 & ~umaskValue)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path) == ["cache.sqlite"],
+        // The last connection closes on the store's writer queue once the resolver is gone.
+        let folder = file.deletingLastPathComponent().path
+        let deadline = ContinuousClock.now + .seconds(2)
+        while try FileManager.default.contentsOfDirectory(atPath: folder) != ["cache.sqlite"], ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["cache.sqlite"],
                 "the WAL files go with the last connection")
     }
 
-    @Test("a file that may not be written is read, with a warning that new answers are not saved", .enabled(if: getuid() != 0, "root writes any file"))
+    /// Runs chattr (e2fsprogs, essential on Debian) on `path`.
+    static func chattr(_ flag: String, _ path: String) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+        process.arguments = [flag, path]
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    @Test("a file that may not be written is read, with a warning that new answers are not saved")
     func aReadOnlyFileIsReadNotWritten() async throws {
         let (directory, file) = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        // Root writes a 0444 file: for root the file is made immutable instead (chattr +i).
+        let asRoot = getuid() == 0
+        defer {
+            if asRoot { _ = try? Self.chattr("-i", file.path) }
+            try? FileManager.default.removeItem(at: directory)
+        }
         do {
             let first = Self.harness(file: file)
             _ = try await first.resolve("a.test")
             first.resolver.savePersistentCache()
         }
-        try #require(chmod(file.path, 0o444) == 0)
+        if asRoot {
+            try #require(try Self.chattr("+i", file.path) == 0, "chattr +i failed: the file system must support immutable files")
+        } else {
+            try #require(chmod(file.path, 0o444) == 0)
+        }
         let events = EventRecorder()
         let second = Self.harness(file: file, events: events)
         #expect(try await second.resolve("a.test").source == .cache)

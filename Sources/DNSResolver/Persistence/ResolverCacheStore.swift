@@ -181,6 +181,7 @@ final class ResolverCacheStore: Sendable {
         let database: SQLiteDatabase
         do {
             database = try prepareSchema(SQLiteDatabase(path: path, readOnly: false, busyTimeout: busyTimeout))
+            if database.isReadOnly { warn("the cache file \(path) is read-only: its answers are used, new ones are not saved") }
         } catch let failure as SQLiteDatabase.Failure where failure.isReadOnly {
             do {
                 database = try SQLiteDatabase(path: path, readOnly: true, busyTimeout: busyTimeout)

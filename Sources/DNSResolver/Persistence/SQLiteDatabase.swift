@@ -40,7 +40,9 @@ final class SQLiteDatabase: @unchecked Sendable {  // used from one serial queue
             throw Failure(code: code, message: message)
         }
         self.handle = handle
-        self.isReadOnly = readOnly
+        // SQLite opens a file it may not write (an immutable one, even for root) read-only
+        // without an error; only a write would fail.
+        self.isReadOnly = readOnly || sqlite3_db_readonly(handle, "main") == 1
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, Int32(clamping: Int((busyTimeout * 1000).rounded())))
     }
