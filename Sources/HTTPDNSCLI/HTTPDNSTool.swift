@@ -69,6 +69,7 @@ public enum HTTPDNSTool {
             lines.append("  " + (command.name + " " + command.synopsis.replacingOccurrences(of: "[options] ", with: "")).padding(toLength: 20, withPad: " ", startingAt: 0) + command.summary)
         }
         lines.append("  " + "help [COMMAND]".padding(toLength: 20, withPad: " ", startingAt: 0) + "Explain a command's options (its man page, as text)")
+        lines += ["", "Options:"]
         for option in reference.options {
             let label = CommandReference.label(option).trimmingCharacters(in: .whitespaces)
             lines.append("  " + label + String(repeating: " ", count: max(2, 32 - label.count)) + option.summary)

@@ -19,7 +19,7 @@ enum ResolveCommand {
         """,
         options: [
             .init(names: ["--type"], arity: .value, valueName: "TYPE",
-                  summary: "Address types to ask for (default both)",
+                  summary: "Address types to ask for: A, AAAA, both (the default) or auto",
                   detail: "Address types to ask for (default both; auto: the families this host has a route for)."),
             .init(names: ["--json"], arity: .flag,
                   summary: "One JSON object per host instead",
