@@ -257,6 +257,22 @@ struct ResolverCacheStoreTests {
         #expect(again.events.isEmpty, "migrated once: \(again.events)")
     }
 
+    @Test("a migrated JSON cache file keeps its mode, and a symbolic link to it stays a link to the migrated file")
+    func migrationKeepsModeAndLinks() async throws {
+        let (directory, file) = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Self.writeLegacy(records: [("old.test", Date().timeIntervalSince1970 + 500)], to: file)
+        try #require(chmod(file.path, 0o600) == 0)
+        let link = directory.appendingPathComponent("link.json")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: file)
+        let harness = Self.harness(file: link)
+        #expect(try await harness.resolve("old.test").source == .cache)
+        harness.resolver.savePersistentCache()
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == file.path, "the link was replaced")
+        #expect(Self.mode(of: file.path).map { $0 & 0o777 } == 0o600)
+        #expect(try Self.names(in: file) == ["old.test"])
+    }
+
     @Test("rows expired longer than the maximum age are not loaded and are deleted from the file; those expired less long are stale answers")
     func rowsPastTheMaximumAgeAreDropped() async throws {
         let (directory, file) = try Self.scratch()

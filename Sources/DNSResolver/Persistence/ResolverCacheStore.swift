@@ -244,11 +244,22 @@ final class ResolverCacheStore: Sendable {
     }
 
     /// Writes `records` to a new SQLite file beside `file`, then renames it over the JSON file.
-    private static func migrate(_ records: [LegacyJSONCacheFile.Record], file: URL, busyTimeout: TimeInterval) throws(OpenError) -> SQLiteDatabase {
+    /// A symbolic link's target is migrated (the link stays), and the new file keeps the JSON
+    /// file's mode and, for root, its owner: the names a user visited stay as private as they were.
+    private static func migrate(_ records: [LegacyJSONCacheFile.Record], file link: URL, busyTimeout: TimeInterval) throws(OpenError) -> SQLiteDatabase {
+        let file = link.resolvingSymlinksInPath()
+        var original = stat()
+        let known = stat(file.path, &original) == 0
         let temporary = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).migrating-\(getpid())")
         try? FileManager.default.removeItem(at: temporary)
         do {
             try createEmpty(temporary)
+            if known {
+                guard chmod(temporary.path, original.st_mode & 0o7777) == 0 else {
+                    throw OpenError(description: "cannot give the new file the old one's mode (\(String(cString: strerror(errno))))")
+                }
+                if geteuid() == 0 { _ = chown(temporary.path, original.st_uid, original.st_gid) }
+            }
             do {
                 let database = try prepareSchema(SQLiteDatabase(path: temporary.path, readOnly: false, busyTimeout: busyTimeout))
                 let rows = records.map { Row(name: $0.name, families: $0.families, addresses: $0.addresses, expires: $0.expires, stored: 0, provider: $0.provider) }
