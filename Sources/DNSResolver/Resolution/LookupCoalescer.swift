@@ -40,6 +40,9 @@ final class LookupCoalescer: Sendable {
         var flightOfWaiter: [UInt64: UInt64] = [:]
         /// Background queries (no waiter needed), so `waitForBackground` can await them.
         var background: [Key: Task<Void, Never>] = [:]
+        /// The queries lookups started, by flight, with their name: they go on when every waiter
+        /// has left (a stale answer served meanwhile), and `waitForBackground` awaits them too.
+        var started: [UInt64: (name: String, task: Task<Void, Never>)] = [:]
         var nextID: UInt64 = 0
 
         mutating func makeID() -> UInt64 {
@@ -92,7 +95,13 @@ final class LookupCoalescer: Sendable {
                 case .started(let flightID):
                     // Unstructured on purpose: the query must not inherit the cancellation of the
                     // lookup that happened to start it.
-                    Task { self.finish(flightID, outcome: await work.query(key), store: work.store) }
+                    // Recorded under the lock, which the task takes to remove itself when done.
+                    state.withLock { state in
+                        state.started[flightID] = (key.name, Task {
+                            self.finish(flightID, outcome: await work.query(key), store: work.store)
+                            _ = self.state.withLock { $0.started.removeValue(forKey: flightID) }
+                        })
+                    }
                 }
             }
         } onCancel: {
@@ -161,11 +170,14 @@ final class LookupCoalescer: Sendable {
         state.withLock { $0.flightByKey.keys.contains { $0.name == name } }
     }
 
-    /// Waits for the background queries of `name` started so far, for at most `limit` seconds when
+    /// Waits for the queries of `name` started so far (background ones, and those lookups started
+    /// whose waiters may all have left, as serve-stale's do), for at most `limit` seconds when
     /// given (the queries go on; only the wait ends).
     /// - Returns: false when `limit` passed first.
     func waitForBackground(name: String, within limit: TimeInterval?) async -> Bool {
-        let tasks = state.withLock { state in state.background.filter { $0.key.name == name }.map(\.value) }
+        let tasks = state.withLock { state in
+            state.background.filter { $0.key.name == name }.map(\.value) + state.started.values.filter { $0.name == name }.map(\.task)
+        }
         return await waitForAll(tasks, within: limit)
     }
 }

@@ -54,6 +54,24 @@ struct LookupCoalescerTests {
         #expect(stores.all.isEmpty)
     }
 
+    @Test("a query whose only lookup left (serve-stale's, after its timer) is still waited for, and stores its answer")
+    func aQueryLeftByItsLookupIsWaitedFor() async throws {
+        let coalescer = LookupCoalescer()
+        let (gate, queries, stores) = (Gate(), Recorder<String>(), Recorder<String>())
+        let work = Self.work(gate: gate, queries: queries, stores: stores)
+        let lookup = Task { try await coalescer.lookup(Self.key, work: work) { nil } }
+        #expect(await eventually { coalescer.waitingLookups(name: "a.test") == 1 })
+        lookup.cancel()
+        let outcome = await lookup.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        let waited = Task { await coalescer.waitForBackground(name: "a.test", within: nil) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(stores.all.isEmpty, "stored before the query was answered")
+        gate.open()
+        #expect(await waited.value)
+        #expect(stores.all == ["a.test"], "the wait returned before the query stored its answer")
+    }
+
     @Test func aBackgroundQueryIsStartedOnceAndCanBeWaitedFor() async {
         let coalescer = LookupCoalescer()
         let (gate, queries, stores) = (Gate(), Recorder<String>(), Recorder<String>())
