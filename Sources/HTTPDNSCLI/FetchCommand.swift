@@ -524,7 +524,8 @@ enum FetchCommand {
         }
         // A stale answer starts a background refresh: let it finish (and reach the cache file)
         // before the process exits under it, within what is left of -m.
-        for host in Set(plans.compactMap { $0.request.url.host(percentEncoded: false) }) {
+        // Not after a failure: a lookup that failed or timed out has nothing worth waiting for.
+        for host in Set(plans.compactMap { $0.request.url.host(percentEncoded: false) }) where status == 0 {
             let elapsed = ContinuousClock.now - started
             let left = plan.timeouts.total.map { $0 - (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) }
             await resolver.waitForRefresh(host: host, within: left)
