@@ -525,13 +525,15 @@ enum FetchCommand {
         // A stale answer starts a background refresh: let it finish (and reach the cache file)
         // before the process exits under it, within what is left of -m.
         // Not after a failure: a lookup that failed or timed out has nothing worth waiting for.
-        for host in Set(plans.compactMap { $0.request.url.host(percentEncoded: false) }) where status == 0 {
+        /// What is left of -m, in seconds (nil: no limit).
+        func left() -> TimeInterval? {
             let elapsed = ContinuousClock.now - started
-            let left = plan.timeouts.total.map { $0 - (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) }
-            await resolver.waitForRefresh(host: host, within: left)
+            return plan.timeouts.total.map { $0 - (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) }
         }
-        let elapsed = ContinuousClock.now - started
-        await resolver.waitForPreResolution(within: plan.timeouts.total.map { $0 - (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) })
+        for host in Set(plans.compactMap { $0.request.url.host(percentEncoded: false) }) where status == 0 {
+            await resolver.waitForRefresh(host: host, within: left())
+        }
+        await resolver.waitForPreResolution(within: left())
         // The cache file's writer is in the background: what it holds reaches the disk before exit.
         resolver.savePersistentCache()
         return status

@@ -47,8 +47,10 @@ public final class HTTPClient: Sendable {
         /// `trustPolicies.policy(for: host)` instead of `trust`. Default nil.
         public var trustPolicies: TrustPolicyManager?
         /// Receives pin mismatches (enforced and report-only) and connections made without
-        /// verification, in the task that ran the request. nil: insecure connections are
-        /// warned about on stderr, pin mismatches are only in errors and responses.
+        /// verification, in the task that ran the request, on the loop thread (`executor`): keep
+        /// it short and never block in it, as it delays every transfer of the process. nil:
+        /// insecure connections are warned about on stderr, pin mismatches are only in errors
+        /// and responses.
         public var trustEventHandler: (@Sendable (TrustEvent) -> Void)?
         /// The most connections open at once to one host, port and address set
         /// (CURLMOPT_MAX_HOST_CONNECTIONS); requests beyond it wait for a free connection, or over

@@ -16,9 +16,8 @@ extension TransferEngine {
 /// (`HTTPClient.serialExecutor`): their jobs run on the loop thread, isolated to this executor,
 /// with the loop as their task executor.
 final class LoopSerialExecutor: SerialExecutor {
-    unowned let loop: TransferEngine
-
-    init(loop: TransferEngine) { self.loop = loop }
+    /// The one loop of the process (`TransferEngine.shared`, whose executor this is).
+    private var loop: TransferEngine { .shared }
 
     func enqueue(_ job: consuming ExecutorJob) {
         loop.enqueue(.isolatedJob(UnownedJob(job)))

@@ -73,15 +73,13 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable {  // loop state i
         _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_ADD), wakeFD, Int32(HTTPDNS_EVENT_IN))
         _ = httpdns_epoll_ctl(epollFD, Int32(HTTPDNS_WATCH_ADD), timerFD, Int32(HTTPDNS_EVENT_IN))
         httpdns_set_socket_lifecycle_callback(socketLifecycleCallback)
-        serialExecutor = LoopSerialExecutor(loop: self)
         let thread = Thread { [self] in run() }
         thread.name = "httpdns.transfer"
         thread.start()
     }
 
     /// The loop as a serial executor, for actors (`HTTPClient.serialExecutor`).
-    /// Set once in `init`, before the loop starts.
-    private(set) var serialExecutor: LoopSerialExecutor!
+    let serialExecutor = LoopSerialExecutor()
 
     /// True on the loop thread.
     var isOnLoop: Bool { loopThread.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self())) }
