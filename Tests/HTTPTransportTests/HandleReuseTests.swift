@@ -55,13 +55,21 @@ struct HandleReuseTests {
         #expect(HandleReuse.decide(facts) == .reset)
     }
 
-    @Test("a held handle serves only the same options, and is reset first for URL credentials")
+    @Test("a held handle takes a list without a reset only when it holds the same options, and sets nothing of its very list")
     func heldOptions() {
-        #expect(HandleReuse.keepsHeld([1, 2, 3], for: [1, 2, 3]))
-        #expect(!HandleReuse.keepsHeld([1, 2, 3], for: [1, 2]))
-        #expect(!HandleReuse.keepsHeld([1, 2], for: [2, 1]))
-        #expect(HandleReuse.resetsBefore(held: [1], urlCredentials: true))
-        #expect(!HandleReuse.resetsBefore(held: nil, urlCredentials: true))
-        #expect(!HandleReuse.resetsBefore(held: [1], urlCredentials: false))
+        let list: [TransferOptions.Option] = [.noSignal, .httpVersion, .httpHeader]
+        #expect(HandleReuse.application(held: nil, sameList: false, wanted: list) == .setAll)
+        #expect(HandleReuse.application(held: list, sameList: true, wanted: list) == .bindOnly)
+        #expect(HandleReuse.application(held: list, sameList: false, wanted: list) == .setAll)
+        #expect(HandleReuse.application(held: list, sameList: false, wanted: [.noSignal, .httpVersion]) == .resetThenSetAll)
+        #expect(HandleReuse.application(held: [.noSignal, .noBody], sameList: false, wanted: [.noBody, .noSignal]) == .resetThenSetAll)
+        #expect(HandleReuse.application(held: [.noSignal], sameList: false, wanted: [.noSignal, .noBody]) == .resetThenSetAll)
+    }
+
+    @Test("a handle holding options is reset first for URL credentials")
+    func credentialsReset() {
+        #expect(HandleReuse.resetsBefore(heldOptions: true, urlCredentials: true))
+        #expect(!HandleReuse.resetsBefore(heldOptions: false, urlCredentials: true))
+        #expect(!HandleReuse.resetsBefore(heldOptions: true, urlCredentials: false))
     }
 }

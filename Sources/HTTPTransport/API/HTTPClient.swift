@@ -85,7 +85,7 @@ public final class HTTPClient: Sendable {
     private let pool: PoolDescriptor
     private let engine: TransferEngine
     private let lastTarget = RequestTarget.Memo()
-    private let lastLists = TransferListMemo()
+    private let optionLists = TransferOptionsMemo()
 
     /// - Parameters:
     ///   - configuration: Trust, timeouts, versions.
@@ -223,7 +223,7 @@ public final class HTTPClient: Sendable {
         }
         let transfer = try Transfer(request: request, target: target, addresses: addresses, resolution: resolution,
                                     configuration: configuration, destination: destination, pool: pool,
-                                    proxy: proxy, lists: lastLists)
+                                    proxy: proxy, memo: optionLists)
         transfer.discardsBody = discardsBody
         transfer.addressRaceTime = raceTime
         transfer.nameLookupTime = lookupTime

@@ -9,7 +9,8 @@
 /// - an upload buffer (64 KiB) or a grown header buffer is kept at its size: cleaned up;
 /// - the retry count (`state.retrycount`), a 401's authentication offer (`state.authhost.avail`),
 ///   proxy and URL-credential state are cleared by a reset only: reset.
-/// Any other handle keeps the options it holds; the next transfer sets its own over them.
+/// Any other handle keeps the options it holds; the next transfer sets its own over them
+/// (`application`).
 enum HandleReuse: Equatable, Sendable {
     /// curl_easy_cleanup.
     case cleanUp
@@ -56,14 +57,31 @@ enum HandleReuse: Equatable, Sendable {
         return leftNoResetOnlyState ? .keepOptions : .reset
     }
 
-    /// Whether a handle from the cache, holding `held` options (nil: it was reset), must be reset
-    /// before a transfer with URL credentials uses it: libcurl authenticates from state that only
-    /// a reset clears.
-    static func resetsBefore(held: [UInt16]?, urlCredentials: Bool) -> Bool {
-        held != nil && urlCredentials
+    /// Whether a handle from the cache, holding a list of options (`heldOptions`, nil: it was
+    /// reset), must be reset before a transfer with URL credentials uses it: libcurl authenticates
+    /// from state that only a reset clears.
+    static func resetsBefore(heldOptions: Bool, urlCredentials: Bool) -> Bool {
+        heldOptions && urlCredentials
     }
 
-    /// Whether a handle holding `held` options serves a transfer that set `wanted` without a reset:
-    /// only the same options, so none of the last request's is left in force.
-    static func keepsHeld(_ held: [UInt16], for wanted: [UInt16]) -> Bool { held == wanted }
+    /// How a transfer sets its option list on a handle from the cache.
+    enum Application: Equatable, Sendable {
+        /// The handle holds this very list: only the callbacks are bound to the new transfer.
+        case bindOnly
+        /// Every entry, over what the handle holds (the same options, or libcurl's defaults).
+        case setAll
+        /// curl_easy_reset first: the handle holds an option the new list does not set, which
+        /// would be left in force.
+        case resetThenSetAll
+    }
+
+    /// - Parameters:
+    ///   - held: the options the handle holds, in the order set (nil: it was reset).
+    ///   - sameList: the handle holds the very list the transfer wants (`PreparedOptions` identity).
+    ///   - wanted: the options the transfer sets, in order.
+    static func application(held: [TransferOptions.Option]?, sameList: Bool, wanted: [TransferOptions.Option]) -> Application {
+        guard let held else { return .setAll }
+        if sameList { return .bindOnly }
+        return held == wanted ? .setAll : .resetThenSetAll
+    }
 }

@@ -6,40 +6,16 @@ internal import COpenSSL
 internal import CHTTPDNSShims
 
 extension Transfer {
-    /// Verification, the TLS callbacks (anchors, pins, client identity) and OCSP stapling.
-    /// - Throws: `HTTPClientError.Kind.trustConfigurationInvalid` for a policy that cannot be used
-    ///   or an option libcurl cannot honour here.
-    func configureTrust(target: RequestTarget) throws {
-        let compiled = pool.trust
-        let policy = compiled.policy
-        if let problem = compiled.configurationError {
-            throw HTTPClientError(kind: .trustConfigurationInvalid, message: problem.description, url: url)
-        }
-        // Verification is on unless the policy is the explicitly named insecure one; the name
-        // checked is the URL's host. There is no way to turn off the name check alone.
-        let verify = policy.verification == .full
-        try set(CURLOPT_SSL_VERIFYPEER, verify ? 1 : 0)
-        try set(CURLOPT_SSL_VERIFYHOST, verify ? 2 : 0)
-        guard target.isHTTPS else { return }
-        let trust = TransferTrust(compiled: compiled, host: target.host, date: Date())
+    /// Binds the TLS callback (anchors, pins, client identity) to this transfer's state for
+    /// `host`; verification and OCSP stapling are options of the list (`TransferOptions`).
+    /// - Throws: `HTTPClientError.Kind.trustConfigurationInvalid` when its state cannot be made.
+    func bindTrust(host: String) throws {
+        let trust = TransferTrust(compiled: pool.trust, host: host, date: Date())
         guard let data = trust.callbackData else {
             throw HTTPClientError(kind: .trustConfigurationInvalid, message: "out of memory", url: url)
         }
         transferTrust = trust
-        // The callback installs the pool's own store (system roots and anchors, parsed once per
-        // pool); libcurl must not parse the system bundle again for every new connection.
-        try check(httpdns_easy_setopt_ptr(easy, CURLOPT_CAINFO, nil), CURLOPT_CAINFO)
-        try check(httpdns_easy_setopt_ptr(easy, CURLOPT_CAPATH, nil), CURLOPT_CAPATH)
         try check(httpdns_easy_set_tls_transfer(easy, data.assumingMemoryBound(to: httpdns_tls_transfer.self)), CURLOPT_SSL_CTX_FUNCTION)
-        if policy.requiresOCSPStapling {
-            record(CURLOPT_SSL_VERIFYSTATUS)
-            let code = httpdns_easy_setopt_long(easy, CURLOPT_SSL_VERIFYSTATUS, 1)
-            guard code == CURLE_OK else {
-                throw HTTPClientError(kind: .trustConfigurationInvalid,
-                                      message: "OCSP stapling cannot be required with this libcurl/TLS library: \(String(cString: curl_easy_strerror(code)))",
-                                      url: url, curlCode: Int(code.rawValue))
-            }
-        }
     }
 
     /// The pin report for this transfer's handshake.

@@ -22,9 +22,11 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
     /// read where ThreadSanitizer sees it too (the continuation hands the result over inside the
     /// Swift runtime, which it does not see).
     private let finished = Atomic<Bool>(false)
-    /// The lists the handle points to (its own, and those shared with other transfers of the
-    /// client through `TransferListMemo`), held while the handle may read them.
-    private var sharedLists: [CurlStringList] = []
+    /// The option list set on the handle (`TransferOptionsMemo`), which keeps its string lists
+    /// alive while the handle may read them.
+    private var options: PreparedOptions?
+    /// A CURLOPT_RESOLVE list the transfer set (`loadRoute`), held while the handle may read it.
+    private var resolveList: CurlStringList?
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let bodySource: RequestBodySource?
     /// How the body is delimited: the caller's `Transfer-Encoding: chunked` sends it chunked.
@@ -91,10 +93,6 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
     /// What `prepareHandle` decided for `EasyHandleCache`; nil until it ran (the handle is then
     /// cleaned up with the transfer).
     private var handleReuse: HandleReuse?
-    /// The options `configure` set (CURLoption values, in order), for `EasyHandleCache`.
-    private var setOptions: [UInt16] = []
-    /// True while `configure` runs: `check` records each option set into `setOptions`.
-    private var recordsOptions = false
 
     /// The facts `HandleReuse.decide` needs, once the transfer is out of the multi handle and its
     /// outcome is read; the queue facts come from the engine. Loop thread.
@@ -115,8 +113,9 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
     }
 
     /// Readies the handle for `EasyHandleCache` as `decision` says (`HandleReuse`). Keeping its
-    /// options clears the pointers to this transfer's lists and error buffer, which go with it, and
-    /// a CURLOPT_RESOLVE list not yet loaded (`state.resolve`). Loop thread.
+    /// options keeps the option list (and its string lists) with it, and clears the pointers to
+    /// this transfer's error buffer and CURLOPT_RESOLVE list, which go with the transfer (libcurl
+    /// keeps a list not yet loaded in `state.resolve`). Loop thread.
     func prepareHandle(_ decision: HandleReuse) {
         guard handleReuse == nil else { return }
         handleReuse = decision
@@ -125,8 +124,6 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
         case .reset: handle.reset()
         case .keepOptions:
             _ = httpdns_easy_setopt_ptr(easy, CURLOPT_RESOLVE, nil)
-            _ = httpdns_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, nil)
-            _ = httpdns_easy_setopt_ptr(easy, CURLOPT_CONNECT_TO, nil)
             _ = httpdns_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, nil)
         }
     }
@@ -155,10 +152,10 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
     ///   `Content-Length`, a body file that cannot be opened, a destination that cannot be written).
     /// - Parameters:
     ///   - proxy: the proxy the client's `ProxyPolicy` picked for the request (nil for IP-direct).
-    ///   - lists: the client's memo of its last header and CURLOPT_CONNECT_TO lists.
+    ///   - memo: the client's option lists for its recent routes.
     init(request: HTTPRequest, target: RequestTarget, addresses: [IPAddress]?, resolution: HostResolution?,
          configuration: HTTPClient.Configuration, destination: ResponseBodyDestination, pool: PoolDescriptor,
-         proxy: URL?, lists: TransferListMemo) throws {
+         proxy: URL?, memo: TransferOptionsMemo) throws {
         // A finished transfer's handle where it is safe (see `EasyHandleCache`), else a new one.
         guard let taken = EasyHandleCache.take() else {
             throw HTTPClientError(kind: .transferFailed, message: "libcurl could not create an easy handle", url: request.url)
@@ -167,7 +164,7 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
         var heldOptions = taken.options
         // Credentials in the URL: libcurl authenticates from state a reset clears, whatever any
         // request before left in it.
-        if HandleReuse.resetsBefore(held: heldOptions, urlCredentials: request.url.user != nil || request.url.password != nil) {
+        if HandleReuse.resetsBefore(heldOptions: heldOptions != nil, urlCredentials: request.url.user != nil || request.url.password != nil) {
             handle.reset()
             heldOptions = nil
         }
@@ -199,16 +196,7 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
             throw error
         }
         do {
-            try configure(request: request, target: target, configuration: configuration, lists: lists)
-            if let heldOptions, !HandleReuse.keepsHeld(heldOptions, for: setOptions) {
-                // The handle held another request's options, not all of which this one set: one
-                // could be left in force. Reset, and set this request's from libcurl's defaults.
-                handle.reset()
-                sharedLists.removeAll()
-                try configure(request: request, target: target, configuration: configuration, lists: lists)
-            } else if heldOptions != nil {
-                pool.handlesReusedWithOptions.add(1, ordering: .relaxed)
-            }
+            try configure(request: request, target: target, configuration: configuration, memo: memo, held: heldOptions)
         } catch {
             release()
             throw error
@@ -224,10 +212,11 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
         // Only a handle the engine readied for reuse goes back (see `prepareHandleForReuse`).
         switch handleReuse {
         case .reset?: EasyHandleCache.keep(handle)
-        case .keepOptions?: EasyHandleCache.keep(handle, options: setOptions)
+        case .keepOptions?: EasyHandleCache.keep(handle, options: options)
         case .cleanUp?, nil: break  // cleaned up with its owner
         }
-        sharedLists.removeAll()
+        options = nil
+        resolveList = nil
         errorBuffer.deallocate()
     }
 
@@ -252,7 +241,11 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
     /// - Throws: `HTTPClientError` when libcurl refuses the option.
     func loadRoute(into pool: ConnectionPool) throws {
         guard let route, pool.needsResolveEntry(for: route) else { return }
-        try set(CURLOPT_RESOLVE, list: [route.resolveEntry])
+        guard let list = CurlStringList([route.resolveEntry]) else {
+            throw HTTPClientError(kind: .transferFailed, message: "out of memory", url: url)
+        }
+        resolveList = list
+        try check(httpdns_easy_setopt_ptr(easy, CURLOPT_RESOLVE, list.head), CURLOPT_RESOLVE)
         carriesRoute = true
     }
 
@@ -286,179 +279,126 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
     private func set(_ option: CURLoption, _ value: String) throws {
         try check(value.withCString { httpdns_easy_setopt_ptr(easy, option, $0) }, option)
     }
-    private func set(_ option: CURLoption, list items: [String]) throws {
-        guard let list = CurlStringList(items) else {
-            throw HTTPClientError(kind: .transferFailed, message: "out of memory", url: url)
-        }
-        try use(option, shared: list)
-    }
     func check(_ code: CURLcode, _ option: CURLoption) throws {
-        record(option)
         guard code == CURLE_OK else {
             throw HTTPClientError(kind: .invalidRequest, message: "libcurl rejected option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))", url: url, curlCode: Int(code.rawValue))
         }
     }
 
-    private func use(_ option: CURLoption, shared list: CurlStringList) throws {
-        sharedLists.append(list)
-        try check(httpdns_easy_setopt_ptr(easy, option, list.head), option)
+    /// The facts the request's options depend on (`TransferOptions`).
+    private func optionFacts(request: HTTPRequest, target: RequestTarget, configuration: HTTPClient.Configuration) -> TransferOptions.Facts {
+        let version = request.httpVersion ?? configuration.httpVersion
+        let timeouts = request.timeouts ?? configuration.timeouts
+        // HTTP/2 only over TLS (CURL_HTTP_VERSION_2TLS): a cleartext request is HTTP/1.1. No length
+        // makes libcurl send chunked (adding the field itself), only over HTTP/1.1: HTTP/2 has no
+        // chunked coding (Documentation/LibcurlNotes.md #6).
+        let http1Only = version == .http1_1 || !target.isHTTPS
+        let bodyLength = bodySource.map { framing.chunked && http1Only ? -1 : ($0.length ?? -1) }
+        // IP-direct: connect to the chosen addresses while the URL (and so SNI, Host and the
+        // certificate check) keeps the name. CURLOPT_CONNECT_TO points the name at a synthetic
+        // host whose CURLOPT_RESOLVE entry lists the addresses, so libcurl still races them, and
+        // its connection-reuse key includes the address set: a pooled connection to other
+        // addresses is not reused.
+        let route = addresses.flatMap { $0.isEmpty || target.isIPLiteral ? nil : TransferOptions.Route(host: target.host, port: target.port, addresses: $0) }
+        return TransferOptions.Facts(
+            route: route, proxy: proxy?.absoluteString, version: version, multiplexes: pool.multiplexes,
+            connect: timeouts.connect, total: timeouts.total, idle: timeouts.idle,
+            verifies: pool.trust.policy.verification == .full, isHTTPS: target.isHTTPS,
+            requiresOCSPStapling: pool.trust.policy.requiresOCSPStapling,
+            limitsConnections: pool.connectionsPerHost != nil, method: request.method, bodyLength: bodyLength,
+            headers: request.headers, omittedHeaders: request.omittedHeaders, userAgent: configuration.userAgent,
+            decompresses: configuration.decompressesResponses)
     }
 
-    /// Records `option` as set by `configure` (`setOptions`), while it runs.
-    func record(_ option: CURLoption) {
-        if recordsOptions { setOptions.append(UInt16(truncatingIfNeeded: option.rawValue)) }
-    }
+    /// Sets the handle's options for `request`: its route's list from `memo`, set as
+    /// `HandleReuse.application` says for the list the handle holds (`held`), then the callbacks,
+    /// bound to this transfer.
+    private func configure(request: HTTPRequest, target: RequestTarget, configuration: HTTPClient.Configuration,
+                           memo: TransferOptionsMemo, held: PreparedOptions?) throws {
+        if let problem = pool.trust.configurationError {
+            throw HTTPClientError(kind: .trustConfigurationInvalid, message: problem.description, url: url)
+        }
+        let facts = optionFacts(request: request, target: target, configuration: configuration)
+        guard let prepared = memo.options(for: facts, host: target.curlHost) else {
+            throw HTTPClientError(kind: .transferFailed, message: "out of memory", url: url)
+        }
+        options = prepared
+        route = prepared.route
+        connectLimit = facts.connect
+        totalLimit = facts.total
+        waitsToMultiplex = facts.version == .http2 && facts.multiplexes
+        let application = HandleReuse.application(held: held?.optionIDs, sameList: held === prepared, wanted: prepared.optionIDs)
+        switch application {
+        case .resetThenSetAll: handle.reset()
+        case .setAll, .bindOnly: if held != nil { pool.handlesReusedWithOptions.add(1, ordering: .relaxed) }
+        }
 
-    /// Sets the handle's options for `request`, recording which (`setOptions`).
-    private func configure(request: HTTPRequest, target: RequestTarget, configuration: HTTPClient.Configuration, lists: TransferListMemo) throws {
-        setOptions.removeAll(keepingCapacity: true)
-        setOptions.reserveCapacity(48)
-        recordsOptions = true
-        defer { recordsOptions = false }
         let me = Unmanaged.passUnretained(self).toOpaque()
         try set(CURLOPT_URL, target.curlURL)
         try check(httpdns_easy_setopt_ptr(easy, CURLOPT_PRIVATE, me), CURLOPT_PRIVATE)
         try check(httpdns_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorBuffer), CURLOPT_ERRORBUFFER)
-        try set(CURLOPT_NOSIGNAL, 1)
-        try set(CURLOPT_PROTOCOLS_STR, "http,https")
-        // The proxy, if the client's ProxyPolicy picked one for this URL, is set explicitly; else
-        // none ("" also stops libcurl reading the environment itself).
-        try set(CURLOPT_PROXY, proxy?.absoluteString ?? "")
-        // The proxy's answer to CONNECT ("200 Connection established") is not the response: passed
-        // to the header callback it was taken for the response head (its status and fields, and no
-        // TLS yet), before the server's own.
-        if proxy != nil { try set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1) }
-        // The policy has applied its bypass list; without this libcurl would apply the
-        // environment's no_proxy on top, sending a `.fixed` proxy's hosts (or `--noproxy ""`) direct.
-        try set(CURLOPT_NOPROXY, "")
         try check(httpdns_easy_set_socket_lifecycle(easy), CURLOPT_OPENSOCKETFUNCTION)
-        try set(CURLOPT_FOLLOWLOCATION, 0)
-
-        // Response callbacks.
         try check(httpdns_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION, writeCallback), CURLOPT_WRITEFUNCTION)
         try check(httpdns_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me), CURLOPT_WRITEDATA)
         try check(httpdns_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION, headerCallback), CURLOPT_HEADERFUNCTION)
         try check(httpdns_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me), CURLOPT_HEADERDATA)
-
-        // Versions: HTTP/2 by ALPN, waiting for a connection that may multiplex rather than opening
-        // a new one per request on a cold start (CURLOPT_PIPEWAIT).
-        switch request.httpVersion ?? configuration.httpVersion {
-        case .http1_1:
-            try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
-        case .http2:
-            try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
-            if pool.multiplexes {
-                try set(CURLOPT_PIPEWAIT, 1)
-                waitsToMultiplex = true
-            }
-        }
-
-        let timeouts = request.timeouts ?? configuration.timeouts
-        connectLimit = timeouts.connect
-        totalLimit = timeouts.total
-        if let connect = timeouts.connect { try set(CURLOPT_CONNECTTIMEOUT_MS, RequestDeadlines.curlMilliseconds(connect)) }
-        if let total = timeouts.total { try set(CURLOPT_TIMEOUT_MS, RequestDeadlines.curlMilliseconds(total)) }
-        if pool.connectionsPerHost != nil || waitsToMultiplex {
-            try check(httpdns_easy_setopt_sockopt_function(easy, sockoptCallback), CURLOPT_SOCKOPTFUNCTION)
-            try check(httpdns_easy_setopt_ptr(easy, CURLOPT_SOCKOPTDATA, me), CURLOPT_SOCKOPTDATA)
-        }
-        if let idle = timeouts.idle {
-            try set(CURLOPT_LOW_SPEED_LIMIT, 1)
-            try set(CURLOPT_LOW_SPEED_TIME, max(1, Int(min(idle, Double(Int32.max)).rounded(.up))))
-        }
-
-        try configureTrust(target: target)
-
-        // IP-direct: connect to the chosen addresses while the URL (and so SNI, Host and the
-        // certificate check) keeps the name. CURLOPT_CONNECT_TO points the name at a synthetic
-        // host whose CURLOPT_RESOLVE entry lists the addresses, so libcurl still races them
-        // (Happy Eyeballs), and its connection-reuse key includes the address set: a pooled
-        // connection to other addresses is not reused.
-        if let addresses, !addresses.isEmpty, !target.isIPLiteral {
-            let key = TransferListMemo.RouteKey(host: target.host, port: target.port, addresses: addresses)
-            let made = lists.route(for: key) {
-                let route = ConnectRoute.cached(host: target.host, addresses: addresses, port: target.port)
-                return CurlStringList(["\(target.curlHost):\(target.port):\(route.name):\(target.port)"]).map { (route, $0) }
-            }
-            guard let (route, list) = made else {
-                throw HTTPClientError(kind: .transferFailed, message: "out of memory", url: url)
-            }
-            try use(CURLOPT_CONNECT_TO, shared: list)
-            self.route = route
-        }
-
-        // HTTP/2 only over TLS (CURL_HTTP_VERSION_2TLS): a cleartext request is HTTP/1.1.
-        let http1Only = (request.httpVersion ?? configuration.httpVersion) == .http1_1 || !target.isHTTPS
-        try configureMethodAndBody(request: request, http1Only: http1Only, me: me)
         // libcurl resends a request whose reused connection died before any response byte
         // (lib/transfer.c Curl_retry_request), rewinding the body; it may have reached the server.
         // The pre-request callback runs before every send: a non-idempotent request's second one
         // is refused (also for bodies with no data, which libcurl resends without a rewind), and
-        // every request's sends are counted (`prepareHandleForReuse`).
+        // every request's sends are counted (`reuseFacts`).
         try check(httpdns_easy_setopt_prereq_function(easy, prereqCallback), CURLOPT_PREREQFUNCTION)
         try check(httpdns_easy_setopt_ptr(easy, CURLOPT_PREREQDATA, me), CURLOPT_PREREQDATA)
-        let key = TransferListMemo.HeaderKey(headers: request.headers, omitted: request.omittedHeaders, hasBody: bodySource != nil)
-        let headerList = try lists.headers(for: key) {
-            guard let list = CurlStringList(headerLines(request: request, configuration: configuration)) else {
-                throw HTTPClientError(kind: .transferFailed, message: "out of memory", url: url)
+        for entry in prepared.options.entries {
+            if case .binding = entry.value {
+                try bind(entry.option, me: me, target: target)
+            } else if application != .bindOnly {
+                try apply(entry, of: prepared)
             }
-            return list
         }
-        try use(CURLOPT_HTTPHEADER, shared: headerList)
-        // `failsOnHTTPError` is enforced here, not by CURLOPT_FAILONERROR, which stops at the status
-        // line: a client-certificate rejection (a 400 page over TLS) must still be told apart (58).
-        if configuration.decompressesResponses { try set(CURLOPT_ACCEPT_ENCODING, "") }
+        // `failsOnHTTPError` is enforced in `plainOutcome`, not by CURLOPT_FAILONERROR, which stops
+        // at the status line: a client-certificate rejection (a 400 page over TLS) must still be
+        // told apart (58).
     }
 
-    private func configureMethodAndBody(request: HTTPRequest, http1Only: Bool, me: UnsafeMutableRawPointer) throws {
-        let method = request.method
-        if let bodySource {
-            try set(CURLOPT_POST, 1)
+    /// Sets one entry of the list.
+    private func apply(_ entry: TransferOptions.Entry, of prepared: PreparedOptions) throws {
+        let option = entry.option.curlOption
+        let code: CURLcode
+        switch entry.value {
+        case .long(let value): code = httpdns_easy_setopt_long(easy, option, value)
+        case .text(let value): code = value.withCString { httpdns_easy_setopt_ptr(easy, option, $0) }
+        case .lines: code = httpdns_easy_setopt_ptr(easy, option, prepared.list(for: entry.option)?.head)
+        case .size(let value): code = httpdns_easy_setopt_off(easy, option, curl_off_t(value))
+        case .version(let version): code = httpdns_easy_setopt_long(easy, option, version == .http1_1 ? CURL_HTTP_VERSION_1_1 : CURL_HTTP_VERSION_2TLS)
+        case .null: code = httpdns_easy_setopt_ptr(easy, option, nil)
+        case .binding: return
+        }
+        if entry.option == .verifyStatus, code != CURLE_OK {
+            throw HTTPClientError(kind: .trustConfigurationInvalid,
+                                  message: "OCSP stapling cannot be required with this libcurl/TLS library: \(String(cString: curl_easy_strerror(code)))",
+                                  url: url, curlCode: Int(code.rawValue))
+        }
+        try check(code, option)
+    }
+
+    /// Sets a callback the list asks for and points its data at this transfer.
+    private func bind(_ option: TransferOptions.Option, me: UnsafeMutableRawPointer, target: RequestTarget) throws {
+        switch option {
+        case .socketOptionCallback:
+            try check(httpdns_easy_setopt_sockopt_function(easy, sockoptCallback), CURLOPT_SOCKOPTFUNCTION)
+            try check(httpdns_easy_setopt_ptr(easy, CURLOPT_SOCKOPTDATA, me), CURLOPT_SOCKOPTDATA)
+        case .bodyCallbacks:
             try check(httpdns_easy_setopt_read_function(easy, readCallback), CURLOPT_READFUNCTION)
             try check(httpdns_easy_setopt_ptr(easy, CURLOPT_READDATA, me), CURLOPT_READDATA)
             try check(httpdns_easy_setopt_seek_function(easy, seekCallback), CURLOPT_SEEKFUNCTION)
             try check(httpdns_easy_setopt_ptr(easy, CURLOPT_SEEKDATA, me), CURLOPT_SEEKDATA)
-            // No length makes libcurl send chunked (adding the field itself); the source still stops
-            // at a known length. Only for HTTP/1.1: HTTP/2 has no chunked coding (and see
-            // Documentation/LibcurlNotes.md #6).
-            let length = framing.chunked && http1Only ? nil : bodySource.length
-            try check(httpdns_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(length ?? -1)), CURLOPT_POSTFIELDSIZE_LARGE)
-            if method != "POST" { try set(CURLOPT_CUSTOMREQUEST, method) }
-        } else if method == "HEAD" {
-            try set(CURLOPT_NOBODY, 1)
-        } else if method != "GET" {
-            try set(CURLOPT_CUSTOMREQUEST, method)
+        case .tlsCallback:
+            try bindTrust(host: target.host)
+        default:
+            preconditionFailure("httpdns: \(option) is not a callback")
         }
     }
-
-    /// The CURLOPT_HTTPHEADER lines for the request's header fields, which `RequestFraming.checkFields`
-    /// found sendable.
-    private func headerLines(request: HTTPRequest, configuration: HTTPClient.Configuration) -> [String] {
-        var lines: [String] = []
-        for field in request.headers {
-            // A body's Content-Length is its length (checked in init), which libcurl sends itself
-            // (CURLOPT_POSTFIELDSIZE_LARGE), as it sends Transfer-Encoding: chunked when there is no
-            // length: given to libcurl, the caller's field went out beside Content-Length (any coding
-            // but chunked) or over HTTP/2 (RFC 9113 §8.2.2 forbids it there).
-            if bodySource != nil, field.name.lowercased() == "content-length" { continue }
-            if field.name.lowercased() == "transfer-encoding" { continue }
-            // "Name;" is libcurl's way to send a header with an empty value.
-            lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
-        }
-        for name in request.omittedHeaders.sorted() where !request.headers.contains(name: name) {
-            // "Name:" is libcurl's way to leave out a header it would add.
-            lines.append("\(name):")
-        }
-        // libcurl would label any POST body as a form; send no Content-Type unless the caller set one.
-        if bodySource != nil, !request.headers.contains(name: "Content-Type") { lines.append("Content-Type:") }
-        if !request.headers.contains(name: "User-Agent"), !request.omittedHeaders.contains(where: { $0.lowercased() == "user-agent" }),
-           let agent = configuration.userAgent {
-            lines.append("User-Agent: \(agent)")
-        }
-        return lines
-    }
-
-    // MARK: Callbacks (transfer thread)
 
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         let mayBeRejection = isHTTPS && status == 400
