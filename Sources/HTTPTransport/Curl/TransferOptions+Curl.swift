@@ -1,4 +1,5 @@
 internal import CCurl
+internal import CHTTPDNSShims
 
 extension TransferOptions.Option {
     /// The libcurl option this one sets (a `.binding` entry's function option).
