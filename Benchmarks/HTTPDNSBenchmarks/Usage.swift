@@ -17,7 +17,8 @@ enum Usage {
                                 cold start beside curl --doh-url; needs python3-venv and PyPI).
       --cache-only              Only the cached lookups.
       --profile h1|h2           Only this library's sequential loop (for perf record).
-      --on-executor             With --profile: the caller on the client's executor.
+      --on-executor             With --profile or --profile-concurrent: callers on the client's
+                                executor.
       --profile-concurrent h1|h2
                                 Only this library's 16-concurrent loop (for perf record).
       --profile-raw h1|h2       Only the reused blocking easy handle's sequential loop.
@@ -25,6 +26,9 @@ enum Usage {
                                 Only the raw libcurl 16-concurrent loop (for perf record beside
                                 --profile-concurrent).
       -h, --help                This help.
+
+    HTTPDNS_TEST_SERVERS_DIR=DIR uses the servers `scripts/test-servers.sh start DIR` started instead
+    of starting its own (under valgrind, which cannot start them; scripts/bench-instructions.sh).
     """
 
     private static let valued: Set<String> = ["--requests", "--rounds", "--memory-requests", "--memory-version", "--lookups", "--profile", "--profile-concurrent", "--profile-raw-concurrent", "--profile-raw"]

@@ -5,7 +5,8 @@
 //   swift build -c release && .build/release/httpdns-bench [--requests N] [--rounds R] [--memory-requests N]
 //       [--memory-version h1|h2] [--no-urlsession] [--no-memory] [--lookups N]
 //   ... --memory-only | --resolver-only | --cache-only: one group of workloads alone
-//   ... --profile[-raw] h1|h2 | --profile[-raw]-concurrent h1|h2 [--requests N]: one loop alone, for perf record
+//   ... --profile[-raw] h1|h2 | --profile[-raw]-concurrent h1|h2 [--on-executor] [--requests N]: one loop alone,
+//       for perf record or valgrind (HTTPDNS_TEST_SERVERS_DIR: servers started beforehand; scripts/bench-instructions.sh)
 import Foundation
 import Synchronization
 import HTTPDNS
@@ -40,11 +41,12 @@ struct Benchmarks {
         }
         let servers = try TestServers.shared()
         let ca = try Certificate.certificates(contentsOf: servers.caCertificate)
-        // --profile-concurrent VERSION: only this library's 16-concurrent workload, for perf record.
+        // --profile-concurrent VERSION [--on-executor]: only this library's 16-concurrent workload, for perf record.
         if let value = flag("--profile-concurrent") {
             let version: HTTPVersionPreference = value == "h2" ? .http2 : .http1_1
             let cpu = ResolverWorkloads.processCPUNanoseconds()
-            let rate = try await Ours.concurrent(servers: servers, ca: ca, count: requests, width: 16, version: version)
+            let rate = try await Ours.concurrent(servers: servers, ca: ca, count: requests, width: 16, version: version,
+                                                 onExecutor: arguments.contains("--on-executor"))
             print(String(format: "httpdns HTTPClient 16 concurrent: %.0f req/s, %.1f µs of CPU per request, %d new connections",
                          rate, Double(ResolverWorkloads.processCPUNanoseconds() - cpu) / 1e3 / Double(requests), Ours.opened.load(ordering: .relaxed)))
             return
@@ -302,7 +304,10 @@ enum Ours {
                            onExecutor: Bool = false) async throws -> Double {
         let client = client(servers: servers, ca: ca, version: version)
         let request = HTTPRequest(url: servers.httpsURL("a.test"))
-        _ = try await client.execute(request)
+        // Warm as the raw multi peer does, `width` at once: the connections are open before the
+        // clock starts, so the figure is per request, not per connection (and under callgrind two
+        // request counts open as many).
+        try await Lanes.run(count: width, width: width) { _ = try await client.execute(request) }
         // The lanes are child tasks: they inherit the executor preference.
         return try await withTaskExecutorPreference(onExecutor ? client.executor : nil) {
             let start = DispatchTime.now().uptimeNanoseconds
