@@ -9,8 +9,8 @@
 #   --scratch-path DIR  its build directory (default: DIR/.build)
 #   --requests N1,N2    the two request counts (default 500,4500)
 #   --only TEXT         only the rows whose workload or caller contains TEXT ("HTTP/1.1")
-#   --top K             after the table, this library's K most costly functions per request
-#                       (inclusive) and the cost by object file, for each of its rows
+#   --top K             after the table, for each of this library's rows: its K most costly
+#                       functions per request, inclusive and exclusive, and the cost by object file
 #   --keep DIR          keep the callgrind.out files, the bench's output and the servers' logs in DIR
 #
 # Builds the benchmark (release), starts the test servers once (scripts/test-servers.sh; the bench
@@ -59,6 +59,9 @@ for tool in valgrind callgrind_annotate gcc objcopy python3; do
     command -v "$tool" >/dev/null || die "$tool not found: install valgrind, gcc, binutils and python3 (apt-get install valgrind gcc binutils python3)"
 done
 
+# What is measured, read before the build: the tree may change while the runs go on.
+commit=$(git -C "$package" rev-parse --short HEAD 2>/dev/null || echo "?")
+[[ -z $(git -C "$package" status --porcelain --untracked-files=no 2>/dev/null) ]] || commit="$commit with uncommitted changes"
 echo "bench-instructions: building httpdns-bench (release) in $package" >&2
 swift build -c release --package-path "$package" --scratch-path "$scratch" --product httpdns-bench >&2
 bench=$scratch/release/httpdns-bench
@@ -161,8 +164,6 @@ for row in "${rows[@]}"; do
     results+=("$workload|$caller|$ir|$alloc|$slug")
 done
 
-commit=$(git -C "$package" rev-parse --short HEAD 2>/dev/null || echo "?")
-[[ -z $(git -C "$package" status --porcelain --untracked-files=no 2>/dev/null) ]] || commit="$commit with uncommitted changes"
 echo
 echo "Callgrind ($(valgrind --version)), httpdns-bench of $commit, release build; per request: (count($n2) - count($n1)) / $((n2 - n1)), every thread."
 echo

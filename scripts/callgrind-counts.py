@@ -10,8 +10,8 @@ the cost of one request. scripts/bench-instructions.sh runs the workloads; this 
   callgrind-counts.py top FILE1 N1 FILE2 N2 K
       The K functions with the most inclusive instructions per request (callgrind_annotate
       --inclusive=yes at both counts, differenced; thread entry points and recursion cycles left
-      out), then the instructions per request by object file (exclusive costs). Swift names are
-      demangled when swift-demangle is found.
+      out), the K with the most exclusive instructions per request, then the instructions per
+      request by object file. Swift names are demangled when swift-demangle is found.
 """
 import os
 import re
@@ -85,23 +85,29 @@ def per_request(first, n1, second, n2):
     return {key: (second.get(key, 0) - first.get(key, 0)) / (n2 - n1) for key in keys}
 
 
-def top(file1, n1, file2, n2, k):
-    total = (counts(file2)[0] - counts(file1)[0]) / (n2 - n1)
-    inclusive = per_request(annotate(file1, True), n1, annotate(file2, True), n2)
-    # A function in a recursion cycle ("name'2") can be given more than the whole: leave it out.
-    kept = {key: cost for key, cost in inclusive.items() if key[0] not in THREAD_ENTRIES and cost <= total}
-    rows = sorted(kept.items(), key=lambda item: -item[1])[:k]
+def print_functions(kind, costs, k):
+    """The k costliest functions of {(function, object): cost} as a markdown table."""
+    rows = sorted(costs.items(), key=lambda item: -item[1])[:k]
     names = demangle([function for (function, _), _ in rows])
-    print("| instructions per request (inclusive) | function | object |")
+    print(f"| instructions per request ({kind}) | function | object |")
     print("| ---: | --- | --- |")
     for name, ((_, obj), cost) in zip(names, rows):
         print(f"| {cost:,.0f} | `{name[:160]}` | {obj} |")
     print()
+
+
+def top(file1, n1, file2, n2, k):
+    total = (counts(file2)[0] - counts(file1)[0]) / (n2 - n1)
+    inclusive = per_request(annotate(file1, True), n1, annotate(file2, True), n2)
+    # A function in a recursion cycle ("name'2") can be given more than the whole: leave it out.
+    print_functions("inclusive", {key: cost for key, cost in inclusive.items() if key[0] not in THREAD_ENTRIES and cost <= total}, k)
+    exclusive = per_request(annotate(file1, False), n1, annotate(file2, False), n2)
+    print_functions("exclusive", exclusive, k)
     by_object = {}
-    for (_, obj), cost in per_request(annotate(file1, False), n1, annotate(file2, False), n2).items():
+    for (_, obj), cost in exclusive.items():
         by_object[obj] = by_object.get(obj, 0) + cost
     total = sum(by_object.values())
-    print("| instructions per request (exclusive) | object |")
+    print("| instructions per request | object |")
     print("| ---: | --- |")
     for obj, cost in sorted(by_object.items(), key=lambda item: -item[1]):
         if abs(cost) >= 0.005 * total:
