@@ -5,7 +5,9 @@
 //   swift build -c release && .build/release/httpdns-bench [--requests N] [--rounds R] [--memory-requests N]
 //       [--memory-version h1|h2] [--no-urlsession] [--no-memory] [--lookups N]
 //   ... --memory-only | --resolver-only | --cache-only: one group of workloads alone
-//   ... --profile[-raw] h1|h2 | --profile[-raw]-concurrent h1|h2 [--requests N]: one loop alone, for perf record
+//   ... --profile[-raw] h1|h2 | --profile[-raw]-concurrent h1|h2 [--on-executor] [--requests N]: one loop alone,
+//       for perf record or valgrind (HTTPDNS_TEST_SERVERS_DIR: servers started beforehand; scripts/bench-instructions.sh)
+//   ... --busy-core | --busy-core-cpu N: every keep-alive comparison again beside a spinning process
 import Foundation
 import Synchronization
 import HTTPDNS
@@ -18,6 +20,7 @@ struct Benchmarks {
     static func main() async throws {
         let arguments = CommandLine.arguments
         if arguments.contains(URLSessionPeer.childFlag) { return try await URLSessionPeer.runChild(arguments) }
+        if arguments.contains(BusyLoop.childFlag) { BusyLoop.runChild(arguments) }
         if let problem = Usage.check(Array(arguments.dropFirst())) {
             if problem.isEmpty { print(Usage.text); return }
             FileHandle.standardError.write(Data("httpdns-bench: \(problem)\n\n\(Usage.text)\n".utf8))
@@ -40,11 +43,12 @@ struct Benchmarks {
         }
         let servers = try TestServers.shared()
         let ca = try Certificate.certificates(contentsOf: servers.caCertificate)
-        // --profile-concurrent VERSION: only this library's 16-concurrent workload, for perf record.
+        // --profile-concurrent VERSION [--on-executor]: only this library's 16-concurrent workload, for perf record.
         if let value = flag("--profile-concurrent") {
             let version: HTTPVersionPreference = value == "h2" ? .http2 : .http1_1
             let cpu = ResolverWorkloads.processCPUNanoseconds()
-            let rate = try await Ours.concurrent(servers: servers, ca: ca, count: requests, width: 16, version: version)
+            let rate = try await Ours.concurrent(servers: servers, ca: ca, count: requests, width: 16, version: version,
+                                                 onExecutor: arguments.contains("--on-executor"))
             print(String(format: "httpdns HTTPClient 16 concurrent: %.0f req/s, %.1f µs of CPU per request, %d new connections",
                          rate, Double(ResolverWorkloads.processCPUNanoseconds() - cpu) / 1e3 / Double(requests), Ours.opened.load(ordering: .relaxed)))
             return
@@ -88,53 +92,75 @@ struct Benchmarks {
             return
         }
 
-        print("== cold start: 16 concurrent HTTP/2 requests on an empty pool (raw libcurl multi)")
-        for pipewait in [false, true] {
-            let connections = RawCurl.coldStartConnections(servers: servers, count: 16, pipewait: pipewait)
-            print("   CURLOPT_PIPEWAIT=\(pipewait ? 1 : 0): \(connections) connections opened")
+        // --keep-alive-only: the sequential and 16-concurrent comparisons alone.
+        let keepAliveOnly = arguments.contains("--keep-alive-only")
+        if !keepAliveOnly {
+            print("== cold start: 16 concurrent HTTP/2 requests on an empty pool (raw libcurl multi)")
+            for pipewait in [false, true] {
+                let connections = RawCurl.coldStartConnections(servers: servers, count: 16, pipewait: pipewait)
+                print("   CURLOPT_PIPEWAIT=\(pipewait ? 1 : 0): \(connections) connections opened")
+            }
+            print("")
+
+            print("== cold start: 50 concurrent HTTP/1.1 requests, each on a new TLS connection")
+            let coldOurs = try await Ours.coldConnections(servers: servers, ca: ca, count: 50)
+            let coldCurl = try CurlCLI.parallel(servers: servers, count: 50, width: 50, http2: false)
+            print(String(format: "   curl --parallel-max 50:      %8.3f s", 50 / coldCurl))
+            print(String(format: "   httpdns HTTPClient:          %8.3f s   (%.2fx curl's time)", coldOurs, coldOurs / (50 / coldCurl)))
+            print("")
         }
-        print("")
 
-        print("== cold start: 50 concurrent HTTP/1.1 requests, each on a new TLS connection")
-        let coldOurs = try await Ours.coldConnections(servers: servers, ca: ca, count: 50)
-        let coldCurl = try CurlCLI.parallel(servers: servers, count: 50, width: 50, http2: false)
-        print(String(format: "   curl --parallel-max 50:      %8.3f s", 50 / coldCurl))
-        print(String(format: "   httpdns HTTPClient:          %8.3f s   (%.2fx curl's time)", coldOurs, coldOurs / (50 / coldCurl)))
-        print("")
-
+        // --busy-core: every keep-alive comparison again beside a spinning process (BusyLoop.swift).
+        let busyCPU = flag("--busy-core-cpu").flatMap(Int.init)
+        var table = KeepAliveTable(busyLoop: arguments.contains("--busy-core") || busyCPU != nil ? BusyLoop(cpu: busyCPU) : nil)
+        if let busyLoop = table.busyLoop { print("busy core: each keep-alive comparison is measured idle, then beside \(busyLoop.description)\n") }
         for version in [HTTPVersionPreference.http1_1, .http2] {
-            print("== sequential requests, 1 in flight, keep-alive, \(version == .http2 ? "HTTP/2" : "HTTP/1.1")")
-            let sequential = try await Rounds.compare(rounds: rounds, count: requests / rounds, peer: { RawCurl.sequential(servers: servers, count: requests / rounds, http2: version == .http2) },
-                                                      ours: { try await Ours.sequential(servers: servers, ca: ca, count: requests / rounds, version: version) })
-            let ours = sequential.ours
-            print(String(format: "   reused blocking easy handle: %8.0f req/s   %5.0f µs CPU per request", sequential.peer, sequential.peerCPU))
-            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds)", ours, sequential.oursCPU, sequential.ratio, rounds))
-            let onLoop = try await Rounds.compare(rounds: rounds, count: requests / rounds, peer: { RawCurl.sequential(servers: servers, count: requests / rounds, http2: version == .http2) },
-                                                  ours: { try await Ours.sequential(servers: servers, ca: ca, count: requests / rounds, version: version, onExecutor: true) })
-            print(String(format: "   reused blocking easy handle: %8.0f req/s   %5.0f µs CPU per request", onLoop.peer, onLoop.peerCPU))
-            print(String(format: "   httpdns, caller on executor: %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds)", onLoop.ours, onLoop.oursCPU, onLoop.ratio, rounds))
+            let name = version == .http2 ? "HTTP/2" : "HTTP/1.1"
+            print("== sequential requests, 1 in flight, keep-alive, \(name)")
+            let blocking = "reused blocking easy handle"
+            let sequential = try await table.compare(workload: "sequential, \(name)", caller: "global executor", peer: blocking, rounds: rounds, count: requests / rounds,
+                                                     peer: { RawCurl.sequential(servers: servers, count: requests / rounds, http2: version == .http2) },
+                                                     ours: { try await Ours.sequential(servers: servers, ca: ca, count: requests / rounds, version: version) })
+            let ours = sequential.idle.ours
+            print(String(format: "   reused blocking easy handle: %8.0f req/s   %5.0f µs CPU per request", sequential.idle.peer, sequential.idle.peerCPU))
+            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds)", ours, sequential.idle.oursCPU, sequential.idle.ratio, rounds))
+            if let busy = sequential.busy { print(KeepAliveTable.busyLine(busy)) }
+            let onLoop = try await table.compare(workload: "sequential, \(name)", caller: "`client.executor`", peer: blocking, rounds: rounds, count: requests / rounds,
+                                                 peer: { RawCurl.sequential(servers: servers, count: requests / rounds, http2: version == .http2) },
+                                                 ours: { try await Ours.sequential(servers: servers, ca: ca, count: requests / rounds, version: version, onExecutor: true) })
+            print(String(format: "   reused blocking easy handle: %8.0f req/s   %5.0f µs CPU per request", onLoop.idle.peer, onLoop.idle.peerCPU))
+            print(String(format: "   httpdns, caller on executor: %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds)", onLoop.idle.ours, onLoop.idle.oursCPU, onLoop.idle.ratio, rounds))
+            if let busy = onLoop.busy { print(KeepAliveTable.busyLine(busy)) }
             if !arguments.contains("--no-urlsession") {
                 let peer = try URLSessionPeer.measure(servers: servers, count: requests, width: 1)
                 print(String(format: "   URLSession:                  %8.0f req/s   (httpdns is %.2fx)", peer.rate, ours / peer.rate) + "; nginx logged \"\(peer.requestLine)\"")
             }
             print("")
-            print("== 16 concurrent, \(version == .http2 ? "HTTP/2" : "HTTP/1.1")")
-            let concurrent = try await Rounds.compare(rounds: rounds, count: requests * 2, peer: { try CurlCLI.parallel(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
-                                                      ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version) })
-            let oursConcurrent = concurrent.ours
-            let concurrentOnLoop = try await Rounds.compare(rounds: rounds, count: requests * 2, peer: { try RawCurl.concurrent(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
-                                                            ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version, onExecutor: true) })
-            _ = Ours.opened.exchange(0, ordering: .relaxed)
-            print(String(format: "   curl --parallel-max 16:      %8.0f req/s   %5.0f µs CPU per request", concurrent.peer, concurrent.peerCPU))
-            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds), %d new connections", oursConcurrent, concurrent.oursCPU, concurrent.ratio, rounds, Ours.opened.exchange(0, ordering: .relaxed)))
+            print("== 16 concurrent, \(name)")
+            let workload = "16 concurrent, \(name)"
+            let concurrent = try await table.compare(workload: workload, caller: "global executor", peer: "`curl --parallel-max 16`", rounds: rounds, count: requests * 2,
+                                                     peer: { try CurlCLI.parallel(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
+                                                     ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version) })
+            let oursConcurrent = concurrent.idle.ours
+            let opened = Ours.opened.exchange(0, ordering: .relaxed)
+            print(String(format: "   curl --parallel-max 16:      %8.0f req/s   %5.0f µs CPU per request", concurrent.idle.peer, concurrent.idle.peerCPU))
+            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds), %d new connections", oursConcurrent, concurrent.idle.oursCPU, concurrent.idle.ratio, rounds, opened))
+            if let busy = concurrent.busy { print(KeepAliveTable.busyLine(busy)) }
             // The ceiling for anything built on libcurl, measured beside the two.
-            let ceiling = try await Rounds.compare(rounds: rounds, count: requests * 2, peer: { try RawCurl.concurrent(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
-                                                 ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version) })
-            _ = Ours.opened.exchange(0, ordering: .relaxed)
+            let rawMulti = "raw libcurl multi, 16 reused easy handles"
+            let ceiling = try await table.compare(workload: workload, caller: "global executor", peer: rawMulti, rounds: rounds, count: requests * 2,
+                                                  peer: { try RawCurl.concurrent(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
+                                                  ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version) })
             print(String(format: "   libcurl multi, 16 reused easy handles, one thread (no API): %8.0f req/s   %5.0f µs CPU per request = %.2fx curl --parallel; httpdns is %.2fx of it",
-                         ceiling.peer, ceiling.peerCPU, ceiling.peer / concurrent.peer, ceiling.ratio))
+                         ceiling.idle.peer, ceiling.idle.peerCPU, ceiling.idle.peer / concurrent.idle.peer, ceiling.idle.ratio))
+            if let busy = ceiling.busy { print(KeepAliveTable.busyLine(busy)) }
+            let concurrentOnLoop = try await table.compare(workload: workload, caller: "`client.executor`", peer: rawMulti, rounds: rounds, count: requests * 2,
+                                                           peer: { try RawCurl.concurrent(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
+                                                           ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version, onExecutor: true) })
+            _ = Ours.opened.exchange(0, ordering: .relaxed)
             print(String(format: "   httpdns, callers on executor: %8.0f req/s   %5.0f µs CPU per request = %.2fx curl --parallel; %.2fx the raw multi's rate (%.0f µs CPU there)",
-                         concurrentOnLoop.ours, concurrentOnLoop.oursCPU, concurrentOnLoop.ours / concurrent.peer, concurrentOnLoop.ratio, concurrentOnLoop.peerCPU))
+                         concurrentOnLoop.idle.ours, concurrentOnLoop.idle.oursCPU, concurrentOnLoop.idle.ours / concurrent.idle.peer, concurrentOnLoop.idle.ratio, concurrentOnLoop.idle.peerCPU))
+            if let busy = concurrentOnLoop.busy { print(KeepAliveTable.busyLine(busy)) }
             if !arguments.contains("--no-urlsession") {
                 // URLSession picks the version itself (HTTP/2 by ALPN): the line nginx logged shows which.
                 let peer = try URLSessionPeer.measure(servers: servers, count: requests, width: 16)
@@ -143,6 +169,10 @@ struct Benchmarks {
             }
             print("")
         }
+        print("== keep-alive ratios (this library against each peer; CPU per request: this library's against the peer's)")
+        print(table.markdown())
+        print("")
+        if keepAliveOnly { return }
 
         if !arguments.contains("--no-memory") {
             let report = try await MemoryWorkload.run(servers: servers, ca: ca, total: memoryRequests, checkpoint: min(10_000, memoryRequests / 10), width: 16, version: memoryVersion)
@@ -302,7 +332,11 @@ enum Ours {
                            onExecutor: Bool = false) async throws -> Double {
         let client = client(servers: servers, ca: ca, version: version)
         let request = HTTPRequest(url: servers.httpsURL("a.test"))
-        _ = try await client.execute(request)
+        // Warm `width` at once, as the raw multi peer does, so the connections are open before the
+        // clock starts and the figure is per request, not per connection. Four turns a lane: when
+        // a thread is slow to start its lane (under valgrind), the first turn's requests overlap
+        // too little for the pool to open all `width`.
+        try await Lanes.run(count: width * 4, width: width) { _ = try await client.execute(request) }
         // The lanes are child tasks: they inherit the executor preference.
         return try await withTaskExecutorPreference(onExecutor ? client.executor : nil) {
             let start = DispatchTime.now().uptimeNanoseconds
