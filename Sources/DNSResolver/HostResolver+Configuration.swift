@@ -79,13 +79,17 @@ extension HostResolver {
         /// written by a background writer, never on a lookup's path. Created, with its directory, when
         /// missing; a cache file of httpdns's former JSON format is migrated to SQLite once. A file that
         /// cannot be used (a directory, corrupt, another program's, a newer schema) is reported to the
-        /// observer, left as it is, and the cache kept in memory. `nil` (default): memory only.
+        /// observer, left as it is, and the cache kept in memory. A file that may not be written, or
+        /// one in a directory that may not be written (where SQLite keeps its -wal and -shm files), is
+        /// read, with a warning that new answers are not saved. `nil` (default): memory only.
         public var persistentCacheFile: URL? = nil
         /// Rows in the cache file expired longer ago than this, in seconds, are dropped (default 86,400).
         /// Rows expired less long are loaded, usable only as stale answers.
         public var persistentCacheMaximumAge: TimeInterval = 86_400
-        /// How long, in seconds, the cache file's reader and writer wait for another process's lock
-        /// (default 2). A write still locked out keeps its changes in memory and tries again later.
+        /// How long, in seconds, the cache file's writer waits for another process's write lock
+        /// (default 2); reading the file at creation never waits for it. A background write still
+        /// locked out keeps its changes in memory and tries again every second;
+        /// `savePersistentCache()` waits this long, then warns of what was not saved.
         public var persistentCacheBusyTimeout: TimeInterval = 2
 
         // MARK: When not to use the providers

@@ -78,11 +78,13 @@ public final class HostResolver: HostResolving {
         self.staleRetention = policy.staleRetention
         self.providers = ProviderPool(configuration: configuration, transport: transport, clock: clock)
         let observer = configuration.observer
-        self.store = configuration.persistentCacheFile.flatMap { file in
+        let opened = configuration.persistentCacheFile.flatMap { file in
             ResolverCacheStore.open(file, busyTimeout: configuration.persistentCacheBusyTimeout,
-                                    maximumAge: configuration.persistentCacheMaximumAge) { observer?.warning($0) }
+                                    maximumAge: configuration.persistentCacheMaximumAge,
+                                    loadLimit: configuration.cacheCapacity) { observer?.warning($0) }
         }
-        loadPersistentCache()
+        self.store = opened?.store
+        if let rows = opened?.rows { load(rows) }
         if !configuration.preResolveHosts.isEmpty {
             let hosts = configuration.preResolveHosts
             preResolution.withLock { $0 = Task { _ = await self.preResolve(hosts) } }
