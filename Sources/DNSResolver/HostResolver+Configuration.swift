@@ -131,14 +131,21 @@ extension HostResolver {
         }
 
         /// RFC 8767's timers, all in seconds; the defaults are the RFC's suggested values.
+        ///
+        /// Each is a number of seconds, 0 or more. A `HostResolver` made with one that is not uses
+        /// instead, and says so through `ResolverObserver.warning(_:)` when it is made: 0 for a
+        /// negative value, the RFC's value for NaN, and for an infinite `staleAnswerTTL` or
+        /// `failureRecheckInterval` (one would never expire, the other never ask again).
+        /// `clientResponseTimeout` and `maximumStaleAge` may be `.infinity`: no timer, no age limit.
         public struct ServeStale: Sendable, Equatable {
             /// The client response timer (§5, 1.8 s): how long a lookup waits for a fresh answer
-            /// before it is answered with the stale one.
+            /// before it is answered with the stale one. 0: the stale answer at once (the lookup goes
+            /// on); `.infinity`: no timer, the stale answer only when no resolver can be reached.
             public var clientResponseTimeout: TimeInterval
             /// The TTL given a stale answer (§4, 30 s): `HostResolution.ttl` of the answers served stale.
             public var staleAnswerTTL: TimeInterval
             /// The maximum stale timer (§5 suggests 1 to 3 days; default 1 day): an answer expired
-            /// longer ago is not served.
+            /// longer ago is not served. `.infinity`: no limit.
             public var maximumStaleAge: TimeInterval
             /// The failure recheck timer (§4, 30 s): after a lookup failed and was answered stale,
             /// lookups of the name are answered stale at once for this long, without asking again.

@@ -78,6 +78,7 @@ public final class HostResolver: HostResolving {
         self.staleRetention = policy.staleRetention
         self.providers = ProviderPool(configuration: configuration, transport: transport, clock: clock)
         let observer = configuration.observer
+        for problem in policy.problems { observer?.warning(problem) }
         let opened = configuration.persistentCacheFile.flatMap { file in
             ResolverCacheStore.open(file, busyTimeout: configuration.persistentCacheBusyTimeout,
                                     maximumAge: configuration.persistentCacheMaximumAge,
@@ -97,7 +98,8 @@ public final class HostResolver: HostResolving {
         switch try answerAtOnce(host: host, port: port, families: configuration.families) {
         case .answered(let answer): answer.resolution
         case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
-        case .miss(let key, let started, let stale): try await providerLookup(key, port: port, started: started, stale: stale)
+        case .miss(let key, let started, let stale):
+            try await providerLookup(key, port: port, started: started, stale: stale).reported(to: configuration.observer)
         }
     }
 
@@ -121,7 +123,8 @@ public final class HostResolver: HostResolving {
         switch try answerAtOnce(host: host, port: port, families: families) {
         case .answered(let answer): answer.resolution
         case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
-        case .miss(let key, let started, let stale): try await providerLookup(key, port: port, started: started, stale: stale)
+        case .miss(let key, let started, let stale):
+            try await providerLookup(key, port: port, started: started, stale: stale).reported(to: configuration.observer)
         }
     }
 
@@ -226,13 +229,13 @@ public final class HostResolver: HostResolving {
 
     /// A cache miss: the providers are asked (one query shared by concurrent lookups of `key`); with a
     /// serve-stale candidate, under RFC 8767's timers (`HostResolver+ServeStale.swift`).
-    private func providerLookup(_ key: ResolutionCache.Key, port: Int, started: TimeInterval, stale: Answer?) async throws -> HostResolution {
+    func providerLookup(_ key: ResolutionCache.Key, port: Int, started: TimeInterval, stale: Answer?) async throws -> Served {
         configuration.observer?.cacheMiss(host: key.name)
         let flight = LookupCoalescer.Key(cacheKey: key, port: port)
         if let stale { return try await lookupServingStale(flight, stale: stale, started: started) }
         var resolution = try await sharedLookup(flight)
         if resolution.source != .cache { resolution.latency = clock.now() - started }
-        return resolution
+        return Served(resolution: resolution)
     }
 
     /// The cached addresses for `host` with their remaining TTL (source `.cache`), or `nil` when none are
