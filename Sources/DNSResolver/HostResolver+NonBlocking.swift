@@ -11,7 +11,8 @@ extension HostResolver {
     /// Replaces the vendor SDKs' non-blocking lookups: Alibaba EMAS HTTPDNS's
     /// `resolveHostSyncNonBlocking` (iOS) / `getHttpDnsResultForHostSyncNonBlocking` (Android) and
     /// Tencent HTTPDNS's `getAddrByNameAsync`; as theirs, the caller falls back to its own resolution
-    /// when nil comes back.
+    /// when nil comes back. A cached both-families answer also answers an IPv4-only or IPv6-only
+    /// call with its addresses of that family.
     ///
     /// - Parameters:
     ///   - host: A host name or IP literal, as for `resolve(host:port:families:)`.

@@ -109,7 +109,9 @@ public final class HostResolver: HostResolving {
     ///   - host: A host name (any case, optional trailing dot, Unicode allowed: converted to A-labels)
     ///     or an IP literal (optionally bracketed).
     ///   - port: The port the caller will connect to; only static entries depend on it.
-    ///   - families: The address families wanted; cached separately per selection.
+    ///   - families: The address families wanted; cached separately per selection, and an IPv4-only
+    ///     or IPv6-only lookup is also answered from a cached both-families answer that has addresses
+    ///     of its family (those alone).
     /// - Returns: At least one address, IPv6 before IPv4 for provider answers; `ttl` is the remaining
     ///   lifetime in seconds for provider and cached answers (0 for a stale one, `ServeStale`'s stale
     ///   answer TTL under serve-stale), `nil` otherwise; `provider` and `latency` say who answered and
@@ -188,7 +190,13 @@ public final class HostResolver: HostResolving {
         let families = concrete(families)
         if bypasses(name) { return .bypassed(name: name, families: families, started: started) }
         let key = ResolutionCache.Key(name: name, families: families)
-        guard let hit = cache.lookup(key, now: started, staleLimit: staleRetention) else {
+        var hitKey = key
+        var found = cache.lookup(key, now: started, staleLimit: staleRetention)
+        if families != .both, found?.isStale ?? true, let other = bothFamiliesHit(name, families, now: started),
+           found == nil || !other.isStale {
+            (found, hitKey) = (other, ResolutionCache.Key(name: name, families: .both))
+        }
+        guard let hit = found else {
             return .miss(key, started: started, stale: nil)
         }
         guard case .addresses(let addresses) = hit.value else {
@@ -202,7 +210,7 @@ public final class HostResolver: HostResolving {
         if !hit.isStale {
             configuration.observer?.cacheHit(host: name, resolution: answer.resolution)
             if let window = configuration.refreshAheadWindow, hit.remaining <= window {
-                refreshInBackground(LookupCoalescer.Key(cacheKey: key, port: port), reason: .refreshAhead)
+                refreshInBackground(LookupCoalescer.Key(cacheKey: hitKey, port: port), reason: .refreshAhead)
             }
             return .answered(answer)
         }
@@ -211,7 +219,7 @@ public final class HostResolver: HostResolving {
             break
         case .staleNow:
             configuration.observer?.staleAnswerServed(host: name, resolution: answer.resolution, expiredFor: -hit.remaining, reason: .staleReuse)
-            refreshInBackground(LookupCoalescer.Key(cacheKey: key, port: port), reason: .stale)
+            refreshInBackground(LookupCoalescer.Key(cacheKey: hitKey, port: port), reason: .stale)
         case .staleIfNoAnswer:
             answer.ttl = policy.serveStale?.staleAnswerTTL ?? 0
             answer.expiredFor = -hit.remaining
@@ -220,6 +228,18 @@ public final class HostResolver: HostResolving {
             return .miss(key, started: started, stale: nil)
         }
         return .answered(answer)
+    }
+
+    /// For an IPv4-only or IPv6-only lookup that found nothing fresh: the name's both-families entry,
+    /// its addresses of `family` alone (an A or AAAA query would have answered them, with the same
+    /// TTL or less); nil when it holds none of them (the other family's query may have failed).
+    private func bothFamiliesHit(_ name: String, _ family: AddressFamilies, now: TimeInterval) -> ResolutionCache.Hit? {
+        guard var hit = cache.lookup(ResolutionCache.Key(name: name, families: .both), now: now, staleLimit: staleRetention),
+              case .addresses(let addresses) = hit.value else { return nil }
+        let wanted = addresses.filter { family.includes($0.family) }
+        guard !wanted.isEmpty else { return nil }
+        hit.value = .addresses(wanted)
+        return hit
     }
 
     /// `clock.now()`, without the protocol's dispatch for the system clock (a hit reads it twice).
@@ -239,13 +259,19 @@ public final class HostResolver: HostResolving {
     }
 
     /// The cached addresses for `host` with their remaining TTL (source `.cache`), or `nil` when none are
-    /// cached or they have expired. Negative answers are not shown. Asks nothing.
+    /// cached or they have expired; for `.ipv4` or `.ipv6`, a both-families answer's addresses of that
+    /// family count. Negative answers are not shown. Asks nothing.
     public func cachedResolution(host: String, families: AddressFamilies? = nil) -> HostResolution? {
         guard let name = HostName.normalize(host) else { return nil }
-        let key = ResolutionCache.Key(name: name, families: concrete(families ?? configuration.families))
-        guard let hit = cache.value(for: key, now: clock.now()),
-              case .success(let resolution) = Self.resolution(from: .init(value: hit.value, remaining: hit.remaining, provider: nil), name: name)
-        else { return nil }
+        let families = concrete(families ?? configuration.families)
+        let now = clock.now()
+        var found = cache.value(for: ResolutionCache.Key(name: name, families: families), now: now).map {
+            ResolutionCache.Hit(value: $0.value, remaining: $0.remaining, provider: nil)
+        }
+        if found == nil, families != .both, let other = bothFamiliesHit(name, families, now: now), !other.isStale {
+            found = ResolutionCache.Hit(value: other.value, remaining: other.remaining, provider: nil)
+        }
+        guard let hit = found, case .success(let resolution) = Self.resolution(from: hit, name: name) else { return nil }
         return resolution
     }
 

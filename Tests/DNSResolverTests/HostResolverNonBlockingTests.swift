@@ -78,6 +78,30 @@ struct HostResolverNonBlockingTests {
         #expect(await eventually { resolver.cachedResolution(host: "a.test", families: .ipv4) != nil })
     }
 
+    @Test("a both-families answer in the cache answers IPv4-only and IPv6-only lookups with its addresses of that family, without asking")
+    func aBothFamiliesAnswerServesEachFamily() async throws {
+        let harness = ResolverHarness()
+        _ = try await harness.resolver.resolve(host: "a.test", port: 443, families: .both)
+        let asked = harness.queries
+        let ipv4 = try #require(try harness.resolver.resolveWithoutWaiting(host: "a.test", families: .ipv4))
+        #expect(ipv4.addresses == [IPAddress("192.0.2.1")!])
+        #expect(ipv4.source == .cache)
+        let ipv6 = try #require(try harness.resolver.resolveWithoutWaiting(host: "a.test", families: .ipv6))
+        #expect(ipv6.addresses == [IPAddress("2001:db8::1")!])
+        #expect(try await harness.resolver.resolve(host: "a.test", port: 443, families: .ipv4).addresses == [IPAddress("192.0.2.1")!])
+        #expect(harness.resolver.cachedResolution(host: "a.test", families: .ipv6)?.addresses == [IPAddress("2001:db8::1")!])
+        #expect(harness.queries == asked, "nothing asked")
+    }
+
+    @Test("a both-families answer without addresses of the family wanted is a miss for that family")
+    func aBothFamiliesAnswerWithoutTheFamilyIsAMiss() async throws {
+        let harness = ResolverHarness()
+        _ = try await harness.resolver.resolve(host: "v4only.test", port: 443, families: .both)
+        #expect(try harness.resolver.resolveWithoutWaiting(host: "v4only.test", families: .ipv6) == nil)
+        #expect(harness.resolver.isRefreshing(host: "v4only.test"), "the IPv6 lookup started")
+        await harness.resolver.waitForRefresh(host: "v4only.test")
+    }
+
     @Test("resolveBlocking refuses a negative or NaN timeout with InvalidTimeoutError, before looking anything up")
     func resolveBlockingRefusesAnInvalidTimeout() async throws {
         let harness = ResolverHarness.switchable(LockedValue(.answer))
