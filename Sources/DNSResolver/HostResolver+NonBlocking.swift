@@ -9,10 +9,12 @@ extension HostResolver {
     /// under way), so that a later call finds the answer. Returns nil when nothing is known yet.
     ///
     /// Replaces the vendor SDKs' non-blocking lookups: Alibaba EMAS HTTPDNS's
-    /// `resolveHostSyncNonBlocking` (iOS) / `getHttpDnsResultForHostSyncNonBlocking` (Android) and
-    /// Tencent HTTPDNS's `getAddrByNameAsync`; as theirs, the caller falls back to its own resolution
-    /// when nil comes back. A cached both-families answer also answers an IPv4-only or IPv6-only
-    /// call with its addresses of that family.
+    /// `resolveHostSyncNonBlocking:byIpType:` (iOS) / `getHttpDnsResultForHostSyncNonBlocking`
+    /// (Android), and Tencent Cloud HTTPDNS's `getAddrByName` (Android, `MSDKDnsResolver`) with
+    /// `DnsConfig.Builder.setUseExpiredIpEnable(true)`, which answers from the cache at once ("0;0"
+    /// when nothing is cached) and looks up in the background. As with theirs, the caller falls back
+    /// to its own resolution when nil comes back. A cached both-families answer also answers an
+    /// IPv4-only or IPv6-only call with its addresses of that family.
     ///
     /// - Parameters:
     ///   - host: A host name or IP literal, as for `resolve(host:port:families:)`.
@@ -39,8 +41,9 @@ extension HostResolver {
     /// once without leaving the thread. After a timeout the lookup goes on and fills the cache; the
     /// observer is not told of a stale answer it gets then (the caller never had it).
     ///
-    /// Replaces the vendor SDKs' synchronous lookups: Alibaba EMAS HTTPDNS's `resolveHostSync`
-    /// (iOS) / `getHttpDnsResultForHostSync` (Android) and Tencent HTTPDNS's `getAddrByName`.
+    /// Replaces the vendor SDKs' synchronous lookups: Alibaba EMAS HTTPDNS's
+    /// `resolveHostSync:byIpType:` (iOS) / `getHttpDnsResultForHostSync` (Android), and Tencent Cloud
+    /// HTTPDNS's `getAddrByName` (Android, `MSDKDnsResolver`) as it works by default.
     ///
     /// - Warning: Blocks a thread. Never call it from async code or a Swift concurrency executor's
     ///   thread (it could wait on work that needs that thread); `await resolve(host:port:)` there.
