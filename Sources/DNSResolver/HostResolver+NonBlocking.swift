@@ -24,6 +24,8 @@ extension HostResolver {
     /// - Throws: `ResolutionError.invalidHostName`; a cached `.nameNotFound` or `.noAddresses`.
     public func resolveWithoutWaiting(host: String, port: Int = 443, families: AddressFamilies? = nil) throws -> HostResolution? {
         switch try answerAtOnce(host: host, port: port, families: families ?? configuration.families) {
+        case .hit(let resolution):
+            return resolution
         case .answered(let answer):
             return answer.resolution
         case .bypassed:
@@ -59,6 +61,8 @@ extension HostResolver {
         let families = families ?? configuration.families
         let miss: (key: ResolutionCache.Key, started: TimeInterval, stale: Answer?)
         switch try answerAtOnce(host: host, port: port, families: families) {
+        case .hit(let resolution):
+            return resolution
         case .answered(let answer):
             return answer.resolution
         case .bypassed(let name, let families, let started):

@@ -96,6 +96,7 @@ public final class HostResolver: HostResolving {
     public func resolve(host: String, port: Int) async throws -> HostResolution {
         // A cache hit is answered here without entering another async function.
         switch try answerAtOnce(host: host, port: port, families: configuration.families) {
+        case .hit(let resolution): resolution
         case .answered(let answer): answer.resolution
         case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
         case .miss(let key, let started, let stale):
@@ -123,6 +124,7 @@ public final class HostResolver: HostResolving {
     ///   while waiting.
     public func resolve(host: String, port: Int, families: AddressFamilies) async throws -> HostResolution {
         switch try answerAtOnce(host: host, port: port, families: families) {
+        case .hit(let resolution): resolution
         case .answered(let answer): answer.resolution
         case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
         case .miss(let key, let started, let stale):
@@ -136,14 +138,19 @@ public final class HostResolver: HostResolving {
     /// would be asked. Starts nothing on a miss (`resolveWithoutWaiting` does).
     /// - Throws: `ResolutionError.invalidHostName`; a cached `.nameNotFound` or `.noAddresses`.
     public func resolveImmediately(host: String, port: Int) throws -> HostResolution? {
-        guard case .answered(let answer) = try answerAtOnce(host: host, port: port, families: configuration.families) else { return nil }
-        return answer.resolution
+        switch try answerAtOnce(host: host, port: port, families: configuration.families) {
+        case .hit(let resolution): return resolution
+        case .answered(let answer): return answer.resolution
+        case .bypassed, .miss: return nil
+        }
     }
 
     /// What a lookup can tell before waiting for anything.
     enum Immediate {
-        /// A literal, a static entry or a cache hit (fresh or stale).
+        /// A literal, a static entry or a stale cache hit.
         case answered(Answer)
+        /// A fresh cache hit, made as it is returned.
+        case hit(HostResolution)
         /// The normalized name goes to the system resolver.
         case bypassed(name: String, families: AddressFamilies, started: TimeInterval)
         /// Nothing usable at once is cached: the providers are asked. `stale`: an expired answer that
@@ -151,9 +158,8 @@ public final class HostResolver: HostResolving {
         case miss(ResolutionCache.Key, started: TimeInterval, stale: Answer?)
     }
 
-    /// An answer known at once, in parts. A `HostResolution` is copied through its value witnesses
-    /// (its source may hold a URL), so it is made only where it is returned: one made here and
-    /// returned inside `Immediate` was copied and destroyed again on every cache hit.
+    /// An answer known at once other than a fresh hit (a literal, a static entry, a stale hit), in
+    /// parts: a stale one may yet be served or not, with a TTL decided later.
     struct Answer {
         enum Source { case literal, staticMapping, cache }
         var host: String
@@ -190,11 +196,12 @@ public final class HostResolver: HostResolving {
         let families = concrete(families)
         if bypasses(name) { return .bypassed(name: name, families: families, started: started) }
         let key = ResolutionCache.Key(name: name, families: families)
-        var hitKey = key
         var found = cache.lookup(key, now: started, staleLimit: staleRetention)
+        // A flag rather than the key found: a copy of the key costs the hit path a retain and a release.
+        var fromBothFamilies = false
         if families != .both, found?.isStale ?? true, let other = bothFamiliesHit(name, families, now: started),
            found == nil || !other.isStale {
-            (found, hitKey) = (other, ResolutionCache.Key(name: name, families: .both))
+            (found, fromBothFamilies) = (other, true)
         }
         guard let hit = found else {
             return .miss(key, started: started, stale: nil)
@@ -204,22 +211,28 @@ public final class HostResolver: HostResolving {
             if case .failure(let error) = result { configuration.observer?.negativeCacheHit(host: name, error: error) }
             return .answered(try result.get())
         }
-        var answer = Answer(host: name, addresses: addresses, ttl: max(0, hit.remaining), source: .cache,
-                            provider: hit.provider, latency: now() - started, isStale: hit.isStale)
         // The fresh hit decided here rather than by `policy.use`: this is the path every request takes.
         if !hit.isStale {
-            configuration.observer?.cacheHit(host: name, resolution: answer.resolution)
-            if let window = configuration.refreshAheadWindow, hit.remaining <= window {
-                refreshInBackground(LookupCoalescer.Key(cacheKey: hitKey, port: port), reason: .refreshAhead)
+            let latency = now() - started
+            // Made where it is returned, and again for an observer: one made before the call and
+            // returned after it was copied and destroyed again on every hit.
+            if let observer = configuration.observer {
+                observer.cacheHit(host: name, resolution: HostResolution(host: name, addresses: addresses, ttl: hit.remaining, source: .cache,
+                                                                         provider: hit.provider, latency: latency))
             }
-            return .answered(answer)
+            if let window = configuration.refreshAheadWindow, hit.remaining <= window {
+                refreshInBackground(LookupCoalescer.Key(cacheKey: fromBothFamilies ? ResolutionCache.Key(name: name, families: .both) : key, port: port), reason: .refreshAhead)
+            }
+            return .hit(HostResolution(host: name, addresses: addresses, ttl: hit.remaining, source: .cache, provider: hit.provider, latency: latency))
         }
+        var answer = Answer(host: name, addresses: addresses, ttl: 0, source: .cache,
+                            provider: hit.provider, latency: now() - started, isStale: true)
         switch policy.use(remaining: hit.remaining) {
         case .fresh:
             break
         case .staleNow:
             configuration.observer?.staleAnswerServed(host: name, resolution: answer.resolution, expiredFor: -hit.remaining, reason: .staleReuse)
-            refreshInBackground(LookupCoalescer.Key(cacheKey: hitKey, port: port), reason: .stale)
+            refreshInBackground(LookupCoalescer.Key(cacheKey: fromBothFamilies ? ResolutionCache.Key(name: name, families: .both) : key, port: port), reason: .stale)
         case .staleIfNoAnswer:
             answer.ttl = policy.serveStale?.staleAnswerTTL ?? 0
             answer.expiredFor = -hit.remaining
