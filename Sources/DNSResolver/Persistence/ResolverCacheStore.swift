@@ -35,6 +35,9 @@ final class ResolverCacheStore: Sendable {
 
     /// Seconds between the first change noted and the write that takes it and those noted since.
     static let gatheringDelay: TimeInterval = 0.05
+    /// Answers noted that make a write start at once rather than after the delay: a burst of
+    /// lookups is written as it goes, on another thread, and leaves little for `writeNow`.
+    static let batchSize = 128
 
     static let schemaVersion = 1
     static let applicationID = 0x4844_4E53
@@ -48,6 +51,9 @@ final class ResolverCacheStore: Sendable {
     /// The writer's queue: the only place `database` is used after `open`.
     private let queue = DispatchQueue(label: "httpdns.resolver-cache-store")
     private let pending = Mutex(Pending())
+    /// The upsert statement, prepared by the first write (parsing it cost a write of a thousand
+    /// rows a tenth of its time). Only used on `queue`, as `database` is.
+    private nonisolated(unsafe) var upsertStatement: SQLiteStatement?
     /// Whether the last write found the file locked (warned once until a write succeeds).
     private let lockedWarned = Atomic<Bool>(false)
 
@@ -57,6 +63,8 @@ final class ResolverCacheStore: Sendable {
         var deletedNames: Set<String> = []
         var upserts: [ResolutionCache.Key: Row] = [:]
         var writeScheduled = false
+        /// Whether a write of a full batch is queued (`batchSize`).
+        var batchWriteQueued = false
         /// Rows that expired before this (seconds since 1970) are deleted with the next write: the
         /// cleanup at opening found the file locked.
         var expiredBefore: TimeInterval?
@@ -97,8 +105,8 @@ final class ResolverCacheStore: Sendable {
             let store = try ResolverCacheStore(file: file, busyTimeout: busyTimeout, maximumAge: maximumAge, warn: warn)
             // Read before the writer has anything to do, on the caller's thread: the connection is
             // the writer's too, and the writer's first task (the cleanup) takes the write lock.
-            let rows = store.load(limit: loadLimit)
-            store.scheduleCleanup()
+            let (rows, anyPastMaximumAge) = store.load(limit: loadLimit)
+            if anyPastMaximumAge { store.scheduleCleanup() }
             live.withLock { stores in
                 stores.removeAll { $0.store == nil }
                 stores.append(LiveStore(path: path, store: store))
@@ -163,6 +171,7 @@ final class ResolverCacheStore: Sendable {
     /// process holds it, the next write deletes them (they are not loaded meanwhile).
     private func scheduleCleanup() {
         guard !database.isReadOnly else { return }
+        // The load's cutoff or a later one: a row it found past the age is past this one too.
         let cutoff = Date().timeIntervalSince1970 - maximumAge
         queue.async { [self] in
             database.setBusyTimeout(0)
@@ -339,16 +348,18 @@ final class ResolverCacheStore: Sendable {
 
     // MARK: - Reading
 
-    /// The rows not past `maximumAge`, latest expiry first, at most `limit` of them. Rows that do not
-    /// parse (a name, families or address that is not valid) are skipped with one warning. Only
-    /// before the writer is given anything (`open`).
-    private func load(limit: Int) -> [Row] {
+    /// The rows not past `maximumAge`, latest expiry first, at most `limit` of them, and whether the
+    /// file holds rows past it (for the cleanup, which is not worth a write lock otherwise). Rows
+    /// that do not parse (a name, families or address that is not valid) are skipped with one
+    /// warning. Only before the writer is given anything (`open`).
+    private func load(limit: Int) -> (rows: [Row], anyPastMaximumAge: Bool) {
+        let cutoff = Date().timeIntervalSince1970 - maximumAge
         do {
             let statement = try database.prepare("""
                 SELECT name, families, addresses, expires, stored, provider FROM answers
                 WHERE expires >= ?1 ORDER BY expires DESC LIMIT ?2
                 """)
-            try statement.bind([.real(Date().timeIntervalSince1970 - maximumAge), .integer(limit)])
+            try statement.bind([.real(cutoff), .integer(limit)])
             var rows: [Row] = []
             var invalid = 0
             while try statement.step() {
@@ -356,10 +367,12 @@ final class ResolverCacheStore: Sendable {
                 rows.append(row)
             }
             if invalid > 0 { warn("ignored \(invalid) invalid \(invalid == 1 ? "row" : "rows") of the cache file \(file.path)") }
-            return rows
+            let past = try database.prepare("SELECT EXISTS (SELECT 1 FROM answers WHERE expires < ?1)")
+            try past.bind([.real(cutoff)])
+            return (rows, try past.step() && past.int(0) != 0)
         } catch {
             warn("cannot read the cache file \(file.path): \(error); its answers are not used")
-            return []
+            return ([], false)
         }
     }
 
@@ -401,14 +414,18 @@ final class ResolverCacheStore: Sendable {
 
     private func change(_ body: (inout Pending) -> Void) {
         guard !database.isReadOnly else { return }
-        let schedule = pending.withLock { pending -> Bool in
+        let (schedule, batchFull) = pending.withLock { pending -> (Bool, Bool) in
             body(&pending)
-            defer { pending.writeScheduled = true }
-            return !pending.writeScheduled
+            let schedule = !pending.writeScheduled
+            let batchFull = !pending.batchWriteQueued && pending.upserts.count >= Self.batchSize
+            pending.writeScheduled = true
+            if batchFull { pending.batchWriteQueued = true }
+            return (schedule, batchFull)
         }
         // A short delay gathers the changes of a burst of lookups into one transaction (each costs
         // a lock and a WAL commit); `writeNow` does not wait for it.
         if schedule { queue.asyncAfter(deadline: .now() + Self.gatheringDelay) { self.writePending() } }
+        if batchFull { queue.async { self.writePending() } }
     }
 
     /// Writes every noted change now and returns when it is on disk or failed, with a warning that
@@ -438,7 +455,7 @@ final class ResolverCacheStore: Sendable {
                     let delete = try database.prepare("DELETE FROM answers WHERE name = ?1")
                     for name in batch.deletedNames { try delete.run([.text(name)]) }
                 }
-                try Self.upsert(Array(batch.upserts.values), into: database)
+                if !batch.upserts.isEmpty { try Self.upsert(batch.upserts.values, with: preparedUpsert()) }
             }
             if lockedWarned.exchange(false, ordering: .relaxed) {
                 warn("the cache file \(file.path) is writable again; the changes kept in memory were saved")
@@ -464,6 +481,14 @@ final class ResolverCacheStore: Sendable {
         }
     }
 
+    /// `upsertStatement`, prepared if it is not yet. On the queue.
+    private func preparedUpsert() throws(SQLiteDatabase.Failure) -> SQLiteStatement {
+        if let upsertStatement { return upsertStatement }
+        let statement = try Self.makeUpsertStatement(on: database)
+        upsertStatement = statement
+        return statement
+    }
+
     /// Puts a batch that was not written back in front of the changes noted since.
     private func keep(_ batch: Pending) {
         pending.withLock { pending in
@@ -478,21 +503,47 @@ final class ResolverCacheStore: Sendable {
             }
             merged.upserts.merge(pending.upserts) { _, newer in newer }
             merged.writeScheduled = pending.writeScheduled
+            merged.batchWriteQueued = pending.batchWriteQueued
             pending = merged
         }
     }
 
-    private static func upsert(_ rows: [Row], into database: SQLiteDatabase) throws(SQLiteDatabase.Failure) {
+    private static func upsert(_ rows: some Collection<Row>, into database: SQLiteDatabase) throws(SQLiteDatabase.Failure) {
         guard !rows.isEmpty else { return }
-        let statement = try database.prepare("""
+        try upsert(rows, with: makeUpsertStatement(on: database))
+    }
+
+    /// The statement `upsert` runs per row, prepared on `database`.
+    private static func makeUpsertStatement(on database: SQLiteDatabase) throws(SQLiteDatabase.Failure) -> SQLiteStatement {
+        try database.prepare("""
             INSERT INTO answers (name, families, addresses, expires, stored, provider) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             ON CONFLICT (name, families) DO UPDATE SET
                 addresses = excluded.addresses, expires = excluded.expires, stored = excluded.stored, provider = excluded.provider
             WHERE excluded.stored >= answers.stored
             """)
+    }
+
+    private static func upsert(_ rows: some Collection<Row>, with statement: SQLiteStatement) throws(SQLiteDatabase.Failure) {
         for row in rows {
-            try statement.run([.text(row.name), .text(row.families.rawValue), .text(row.addresses.map(\.description).joined(separator: ",")),
-                               .real(row.expires), .real(row.stored), row.provider.map { .text($0) } ?? .null])
+            statement.reset()
+            try statement.bind(.text(row.name), at: 1)
+            try statement.bind(.text(row.families.rawValue), at: 2)
+            try statement.bind(.text(text(of: row.addresses)), at: 3)
+            try statement.bind(.real(row.expires), at: 4)
+            try statement.bind(.real(row.stored), at: 5)
+            try statement.bind(row.provider.map { .text($0) } ?? .null, at: 6)
+            while try statement.step() {}
         }
+    }
+
+    /// The `addresses` column: the addresses' text, comma-separated.
+    private static func text(of addresses: [IPAddress]) -> String {
+        guard addresses.count > 1 else { return addresses.first?.description ?? "" }
+        var text = ""
+        for address in addresses {
+            if !text.isEmpty { text += "," }
+            text += address.description
+        }
+        return text
     }
 }
