@@ -16,6 +16,12 @@ enum Usage {
       --resolver-only           Only the resolver workloads (cached lookups, DoH beside dnspython,
                                 cold start beside curl --doh-url; needs python3-venv and PyPI).
       --cache-only              Only the cached lookups.
+      --profile-resolver cached|distinct|distinct-file|fill|immediate
+                                One resolver workload alone, for perf record: --lookups cached
+                                lookups (1 task), or 1,000 new names without or with a cache
+                                file, --rounds times; fill writes a cache file of 10,000 names
+                                that immediate loads for --lookups resolveImmediately hits on
+                                one thread (no task: it runs under valgrind --tool=callgrind).
       --profile h1|h2           Only this library's sequential loop (for perf record).
       --on-executor             With --profile: the caller on the client's executor.
       --profile-concurrent h1|h2
@@ -27,7 +33,7 @@ enum Usage {
       -h, --help                This help.
     """
 
-    private static let valued: Set<String> = ["--requests", "--rounds", "--memory-requests", "--memory-version", "--lookups", "--profile", "--profile-concurrent", "--profile-raw-concurrent", "--profile-raw"]
+    private static let valued: Set<String> = ["--requests", "--rounds", "--memory-requests", "--memory-version", "--lookups", "--profile", "--profile-concurrent", "--profile-raw-concurrent", "--profile-raw", "--profile-resolver"]
     private static let flags: Set<String> = ["--no-urlsession", "--no-memory", "--memory-only", "--resolver-only", "--cache-only", "--on-executor"]
 
     /// nil when the arguments are fine; "" for --help; else what is wrong.
@@ -43,6 +49,10 @@ enum Usage {
             switch argument {
             case "--memory-version", "--profile", "--profile-concurrent", "--profile-raw-concurrent", "--profile-raw":
                 guard value == "h1" || value == "h2" else { return "\(argument) takes h1 or h2, got '\(value)'" }
+            case "--profile-resolver":
+                guard ["cached", "distinct", "distinct-file", "fill", "immediate"].contains(value) else {
+                    return "--profile-resolver takes cached, distinct, distinct-file, fill or immediate, got '\(value)'"
+                }
             default:
                 guard let number = Int(value), number > 0 else { return "\(argument) needs a positive number, got '\(value)'" }
             }
