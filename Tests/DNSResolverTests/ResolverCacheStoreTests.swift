@@ -184,7 +184,7 @@ struct ResolverCacheStoreTests {
         harness.resolver.savePersistentCache()
         try other.execute("COMMIT")
         let warning = try #require(events.events.last { $0.hasPrefix("warning") }, "\(events.events)")
-        #expect(warning == "warning the cache file \(file.path) stayed locked by another process for 0.05 s: 1 answer was not saved (it is tried again while this process runs)")
+        #expect(warning == "warning the cache file \(file.path) stayed locked by another process for 0.05 s: 1 answer was not saved (the writer tries again while this process runs)")
     }
 
     @Test("a valid cache file in a directory that may not be written is read, with one warning that answers are not saved")
@@ -312,7 +312,7 @@ struct ResolverCacheStoreTests {
         try Self.writeLegacy(records: [("old.test", Date().timeIntervalSince1970 + 500)], to: file)
         let events = EventRecorder()
         let harness = Self.harness(file: file, events: events)
-        #expect(events.events.contains { $0 == "warning migrated the JSON cache file \(file.path) to SQLite (1 records)" }, "\(events.events)")
+        #expect(events.events.contains { $0 == "warning migrated the JSON cache file \(file.path) to SQLite (1 record)" }, "\(events.events)")
         let resolution = try await harness.resolve("old.test")
         #expect(resolution.source == .cache)
         #expect(resolution.addresses == [IPAddress("192.0.2.77")!])

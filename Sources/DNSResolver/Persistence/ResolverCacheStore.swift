@@ -161,7 +161,7 @@ final class ResolverCacheStore: Sendable {
         }
         if let records = migrated {
             database = try Self.migrate(records, file: file, busyTimeout: busyTimeout)
-            warn("migrated the JSON cache file \(path) to SQLite (\(records.count) records)")
+            warn("migrated the JSON cache file \(path) to SQLite (\(records.count) \(records.count == 1 ? "record" : "records"))")
         } else {
             database = try Self.connect(path, busyTimeout: busyTimeout, warn: warn)
         }
@@ -469,9 +469,9 @@ final class ResolverCacheStore: Sendable {
                 if saving {
                     // Said as it stands: a process saving before it exits loses these.
                     lockedWarned.store(true, ordering: .relaxed)
-                    warn("the cache file \(file.path) stayed locked by another process for \(waited): \(what) \(verb) not saved (it is tried again while this process runs)")
+                    warn("the cache file \(file.path) stayed locked by another process for \(waited): \(what) \(verb) not saved (the writer tries again while this process runs)")
                 } else if !lockedWarned.exchange(true, ordering: .relaxed) {
-                    warn("the cache file \(file.path) is locked by another process (waited \(waited)): \(what) \(verb) not saved yet; it is tried again every second while this process runs")
+                    warn("the cache file \(file.path) is locked by another process (waited \(waited)): \(what) \(verb) not saved yet; the writer tries again every second while this process runs")
                 }
                 // Tried again later even if nothing else changes, so a released lock is noticed.
                 queue.asyncAfter(deadline: .now() + 1) { self.writePending() }
