@@ -15,6 +15,7 @@ enum CacheFileWorkloads {
         for round in 0..<7 {
             without.append(try await distinctNames(1_000, file: nil, prefix: "r\(round)"))
             with.append(try await distinctNames(1_000, file: directory.appendingPathComponent("distinct-\(round).sqlite"), prefix: "r\(round)"))
+            try await waitForTheStoreToClose()
         }
         for (label, runs) in [("without a cache file:", without), ("with a cache file:   ", with)] {
             print(String(format: "   %@ median %6.2f ms (best %6.2f); CPU of the process, writer included: median %6.2f ms (least %6.2f)",
@@ -48,6 +49,54 @@ enum CacheFileWorkloads {
         print(String(format: "   %5.0f ns per lookup, best round (median %5.0f); %4.0f ns of CPU per lookup", perLookup.wall, perLookup.medianWall, perLookup.cpu))
     }
 
+    /// The cache file `fill` writes and `immediate` reads.
+    static let hitsFile = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-bench-hits.sqlite")
+
+    /// One workload alone, for a profiler: `cached` (`lookups` hits, 1 task, one round), `distinct`
+    /// or `distinct-file` (1,000 new names without or with a new cache file, `rounds` times);
+    /// `fill` writes 10,000 names to `hitsFile` for `profileImmediate`.
+    static func profile(_ workload: String, lookups: Int, rounds: Int) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-bench-cache-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        switch workload {
+        case "fill":
+            let hosts = (0..<10_000).map { "host\($0).example" }
+            try? FileManager.default.removeItem(at: hitsFile)
+            let resolver = HostResolver(configuration: configuration(file: hitsFile, capacity: 20_000), transport: ResolverWorkloads.FixedTransport())
+            for host in hosts { _ = try await resolver.resolve(host: host, port: 443) }
+            resolver.savePersistentCache()
+            print("wrote \(hosts.count) names to \(hitsFile.path)")
+        case "cached":
+            let perLookup = try await ResolverWorkloads.cachedLookups(names: 10_000, lookups: lookups, tasks: 1, rounds: 1)
+            print(String(format: "cached resolution: %.0f ns per lookup, %.0f ns of CPU", perLookup.wall, perLookup.cpu))
+        default:
+            for round in 0..<rounds {
+                let file = workload == "distinct-file" ? directory.appendingPathComponent("distinct-\(round).sqlite") : nil
+                let run = try await distinctNames(1_000, file: file, prefix: "p\(round)")
+                print(String(format: "1,000 distinct names: %.2f ms, %.2f ms of CPU", run.wall * 1e3, run.cpu * 1e3))
+                try await waitForTheStoreToClose()
+            }
+        }
+    }
+
+    /// `lookups` hits through `resolveImmediately` on the calling thread, from the names `fill` wrote.
+    /// Synchronous, and to be called before anything is awaited: it then starts no task and no
+    /// dispatch thread, so it runs under valgrind, whose 3.19 stops at libdispatch's worker threads.
+    static func profileImmediate(lookups: Int) throws {
+        let hosts = (0..<10_000).map { "host\($0).example" }
+        let resolver = HostResolver(configuration: configuration(file: hitsFile, capacity: 20_000), transport: ResolverWorkloads.FixedTransport())
+        precondition(resolver.cachedCount == hosts.count, "run --profile-resolver fill first (\(resolver.cachedCount) names loaded)")
+        let cpu = ResolverWorkloads.processCPUNanoseconds()
+        var index = 0
+        for _ in 0..<lookups {
+            let resolution = try resolver.resolveImmediately(host: hosts[index], port: 443)
+            precondition(resolution?.source == .cache)
+            index = index + 1 == hosts.count ? 0 : index + 1
+        }
+        print(String(format: "resolveImmediately hits: %.0f ns of CPU per lookup", Double(ResolverWorkloads.processCPUNanoseconds() - cpu) / Double(lookups)))
+    }
+
     static func configuration(file: URL?, capacity: Int) -> HostResolver.Configuration {
         let endpoint = DoHEndpoint(url: URL(string: "https://dns.test/dns-query")!, bootstrapAddresses: [IPAddress("127.0.0.1")!], method: .post)
         var configuration = HostResolver.Configuration(endpoints: [endpoint], families: .ipv4, cacheCapacity: capacity)
@@ -67,6 +116,13 @@ enum CacheFileWorkloads {
         let lookups = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         resolver.savePersistentCache()
         return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, Double(ResolverWorkloads.processCPUNanoseconds() - cpu) / 1e9, lookups)
+    }
+
+    /// Lets the cache file of the resolver just released close (its writer holds it until its last
+    /// scheduled write, within 50 ms; closing checkpoints the WAL into the file and syncs it), so that
+    /// the next round does not pay for it.
+    static func waitForTheStoreToClose() async throws {
+        try await Task.sleep(for: .milliseconds(200))
     }
 
     /// A cache file holding `names` rows.

@@ -22,6 +22,12 @@ enum Usage {
       --resolver-only           Only the resolver workloads (cached lookups, DoH beside dnspython,
                                 cold start beside curl --doh-url; needs python3-venv and PyPI).
       --cache-only              Only the cached lookups.
+      --profile-resolver cached|distinct|distinct-file|fill|immediate
+                                One resolver workload alone, for perf record: --lookups cached
+                                lookups (1 task), or 1,000 new names without or with a cache
+                                file, --rounds times; fill writes a cache file of 10,000 names
+                                that immediate loads for --lookups resolveImmediately hits on
+                                one thread (no task: it runs under valgrind --tool=callgrind).
       --profile h1|h2           Only this library's sequential loop (for perf record).
       --on-executor             With --profile or --profile-concurrent: callers on the client's
                                 executor.
@@ -37,7 +43,7 @@ enum Usage {
     of starting its own (under valgrind, which cannot start them; scripts/bench-instructions.sh).
     """
 
-    private static let valued: Set<String> = ["--requests", "--rounds", "--memory-requests", "--memory-version", "--lookups", "--profile", "--profile-concurrent", "--profile-raw-concurrent", "--profile-raw", "--busy-core-cpu"]
+    private static let valued: Set<String> = ["--requests", "--rounds", "--memory-requests", "--memory-version", "--lookups", "--profile", "--profile-concurrent", "--profile-raw-concurrent", "--profile-raw", "--busy-core-cpu", "--profile-resolver"]
     private static let flags: Set<String> = ["--busy-core", "--keep-alive-only", "--no-urlsession", "--no-memory", "--memory-only", "--resolver-only", "--cache-only", "--on-executor"]
 
     /// nil when the arguments are fine; "" for --help; else what is wrong.
@@ -56,6 +62,10 @@ enum Usage {
             case "--busy-core-cpu":
                 guard let cpu = Int(value), (0..<ProcessInfo.processInfo.activeProcessorCount).contains(cpu) else {
                     return "--busy-core-cpu takes a CPU from 0 to \(ProcessInfo.processInfo.activeProcessorCount - 1), got '\(value)'"
+                }
+            case "--profile-resolver":
+                guard ["cached", "distinct", "distinct-file", "fill", "immediate"].contains(value) else {
+                    return "--profile-resolver takes cached, distinct, distinct-file, fill or immediate, got '\(value)'"
                 }
             default:
                 guard let number = Int(value), number > 0 else { return "\(argument) needs a positive number, got '\(value)'" }

@@ -8,6 +8,8 @@
 //   ... --profile[-raw] h1|h2 | --profile[-raw]-concurrent h1|h2 [--on-executor] [--requests N]: one loop alone,
 //       for perf record or valgrind (HTTPDNS_TEST_SERVERS_DIR: servers started beforehand; scripts/bench-instructions.sh)
 //   ... --busy-core | --busy-core-cpu N: every keep-alive comparison again beside a spinning process
+//   ... --profile-resolver cached|distinct|distinct-file|fill|immediate [--lookups N] [--rounds R]: one resolver
+//       workload alone, for perf record (immediate, after fill: for valgrind --tool=callgrind)
 import Foundation
 import Synchronization
 import HTTPDNS
@@ -30,8 +32,17 @@ struct Benchmarks {
         let requests = flag("--requests").flatMap(Int.init) ?? 2_000
         let rounds = flag("--rounds").flatMap(Int.init) ?? 3
         let lookups = flag("--lookups").flatMap(Int.init) ?? 300_000
+        // --profile-resolver WORKLOAD: one resolver workload alone, no servers.
+        if flag("--profile-resolver") == "immediate" {
+            // Before anything is awaited: an await would hop to a dispatch worker thread.
+            return try CacheFileWorkloads.profileImmediate(lookups: lookups)
+        }
+        if let workload = flag("--profile-resolver") {
+            try await CacheFileWorkloads.profile(workload, lookups: lookups, rounds: rounds)
+            return
+        }
         // --cache-only: the cached lookups alone (ResolverWorkloads.swift). They need no server, so
-        // none is started: the run is shorter, and it can run under valgrind (which cannot start them).
+        // none is started and the run is shorter.
         if arguments.contains("--cache-only") {
             for tasks in [1, 2] {
                 let perLookup = try await ResolverWorkloads.cachedLookups(names: 10_000, lookups: lookups, tasks: tasks)

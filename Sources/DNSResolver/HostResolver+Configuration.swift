@@ -79,13 +79,17 @@ extension HostResolver {
         /// written by a background writer, never on a lookup's path. Created, with its directory, when
         /// missing; a cache file of httpdns's former JSON format is migrated to SQLite once. A file that
         /// cannot be used (a directory, corrupt, another program's, a newer schema) is reported to the
-        /// observer, left as it is, and the cache kept in memory. `nil` (default): memory only.
+        /// observer, left as it is, and the cache kept in memory. A file that may not be written, or
+        /// one in a directory that may not be written (where SQLite keeps its -wal and -shm files), is
+        /// read, with a warning that new answers are not saved. `nil` (default): memory only.
         public var persistentCacheFile: URL? = nil
         /// Rows in the cache file expired longer ago than this, in seconds, are dropped (default 86,400).
         /// Rows expired less long are loaded, usable only as stale answers.
         public var persistentCacheMaximumAge: TimeInterval = 86_400
-        /// How long, in seconds, the cache file's reader and writer wait for another process's lock
-        /// (default 2). A write still locked out keeps its changes in memory and tries again later.
+        /// How long, in seconds, the cache file's writer waits for another process's write lock
+        /// (default 2); reading the file at creation never waits for it. A background write still
+        /// locked out keeps its changes in memory and tries again every second;
+        /// `savePersistentCache()` waits this long, then warns of what was not saved.
         public var persistentCacheBusyTimeout: TimeInterval = 2
 
         // MARK: When not to use the providers
@@ -127,14 +131,21 @@ extension HostResolver {
         }
 
         /// RFC 8767's timers, all in seconds; the defaults are the RFC's suggested values.
+        ///
+        /// Each is a number of seconds, 0 or more. A `HostResolver` made with one that is not uses
+        /// instead, and says so through `ResolverObserver.warning(_:)` when it is made: 0 for a
+        /// negative value, the RFC's value for NaN, and for an infinite `staleAnswerTTL` or
+        /// `failureRecheckInterval` (one would never expire, the other never ask again).
+        /// `clientResponseTimeout` and `maximumStaleAge` may be `.infinity`: no timer, no age limit.
         public struct ServeStale: Sendable, Equatable {
             /// The client response timer (§5, 1.8 s): how long a lookup waits for a fresh answer
-            /// before it is answered with the stale one.
+            /// before it is answered with the stale one. 0: the stale answer at once (the lookup goes
+            /// on); `.infinity`: no timer, the stale answer only when no resolver can be reached.
             public var clientResponseTimeout: TimeInterval
             /// The TTL given a stale answer (§4, 30 s): `HostResolution.ttl` of the answers served stale.
             public var staleAnswerTTL: TimeInterval
             /// The maximum stale timer (§5 suggests 1 to 3 days; default 1 day): an answer expired
-            /// longer ago is not served.
+            /// longer ago is not served. `.infinity`: no limit.
             public var maximumStaleAge: TimeInterval
             /// The failure recheck timer (§4, 30 s): after a lookup failed and was answered stale,
             /// lookups of the name are answered stale at once for this long, without asking again.

@@ -2,11 +2,9 @@ import Foundation
 import HTTPDNSCore
 
 extension HostResolver {
-    /// Fills the cache from the file: at most `cacheCapacity` rows, latest expiry first. A row's wall-clock
-    /// expiry becomes one on the resolver's clock, capped at `maximumTTL` from now.
-    func loadPersistentCache() {
-        guard let store else { return }
-        let rows = store.load(limit: configuration.cacheCapacity)
+    /// Fills the cache with the file's `rows` (at most `cacheCapacity`, latest expiry first). A row's
+    /// wall-clock expiry becomes one on the resolver's clock, capped at `maximumTTL` from now.
+    func load(_ rows: [ResolverCacheStore.Row]) {
         let wallNow = Date().timeIntervalSince1970
         let now = clock.now()
         coalescer.ordered {
@@ -28,7 +26,9 @@ extension HostResolver {
 
     /// Writes the changes to the cache file not yet written (new answers, flushes) and returns when
     /// they are written. Lookups never wait for the file: a background writer writes changes as they
-    /// come; call this before exiting so none is lost. Failures are reported to the observer.
+    /// come; call this before exiting so none is lost. When another process holds the file's lock
+    /// for longer than `persistentCacheBusyTimeout`, it returns then, and the observer's warning says
+    /// what was not saved (the writer goes on trying while the process runs).
     public func savePersistentCache() {
         store?.writeNow()
     }

@@ -5,7 +5,7 @@ extension HostResolver {
     /// Resolves `hosts` into the cache ahead of use, in batches where the first available provider has
     /// a batch API (Alibaba-style `/resolve`, 5 names a request), else one by one concurrently. Names
     /// already cached are skipped. Replaces the vendor SDKs' pre-resolve calls (Alibaba EMAS
-    /// `setPreResolveHosts`, Tencent `preLoadDomains`-style lists).
+    /// HTTPDNS's `setPreResolveHosts`, Tencent Cloud HTTPDNS's `DnsConfig.Builder.preLookupDomains`).
     /// - Returns: The names now cached with addresses (normalized).
     @discardableResult
     public func preResolve(_ hosts: [String], families: AddressFamilies? = nil) async -> [String] {

@@ -8,9 +8,10 @@ extension HostResolver {
     /// (§4). Otherwise the fresh lookup (shared with any other) is raced against the client response
     /// timer on the resolver's clock (§5): a fresh answer, NXDOMAIN or NODATA wins as usual; when the
     /// timer fires first, or no resolver could be reached, the stale answer is served and the lookup
-    /// goes on in the background to refresh the cache.
-    func lookupServingStale(_ key: LookupCoalescer.Key, stale: Answer, started: TimeInterval) async throws -> HostResolution {
-        guard let settings = policy.serveStale else { return try await sharedLookup(key) }
+    /// goes on in the background to refresh the cache. A stale answer is reported to the observer by
+    /// whoever hands it to the caller (`Served.reported(to:)`).
+    func lookupServingStale(_ key: LookupCoalescer.Key, stale: Answer, started: TimeInterval) async throws -> Served {
+        guard let settings = policy.serveStale else { return Served(resolution: try await sharedLookup(key)) }
         if let until = staleHolds.withLock({ $0[key.cacheKey] }), clock.now() < until {
             return serve(stale, started: started, reason: .failureRecheck)
         }
@@ -24,12 +25,15 @@ extension HostResolver {
             group.addTask {
                 do { return .fresh(try await self.sharedLookup(key)) } catch { return .failed(error) }
             }
-            group.addTask {
-                do {
-                    try await self.clock.sleep(for: settings.clientResponseTimeout)
-                    return .timer
-                } catch {
-                    return .cancelled
+            // An infinite timer is none: only a failure is answered stale.
+            if settings.clientResponseTimeout.isFinite {
+                group.addTask {
+                    do {
+                        try await self.clock.sleep(for: settings.clientResponseTimeout)
+                        return .timer
+                    } catch {
+                        return .cancelled
+                    }
                 }
             }
             let first = await group.next() ?? .cancelled
@@ -40,7 +44,7 @@ extension HostResolver {
         switch first {
         case .fresh(var resolution):
             if resolution.source != .cache { resolution.latency = clock.now() - started }
-            return resolution
+            return Served(resolution: resolution)
         case .failed(let error) where CachePolicy.servesStale(after: error):
             staleHolds.withLock { $0[key.cacheKey] = clock.now() + settings.failureRecheckInterval }
             return serve(stale, started: started, reason: .lookupFailed)
@@ -53,12 +57,27 @@ extension HostResolver {
         }
     }
 
-    /// `stale` as the lookup's answer, with the observer told why.
-    func serve(_ stale: Answer, started: TimeInterval, reason: StaleAnswerReason) -> HostResolution {
+    /// `stale` as the lookup's answer, with why, for the observer.
+    func serve(_ stale: Answer, started: TimeInterval, reason: StaleAnswerReason) -> Served {
         var answer = stale
         answer.latency = clock.now() - started
-        let resolution = answer.resolution
-        configuration.observer?.staleAnswerServed(host: answer.host, resolution: resolution, expiredFor: answer.expiredFor, reason: reason)
-        return resolution
+        return Served(resolution: answer.resolution, staleReason: reason, expiredFor: answer.expiredFor)
+    }
+
+    /// A lookup's answer and, for a stale one, what the observer is to be told once the caller has it:
+    /// `resolveBlocking` does not tell it of an answer that came after its caller gave up.
+    struct Served: Sendable {
+        var resolution: HostResolution
+        var staleReason: StaleAnswerReason?
+        /// For a stale answer: seconds since it expired.
+        var expiredFor: TimeInterval = 0
+
+        /// `resolution`, the observer told of it first if it is stale.
+        func reported(to observer: (any ResolverObserver)?) -> HostResolution {
+            if let staleReason {
+                observer?.staleAnswerServed(host: resolution.host, resolution: resolution, expiredFor: expiredFor, reason: staleReason)
+            }
+            return resolution
+        }
     }
 }

@@ -78,11 +78,14 @@ public final class HostResolver: HostResolving {
         self.staleRetention = policy.staleRetention
         self.providers = ProviderPool(configuration: configuration, transport: transport, clock: clock)
         let observer = configuration.observer
-        self.store = configuration.persistentCacheFile.flatMap { file in
+        for problem in policy.problems { observer?.warning(problem) }
+        let opened = configuration.persistentCacheFile.flatMap { file in
             ResolverCacheStore.open(file, busyTimeout: configuration.persistentCacheBusyTimeout,
-                                    maximumAge: configuration.persistentCacheMaximumAge) { observer?.warning($0) }
+                                    maximumAge: configuration.persistentCacheMaximumAge,
+                                    loadLimit: configuration.cacheCapacity) { observer?.warning($0) }
         }
-        loadPersistentCache()
+        self.store = opened?.store
+        if let rows = opened?.rows { load(rows) }
         if !configuration.preResolveHosts.isEmpty {
             let hosts = configuration.preResolveHosts
             preResolution.withLock { $0 = Task { _ = await self.preResolve(hosts) } }
@@ -93,9 +96,11 @@ public final class HostResolver: HostResolving {
     public func resolve(host: String, port: Int) async throws -> HostResolution {
         // A cache hit is answered here without entering another async function.
         switch try answerAtOnce(host: host, port: port, families: configuration.families) {
+        case .hit(let resolution): resolution
         case .answered(let answer): answer.resolution
         case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
-        case .miss(let key, let started, let stale): try await providerLookup(key, port: port, started: started, stale: stale)
+        case .miss(let key, let started, let stale):
+            try await providerLookup(key, port: port, started: started, stale: stale).reported(to: configuration.observer)
         }
     }
 
@@ -105,7 +110,9 @@ public final class HostResolver: HostResolving {
     ///   - host: A host name (any case, optional trailing dot, Unicode allowed: converted to A-labels)
     ///     or an IP literal (optionally bracketed).
     ///   - port: The port the caller will connect to; only static entries depend on it.
-    ///   - families: The address families wanted; cached separately per selection.
+    ///   - families: The address families wanted; cached separately per selection, and an IPv4-only
+    ///     or IPv6-only lookup is also answered from a cached both-families answer that has addresses
+    ///     of its family (those alone).
     /// - Returns: At least one address, IPv6 before IPv4 for provider answers; `ttl` is the remaining
     ///   lifetime in seconds for provider and cached answers (0 for a stale one, `ServeStale`'s stale
     ///   answer TTL under serve-stale), `nil` otherwise; `provider` and `latency` say who answered and
@@ -117,9 +124,11 @@ public final class HostResolver: HostResolving {
     ///   while waiting.
     public func resolve(host: String, port: Int, families: AddressFamilies) async throws -> HostResolution {
         switch try answerAtOnce(host: host, port: port, families: families) {
+        case .hit(let resolution): resolution
         case .answered(let answer): answer.resolution
         case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
-        case .miss(let key, let started, let stale): try await providerLookup(key, port: port, started: started, stale: stale)
+        case .miss(let key, let started, let stale):
+            try await providerLookup(key, port: port, started: started, stale: stale).reported(to: configuration.observer)
         }
     }
 
@@ -129,14 +138,19 @@ public final class HostResolver: HostResolving {
     /// would be asked. Starts nothing on a miss (`resolveWithoutWaiting` does).
     /// - Throws: `ResolutionError.invalidHostName`; a cached `.nameNotFound` or `.noAddresses`.
     public func resolveImmediately(host: String, port: Int) throws -> HostResolution? {
-        guard case .answered(let answer) = try answerAtOnce(host: host, port: port, families: configuration.families) else { return nil }
-        return answer.resolution
+        switch try answerAtOnce(host: host, port: port, families: configuration.families) {
+        case .hit(let resolution): return resolution
+        case .answered(let answer): return answer.resolution
+        case .bypassed, .miss: return nil
+        }
     }
 
     /// What a lookup can tell before waiting for anything.
     enum Immediate {
-        /// A literal, a static entry or a cache hit (fresh or stale).
+        /// A literal, a static entry or a stale cache hit.
         case answered(Answer)
+        /// A fresh cache hit, made as it is returned.
+        case hit(HostResolution)
         /// The normalized name goes to the system resolver.
         case bypassed(name: String, families: AddressFamilies, started: TimeInterval)
         /// Nothing usable at once is cached: the providers are asked. `stale`: an expired answer that
@@ -144,9 +158,8 @@ public final class HostResolver: HostResolving {
         case miss(ResolutionCache.Key, started: TimeInterval, stale: Answer?)
     }
 
-    /// An answer known at once, in parts. A `HostResolution` is copied through its value witnesses
-    /// (its source may hold a URL), so it is made only where it is returned: one made here and
-    /// returned inside `Immediate` was copied and destroyed again on every cache hit.
+    /// An answer known at once other than a fresh hit (a literal, a static entry, a stale hit), in
+    /// parts: a stale one may yet be served or not, with a TTL decided later.
     struct Answer {
         enum Source { case literal, staticMapping, cache }
         var host: String
@@ -183,7 +196,14 @@ public final class HostResolver: HostResolving {
         let families = concrete(families)
         if bypasses(name) { return .bypassed(name: name, families: families, started: started) }
         let key = ResolutionCache.Key(name: name, families: families)
-        guard let hit = cache.lookup(key, now: started, staleLimit: staleRetention) else {
+        var found = cache.lookup(key, now: started, staleLimit: staleRetention)
+        // A flag rather than the key found: a copy of the key costs the hit path a retain and a release.
+        var fromBothFamilies = false
+        if families != .both, found?.isStale ?? true, let other = bothFamiliesHit(name, families, now: started),
+           found == nil || !other.isStale {
+            (found, fromBothFamilies) = (other, true)
+        }
+        guard let hit = found else {
             return .miss(key, started: started, stale: nil)
         }
         guard case .addresses(let addresses) = hit.value else {
@@ -191,22 +211,28 @@ public final class HostResolver: HostResolving {
             if case .failure(let error) = result { configuration.observer?.negativeCacheHit(host: name, error: error) }
             return .answered(try result.get())
         }
-        var answer = Answer(host: name, addresses: addresses, ttl: max(0, hit.remaining), source: .cache,
-                            provider: hit.provider, latency: now() - started, isStale: hit.isStale)
         // The fresh hit decided here rather than by `policy.use`: this is the path every request takes.
         if !hit.isStale {
-            configuration.observer?.cacheHit(host: name, resolution: answer.resolution)
-            if let window = configuration.refreshAheadWindow, hit.remaining <= window {
-                refreshInBackground(LookupCoalescer.Key(cacheKey: key, port: port), reason: .refreshAhead)
+            let latency = now() - started
+            // Made where it is returned, and again for an observer: one made before the call and
+            // returned after it was copied and destroyed again on every hit.
+            if let observer = configuration.observer {
+                observer.cacheHit(host: name, resolution: HostResolution(host: name, addresses: addresses, ttl: hit.remaining, source: .cache,
+                                                                         provider: hit.provider, latency: latency))
             }
-            return .answered(answer)
+            if let window = configuration.refreshAheadWindow, hit.remaining <= window {
+                refreshInBackground(LookupCoalescer.Key(cacheKey: fromBothFamilies ? ResolutionCache.Key(name: name, families: .both) : key, port: port), reason: .refreshAhead)
+            }
+            return .hit(HostResolution(host: name, addresses: addresses, ttl: hit.remaining, source: .cache, provider: hit.provider, latency: latency))
         }
+        var answer = Answer(host: name, addresses: addresses, ttl: 0, source: .cache,
+                            provider: hit.provider, latency: now() - started, isStale: true)
         switch policy.use(remaining: hit.remaining) {
         case .fresh:
             break
         case .staleNow:
             configuration.observer?.staleAnswerServed(host: name, resolution: answer.resolution, expiredFor: -hit.remaining, reason: .staleReuse)
-            refreshInBackground(LookupCoalescer.Key(cacheKey: key, port: port), reason: .stale)
+            refreshInBackground(LookupCoalescer.Key(cacheKey: fromBothFamilies ? ResolutionCache.Key(name: name, families: .both) : key, port: port), reason: .stale)
         case .staleIfNoAnswer:
             answer.ttl = policy.serveStale?.staleAnswerTTL ?? 0
             answer.expiredFor = -hit.remaining
@@ -217,6 +243,18 @@ public final class HostResolver: HostResolving {
         return .answered(answer)
     }
 
+    /// For an IPv4-only or IPv6-only lookup that found nothing fresh: the name's both-families entry,
+    /// its addresses of `family` alone (an A or AAAA query would have answered them, with the same
+    /// TTL or less); nil when it holds none of them (the other family's query may have failed).
+    private func bothFamiliesHit(_ name: String, _ family: AddressFamilies, now: TimeInterval) -> ResolutionCache.Hit? {
+        guard var hit = cache.lookup(ResolutionCache.Key(name: name, families: .both), now: now, staleLimit: staleRetention),
+              case .addresses(let addresses) = hit.value else { return nil }
+        let wanted = addresses.filter { family.includes($0.family) }
+        guard !wanted.isEmpty else { return nil }
+        hit.value = .addresses(wanted)
+        return hit
+    }
+
     /// `clock.now()`, without the protocol's dispatch for the system clock (a hit reads it twice).
     private func now() -> TimeInterval {
         clockIsMonotonic ? MonotonicClock.now() : clock.now()
@@ -224,23 +262,29 @@ public final class HostResolver: HostResolving {
 
     /// A cache miss: the providers are asked (one query shared by concurrent lookups of `key`); with a
     /// serve-stale candidate, under RFC 8767's timers (`HostResolver+ServeStale.swift`).
-    private func providerLookup(_ key: ResolutionCache.Key, port: Int, started: TimeInterval, stale: Answer?) async throws -> HostResolution {
+    func providerLookup(_ key: ResolutionCache.Key, port: Int, started: TimeInterval, stale: Answer?) async throws -> Served {
         configuration.observer?.cacheMiss(host: key.name)
         let flight = LookupCoalescer.Key(cacheKey: key, port: port)
         if let stale { return try await lookupServingStale(flight, stale: stale, started: started) }
         var resolution = try await sharedLookup(flight)
         if resolution.source != .cache { resolution.latency = clock.now() - started }
-        return resolution
+        return Served(resolution: resolution)
     }
 
     /// The cached addresses for `host` with their remaining TTL (source `.cache`), or `nil` when none are
-    /// cached or they have expired. Negative answers are not shown. Asks nothing.
+    /// cached or they have expired; for `.ipv4` or `.ipv6`, a both-families answer's addresses of that
+    /// family count. Negative answers are not shown. Asks nothing.
     public func cachedResolution(host: String, families: AddressFamilies? = nil) -> HostResolution? {
         guard let name = HostName.normalize(host) else { return nil }
-        let key = ResolutionCache.Key(name: name, families: concrete(families ?? configuration.families))
-        guard let hit = cache.value(for: key, now: clock.now()),
-              case .success(let resolution) = Self.resolution(from: .init(value: hit.value, remaining: hit.remaining, provider: nil), name: name)
-        else { return nil }
+        let families = concrete(families ?? configuration.families)
+        let now = clock.now()
+        var found = cache.value(for: ResolutionCache.Key(name: name, families: families), now: now).map {
+            ResolutionCache.Hit(value: $0.value, remaining: $0.remaining, provider: nil)
+        }
+        if found == nil, families != .both, let other = bothFamiliesHit(name, families, now: now), !other.isStale {
+            found = ResolutionCache.Hit(value: other.value, remaining: other.remaining, provider: nil)
+        }
+        guard let hit = found, case .success(let resolution) = Self.resolution(from: hit, name: name) else { return nil }
         return resolution
     }
 

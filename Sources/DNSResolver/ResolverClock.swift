@@ -16,8 +16,19 @@ public protocol ResolverClock: Sendable {
 
 extension ResolverClock {
     public func sleep(for seconds: TimeInterval) async throws {
-        try await Task.sleep(for: .seconds(max(0, seconds)))
+        try await sleepForSeconds(seconds)
     }
+}
+
+/// `Task.sleep` for `seconds`: 0 when negative or NaN, until cancelled when infinite. A `Duration`
+/// made from an infinite or very large number of seconds traps, so a long sleep is taken in parts.
+func sleepForSeconds(_ seconds: TimeInterval) async throws {
+    var left = seconds.isNaN ? 0 : max(0, seconds)
+    repeat {
+        let part = min(left, 1e9)  // about 31 years
+        try await Task.sleep(for: .seconds(part))
+        left -= part
+    } while left > 0
 }
 
 /// The system's monotonic clock.

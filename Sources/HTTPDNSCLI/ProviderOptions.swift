@@ -183,14 +183,21 @@ struct ConsoleResolverObserver: ResolverObserver {
         }
     }
     func cacheMiss(host: String) { say("cache miss \(host)") }
-    func staleAnswerServed(host: String, resolution: HostResolution, expiredFor: TimeInterval) {
-        say("stale answer for \(host) (expired \(Int(expiredFor)) s ago), refreshing in the background")
+    func staleAnswerServed(host: String, resolution: HostResolution, expiredFor: TimeInterval, reason: StaleAnswerReason) {
+        let why = switch reason {
+        case .staleReuse: "refreshing in the background"
+        case .clientResponseTimeout: "no fresh answer within the client response timer; the lookup goes on"
+        case .lookupFailed: "no resolver could be reached"
+        case .failureRecheck: "a lookup failed moments ago, so none is made yet"
+        case .withoutWaiting: "a lookup started"
+        }
+        say("stale answer for \(host) (expired \(Int(expiredFor)) s ago): \(why)")
     }
     func refreshStarted(host: String, reason: RefreshReason) { say("refreshing \(host) (\(reason.rawValue))") }
     func providerAnswered(host: String, provider: String, endpoint: URL, latency: TimeInterval, answer: DoHClient.Answer) {
         let what: String
         switch answer {
-        case .addresses(let addresses, let ttl): what = "\(addresses.count) address(es), ttl \(Int(ttl)) s"
+        case .addresses(let addresses, let ttl): what = "\(addresses.count) \(addresses.count == 1 ? "address" : "addresses"), ttl \(Int(ttl)) s"
         case .nameNotFound: what = "NXDOMAIN"
         case .noAddresses: what = "no addresses (NODATA)"
         }

@@ -21,6 +21,11 @@ public enum HostName {
         // Most names are already normalized: checked in one pass over the bytes, they come back as
         // they are (this runs on every lookup, cached ones included).
         if isNormalizedASCII(host) { return host }
+        return normalizeFully(host)
+    }
+
+    /// `normalize` without its shortcut for names already normalized.
+    static func normalizeFully(_ host: String) -> String? {
         var name = host
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         if IPAddress(name) != nil { return name.lowercased() }
@@ -63,40 +68,43 @@ public enum HostName {
         // Over the string's own bytes when it has them contiguously (a native string always does):
         // the UTF-8 view's iterator costs more per byte, and this runs on every lookup.
         if let answer = host.utf8.withContiguousStorageIfAvailable(isNormalizedASCII) { return answer }
-        return isNormalizedASCII(Array(host.utf8))
+        return Array(host.utf8).withUnsafeBufferPointer(isNormalizedASCII)
     }
 
-    private static func isNormalizedASCII<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
-        var total = 0
-        var labelLength = 0
-        var previous: UInt8 = 0
+    private static func isNormalizedASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = bytes.count
+        guard count > 0, count <= 253 else { return false }
+        // A label is checked at its end, so that the loop over its bytes does only what every
+        // byte needs: letters and digits (nearly all of them) cost two compares.
+        var labelStart = 0
         var hyphens = 0
-        var labelStartsWithDigit = false
-        for byte in bytes {
-            total += 1
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                labelLength += 1
-            case UInt8(ascii: "-"):
-                guard labelLength > 0 else { return false }
-                labelLength += 1
-                hyphens += 1
-            case UInt8(ascii: "."):
-                guard labelLength > 0, previous != UInt8(ascii: "-") else { return false }
-                labelLength = 0
-            default:
+        var index = 0
+        while index < count {
+            let byte = bytes[index]
+            if byte &- UInt8(ascii: "a") < 26 || byte &- UInt8(ascii: "0") < 10 {
+                index &+= 1
+            } else if byte == UInt8(ascii: "-") {
+                hyphens &+= 1
+                index &+= 1
+            } else if byte == UInt8(ascii: "."), isLabel(bytes, from: labelStart, to: index) {
+                index &+= 1
+                labelStart = index
+            } else {
                 return false
             }
-            guard labelLength <= 63 else { return false }
-            if labelLength == 1 { labelStartsWithDigit = byte <= UInt8(ascii: "9") }
-            previous = byte
         }
-        guard total > 0, total <= 253, labelLength > 0, previous != UInt8(ascii: "-") else { return false }
+        guard isLabel(bytes, from: labelStart, to: count) else { return false }
         // No top-level label starts with a digit; a name whose last one does may end in a number
         // (an address, or no name at all), which the full path decides.
-        guard !labelStartsWithDigit else { return false }
+        guard bytes[labelStart] > UInt8(ascii: "9") else { return false }
         // An A-label must be checked as Punycode.
         return hyphens < 2 || !hasALabel(bytes)
+    }
+
+    /// Whether `bytes[start..<end]` (letters, digits and hyphens) is a label: 1-63 bytes, neither
+    /// starting nor ending with a hyphen.
+    private static func isLabel(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Bool {
+        end > start && end - start <= 63 && bytes[start] != UInt8(ascii: "-") && bytes[end - 1] != UInt8(ascii: "-")
     }
 
     /// Whether the last label of `name` (lower case, no trailing dot) is a number: decimal digits, or

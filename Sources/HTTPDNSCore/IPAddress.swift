@@ -50,14 +50,31 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// `.ipv4` for 4 bytes, `.ipv6` for 16.
     public var family: Family { bytes.count == 4 ? .ipv4 : .ipv6 }
 
-    /// Textual form (`inet_ntop`), without brackets.
+    /// Textual form, without brackets: dotted decimal for IPv4, `inet_ntop`'s RFC 5952 form for IPv6.
     public var description: String {
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-        let ok: Bool = bytes.withUnsafeBytes { raw in
-            inet_ntop(family == .ipv4 ? AF_INET : AF_INET6, raw.baseAddress, &buffer, socklen_t(buffer.count)) != nil
+        // On a stack buffer: the cache file writes every answer's text, and the arrays this made
+        // (a buffer, then the bytes up to its NUL) cost more than the formatting.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(INET6_ADDRSTRLEN) + 1) { buffer in
+            guard let base = buffer.baseAddress else { return "<invalid address>" }
+            if bytes.count == 4 {
+                var count = 0
+                for (index, byte) in bytes.enumerated() {
+                    if index > 0 { base[count] = UInt8(ascii: "."); count += 1 }
+                    if byte >= 100 { base[count] = UInt8(ascii: "0") + byte / 100; count += 1 }
+                    if byte >= 10 { base[count] = UInt8(ascii: "0") + byte / 10 % 10; count += 1 }
+                    base[count] = UInt8(ascii: "0") + byte % 10
+                    count += 1
+                }
+                return String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
+            }
+            let written = bytes.withUnsafeBytes { raw in
+                base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    inet_ntop(AF_INET6, raw.baseAddress, $0, socklen_t(buffer.count)) != nil
+                }
+            }
+            guard written else { return "<invalid address>" }
+            return String(decoding: UnsafeBufferPointer(start: base, count: strlen(UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self))), as: UTF8.self)
         }
-        guard ok else { return "<invalid address>" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The form used in a URL authority or a `HOST:PORT:ADDR` entry: IPv6 in brackets.

@@ -77,4 +77,74 @@ struct HostResolverNonBlockingTests {
         gate.open()
         #expect(await eventually { resolver.cachedResolution(host: "a.test", families: .ipv4) != nil })
     }
+
+    @Test("a both-families answer in the cache answers IPv4-only and IPv6-only lookups with its addresses of that family, without asking")
+    func aBothFamiliesAnswerServesEachFamily() async throws {
+        let harness = ResolverHarness()
+        _ = try await harness.resolver.resolve(host: "a.test", port: 443, families: .both)
+        let asked = harness.queries
+        let ipv4 = try #require(try harness.resolver.resolveWithoutWaiting(host: "a.test", families: .ipv4))
+        #expect(ipv4.addresses == [IPAddress("192.0.2.1")!])
+        #expect(ipv4.source == .cache)
+        let ipv6 = try #require(try harness.resolver.resolveWithoutWaiting(host: "a.test", families: .ipv6))
+        #expect(ipv6.addresses == [IPAddress("2001:db8::1")!])
+        #expect(try await harness.resolver.resolve(host: "a.test", port: 443, families: .ipv4).addresses == [IPAddress("192.0.2.1")!])
+        #expect(harness.resolver.cachedResolution(host: "a.test", families: .ipv6)?.addresses == [IPAddress("2001:db8::1")!])
+        #expect(harness.queries == asked, "nothing asked")
+    }
+
+    @Test("a both-families answer without addresses of the family wanted is a miss for that family")
+    func aBothFamiliesAnswerWithoutTheFamilyIsAMiss() async throws {
+        let harness = ResolverHarness()
+        _ = try await harness.resolver.resolve(host: "v4only.test", port: 443, families: .both)
+        #expect(try harness.resolver.resolveWithoutWaiting(host: "v4only.test", families: .ipv6) == nil)
+        #expect(harness.resolver.isRefreshing(host: "v4only.test"), "the IPv6 lookup started")
+        await harness.resolver.waitForRefresh(host: "v4only.test")
+    }
+
+    @Test("resolveBlocking refuses a negative or NaN timeout with InvalidTimeoutError, before looking anything up")
+    func resolveBlockingRefusesAnInvalidTimeout() async throws {
+        let harness = ResolverHarness.switchable(LockedValue(.answer))
+        let resolver = harness.resolver
+        for timeout in [-1, -.infinity, .nan] as [TimeInterval] {
+            let result = try await Self.onThread { Result { try resolver.resolveBlocking(host: "a.test", timeout: timeout) } }
+            #expect(throws: InvalidTimeoutError.self) { try result.get() }
+            if case .failure(let error as InvalidTimeoutError) = result {
+                #expect(error.timeout.isNaN ? timeout.isNaN : error.timeout == timeout)
+                #expect(error.description.contains("0 or more"), "\(error)")
+            }
+        }
+        #expect(harness.transport.requests.isEmpty, "nothing was looked up")
+        #expect(!resolver.isRefreshing(host: "a.test"))
+    }
+
+    @Test("a stale answer that comes after resolveBlocking timed out is not reported to the observer: the caller never got it")
+    func aStaleAnswerAfterTheTimeoutIsNotReported() async throws {
+        let gate = Gate()
+        let events = EventRecorder()
+        let (harness, _) = try await HostResolverServeStaleTests.expired(.hold(gate), events: events)
+        let resolver = harness.resolver
+        let result = try await Self.onThread { Result { try resolver.resolveBlocking(host: "a.test", timeout: 0.2) } }
+        #expect(throws: ResolutionError.self) { try result.get() }
+        // The client response timer (1.8 s on the manual clock) fires after the caller gave up: the
+        // abandoned lookup ends with the stale answer, which nobody gets.
+        await harness.clock.waitForSleepers()
+        harness.clock.advance(by: 2)
+        #expect(await eventually { resolver.waitingLookups(name: "a.test") == 0 })
+        gate.open()
+        await resolver.waitForRefresh(host: "a.test")
+        // The abandoned lookup's last steps run on a task with nothing to await: a moment for them.
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!events.events.contains { $0.hasPrefix("stale") }, "\(events.events)")
+    }
+
+    @Test("a stale answer resolveBlocking returns is reported to the observer once")
+    func aStaleAnswerResolveBlockingReturnsIsReported() async throws {
+        let events = EventRecorder()
+        let (harness, _) = try await HostResolverServeStaleTests.expired(.fail, events: events)
+        let resolver = harness.resolver
+        let resolution = try await Self.onThread { try resolver.resolveBlocking(host: "a.test", timeout: 10) }
+        #expect(resolution.isStale)
+        #expect(events.events.filter { $0.hasPrefix("stale") } == ["stale a.test 10"], "\(events.events)")
+    }
 }

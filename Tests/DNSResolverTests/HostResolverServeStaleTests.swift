@@ -108,4 +108,35 @@ struct HostResolverServeStaleTests {
         let (harness, _) = try await Self.expired(.fail, settings: .init(maximumStaleAge: 5))
         await #expect(throws: ResolutionError.self) { try await harness.resolve("a.test") }
     }
+
+    @Test("a serve-stale configuration with a negative time is reported when the resolver is made, and the time counts as 0: the stale answer at once")
+    func aNegativeClientResponseTimeoutIsReportedAndCountsAsZero() async throws {
+        let gate = Gate()
+        let events = EventRecorder()
+        let (harness, _) = try await Self.expired(.hold(gate), events: events, settings: .init(clientResponseTimeout: -1))
+        #expect(events.events.first == "warning serveStale.clientResponseTimeout is -1.0, not a number of seconds (0 or more, or .infinity); 0 s is used", "\(events.events)")
+        let resolution = try await harness.resolve("a.test")
+        #expect(resolution.isStale)
+        gate.open()
+        await harness.resolver.waitForRefresh(host: "a.test")
+    }
+
+    @Test("with an infinite client response timer, no timer is set: a slow lookup is waited for")
+    func anInfiniteClientResponseTimeoutSetsNoTimer() async throws {
+        let gate = Gate()
+        let (harness, _) = try await Self.expired(.hold(gate), settings: .init(clientResponseTimeout: .infinity))
+        let lookup = Task { try await harness.resolve("a.test") }
+        #expect(await eventually { harness.resolver.waitingLookups(name: "a.test") == 1 })
+        #expect(harness.clock.sleepers == 0)
+        gate.open()
+        #expect(try await lookup.value.isStale == false)
+    }
+
+    @Test("the system clock sleeps for an infinite time (until cancelled) rather than trapping")
+    func theSystemClockSleepsForAnInfiniteTime() async throws {
+        let sleeper = Task { try await MonotonicClock().sleep(for: .infinity) }
+        try await Task.sleep(for: .milliseconds(20))
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+    }
 }

@@ -146,6 +146,72 @@ struct ResolverCacheStoreTests {
         #expect(try Self.names(in: file) == ["a.test"], "the answer kept in memory was written")
     }
 
+    /// A connection of the test's own holding the file's write lock (as another process would)
+    /// until its `COMMIT`.
+    static func holdWriteLock(_ file: URL) throws -> SQLiteDatabase {
+        let other = try SQLiteDatabase(path: file.path, readOnly: false, busyTimeout: 0)
+        try other.execute("BEGIN IMMEDIATE")
+        return other
+    }
+
+    @Test("loading the file does not wait for another process's write lock: a resolver on a locked file is made at once, with its answers")
+    func loadingDoesNotWaitForAWriteLock() async throws {
+        let (directory, file) = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let first = Self.harness(file: file)
+            _ = try await first.resolve("a.test")
+            first.resolver.savePersistentCache()
+        }
+        let other = try Self.holdWriteLock(file)
+        defer { try? other.execute("COMMIT") }
+        let started = ContinuousClock.now
+        // The default busy timeout (2 s): what a reader waiting for the lock would wait.
+        let second = Self.harness(file: file)
+        #expect(ContinuousClock.now - started < .seconds(1), "the load waited for the lock")
+        #expect(try await second.resolve("a.test").source == .cache)
+        #expect(second.queries == 0)
+    }
+
+    @Test("a save that finds the file still locked says the answer was not saved, in words that count it right")
+    func aSaveLockedOutSaysWhatWasNotSaved() async throws {
+        let (directory, file) = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let events = EventRecorder()
+        let harness = Self.harness(file: file, events: events) { $0.persistentCacheBusyTimeout = 0.05 }
+        let other = try Self.holdWriteLock(file)
+        _ = try await harness.resolve("a.test")
+        harness.resolver.savePersistentCache()
+        try other.execute("COMMIT")
+        let warning = try #require(events.events.last { $0.hasPrefix("warning") }, "\(events.events)")
+        #expect(warning == "warning the cache file \(file.path) stayed locked by another process for 0.05 s: 1 answer was not saved (the writer tries again while this process runs)")
+    }
+
+    @Test("a valid cache file in a directory that may not be written is read, with one warning that answers are not saved")
+    func aFileInAReadOnlyDirectoryIsRead() async throws {
+        let (directory, file) = try Self.scratch()
+        defer {
+            Self.makeWritable(directory.path, mode: 0o755)
+            try? FileManager.default.removeItem(at: directory)
+        }
+        do {
+            let first = Self.harness(file: file)
+            _ = try await first.resolve("a.test")
+            first.resolver.savePersistentCache()
+        }
+        // Without its -wal and -shm files, which SQLite cannot make in the directory.
+        try #require(try await Self.filesOnceTheWALFilesGo(in: directory.path) == ["cache.sqlite"])
+        try Self.makeUnwritable(directory.path, mode: 0o555)
+        let events = EventRecorder()
+        let second = Self.harness(file: file, events: events)
+        #expect(try await second.resolve("a.test").source == .cache)
+        #expect(second.queries == 0)
+        _ = try await second.resolve("v4only.test")
+        second.resolver.savePersistentCache()
+        let warnings = events.events.filter { $0.hasPrefix("warning") }
+        #expect(warnings == ["warning the cache file \(file.path) is in a directory this process may not write, where SQLite keeps its -wal and -shm files: its answers are used, new ones are not saved"])
+    }
+
     @Test("a FIFO (as /dev/null, anything but a regular file) is neither opened nor replaced, with a warning")
     func aFileThatIsNotRegularIsLeftAlone() async throws {
         let (directory, _) = try Self.scratch()
@@ -246,7 +312,7 @@ struct ResolverCacheStoreTests {
         try Self.writeLegacy(records: [("old.test", Date().timeIntervalSince1970 + 500)], to: file)
         let events = EventRecorder()
         let harness = Self.harness(file: file, events: events)
-        #expect(events.events.contains { $0 == "warning migrated the JSON cache file \(file.path) to SQLite (1 records)" }, "\(events.events)")
+        #expect(events.events.contains { $0 == "warning migrated the JSON cache file \(file.path) to SQLite (1 record)" }, "\(events.events)")
         let resolution = try await harness.resolve("old.test")
         #expect(resolution.source == .cache)
         #expect(resolution.addresses == [IPAddress("192.0.2.77")!])
@@ -329,14 +395,18 @@ struct ResolverCacheStoreTests {
             harness.resolver.savePersistentCache()
         }
         #expect(Self.mode(of: file.path).map { $0 & 0o777 } == 0o666 & ~umaskValue)
-        // The last connection closes on the store's writer queue once the resolver is gone.
-        let folder = file.deletingLastPathComponent().path
+        #expect(try await Self.filesOnceTheWALFilesGo(in: file.deletingLastPathComponent().path) == ["cache.sqlite"],
+                "the WAL files go with the last connection")
+    }
+
+    /// The names in `folder` once `cache.sqlite` is alone there or 2 s passed: the last connection
+    /// closes on the store's writer queue once the resolver is gone, and the WAL files go with it.
+    static func filesOnceTheWALFilesGo(in folder: String) async throws -> [String] {
         let deadline = ContinuousClock.now + .seconds(2)
         while try FileManager.default.contentsOfDirectory(atPath: folder) != ["cache.sqlite"], ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["cache.sqlite"],
-                "the WAL files go with the last connection")
+        return try FileManager.default.contentsOfDirectory(atPath: folder)
     }
 
     /// Runs chattr (e2fsprogs, essential on Debian) on `path`.
@@ -349,13 +419,26 @@ struct ResolverCacheStoreTests {
         return process.terminationStatus
     }
 
+    /// Makes `path` unwritable: `mode` (0444, 0555), or, for root, whom modes do not stop, immutable
+    /// (chattr +i).
+    static func makeUnwritable(_ path: String, mode: mode_t) throws {
+        if getuid() == 0 {
+            try #require(try chattr("+i", path) == 0, "chattr +i failed: the file system must support immutable files")
+        } else {
+            try #require(chmod(path, mode) == 0)
+        }
+    }
+
+    /// Undoes `makeUnwritable`, so the scratch directory can be removed.
+    static func makeWritable(_ path: String, mode: mode_t) {
+        if getuid() == 0 { _ = try? chattr("-i", path) } else { _ = chmod(path, mode) }
+    }
+
     @Test("a file that may not be written is read, with a warning that new answers are not saved")
     func aReadOnlyFileIsReadNotWritten() async throws {
         let (directory, file) = try Self.scratch()
-        // Root writes a 0444 file: for root the file is made immutable instead (chattr +i).
-        let asRoot = getuid() == 0
         defer {
-            if asRoot { _ = try? Self.chattr("-i", file.path) }
+            Self.makeWritable(file.path, mode: 0o644)
             try? FileManager.default.removeItem(at: directory)
         }
         do {
@@ -363,11 +446,7 @@ struct ResolverCacheStoreTests {
             _ = try await first.resolve("a.test")
             first.resolver.savePersistentCache()
         }
-        if asRoot {
-            try #require(try Self.chattr("+i", file.path) == 0, "chattr +i failed: the file system must support immutable files")
-        } else {
-            try #require(chmod(file.path, 0o444) == 0)
-        }
+        try Self.makeUnwritable(file.path, mode: 0o444)
         let events = EventRecorder()
         let second = Self.harness(file: file, events: events)
         #expect(try await second.resolve("a.test").source == .cache)

@@ -14,10 +14,12 @@ import Glibc
 /// `expires` and `stored` are seconds since 1970 (wall clock, so a row survives a reboot).
 ///
 /// Lookups never wait for it: `record`, `remove(name:)` and `removeAll` only note the change, and a
-/// serial background writer writes every noted change in one transaction. When two processes write
-/// one row, the later answer (by `stored`) wins. A write that finds the file locked past the busy
-/// timeout keeps its changes in memory and tries again later; nothing is dropped. A corrupt, foreign
-/// or newer-schema file is reported and left exactly as it was (the store is then not used).
+/// serial background writer writes every noted change in one transaction. Nor does the load at
+/// opening wait for another process's write lock: it reads (WAL readers never wait) before the
+/// writer is given anything. When two processes write one row, the later answer (by `stored`) wins.
+/// A write that finds the file locked past the busy timeout keeps its changes in memory and tries
+/// again while the process runs. A corrupt, foreign or newer-schema file is reported and left
+/// exactly as it was (the store is then not used).
 final class ResolverCacheStore: Sendable {
     /// One row: an address answer for a name and family set.
     struct Row: Sendable, Equatable {
@@ -33,6 +35,9 @@ final class ResolverCacheStore: Sendable {
 
     /// Seconds between the first change noted and the write that takes it and those noted since.
     static let gatheringDelay: TimeInterval = 0.05
+    /// Answers noted that make a write start at once rather than after the delay: a burst of
+    /// lookups is written as it goes, on another thread, and leaves little for `writeNow`.
+    static let batchSize = 128
 
     static let schemaVersion = 1
     static let applicationID = 0x4844_4E53
@@ -40,11 +45,15 @@ final class ResolverCacheStore: Sendable {
     let file: URL
     /// Rows past their expiry by more than this many seconds are neither loaded nor kept.
     let maximumAge: TimeInterval
+    private let busyTimeout: TimeInterval
     private let database: SQLiteDatabase
     private let warn: @Sendable (String) -> Void
     /// The writer's queue: the only place `database` is used after `open`.
     private let queue = DispatchQueue(label: "httpdns.resolver-cache-store")
     private let pending = Mutex(Pending())
+    /// The upsert statement, prepared by the first write (parsing it cost a write of a thousand
+    /// rows a tenth of its time). Only used on `queue`, as `database` is.
+    private nonisolated(unsafe) var upsertStatement: SQLiteStatement?
     /// Whether the last write found the file locked (warned once until a write succeeds).
     private let lockedWarned = Atomic<Bool>(false)
 
@@ -54,30 +63,55 @@ final class ResolverCacheStore: Sendable {
         var deletedNames: Set<String> = []
         var upserts: [ResolutionCache.Key: Row] = [:]
         var writeScheduled = false
+        /// Whether a write of a full batch is queued (`batchSize`).
+        var batchWriteQueued = false
+        /// Rows that expired before this (seconds since 1970) are deleted with the next write: the
+        /// cleanup at opening found the file locked.
+        var expiredBefore: TimeInterval?
 
+        /// No change to write (a cleanup alone waits for one: it is not worth a wait for the lock).
         var isEmpty: Bool { !clearAll && deletedNames.isEmpty && upserts.isEmpty }
+
+        /// The changes in words, for a warning: "1 answer", "3 answers and 1 name's removal".
+        var summary: String {
+            var parts: [String] = []
+            if !upserts.isEmpty { parts.append(upserts.count == 1 ? "1 answer" : "\(upserts.count) answers") }
+            if clearAll { parts.append("the removal of every answer") }
+            if !deletedNames.isEmpty { parts.append(deletedNames.count == 1 ? "1 name's removal" : "\(deletedNames.count) names' removal") }
+            return parts.joined(separator: " and ")
+        }
+
+        /// Whether `summary` names one change (for the verb's number).
+        var isSingular: Bool { upserts.count + deletedNames.count + (clearAll ? 1 : 0) == 1 }
     }
 
     /// Opens the store at `file`, creating it (and its directory) when missing, migrating a cache file
-    /// of the JSON format once. Problems go to `warn`, in words that name the file.
+    /// of the JSON format once, and reads its rows. Problems go to `warn`, in words that name the file.
     /// - Parameters:
-    ///   - busyTimeout: Seconds a read or write waits for another process's lock.
+    ///   - busyTimeout: Seconds a write waits for another process's lock.
     ///   - maximumAge: Seconds past expiry after which rows are dropped.
-    /// - Returns: nil when the file cannot be used (a directory, corrupt, foreign, a newer schema, not
-    ///   readable): the resolver then keeps its cache in memory only, and the file is left as it was.
-    static func open(_ file: URL, busyTimeout: TimeInterval, maximumAge: TimeInterval,
-                     warn: @escaping @Sendable (String) -> Void) -> ResolverCacheStore? {
+    ///   - loadLimit: The most rows read.
+    /// - Returns: The store and the rows not past `maximumAge`, latest expiry first (rows that do not
+    ///   parse are skipped with one warning); nil when the file cannot be used (a directory, corrupt,
+    ///   foreign, a newer schema, not readable): the resolver then keeps its cache in memory only, and
+    ///   the file is left as it was.
+    static func open(_ file: URL, busyTimeout: TimeInterval, maximumAge: TimeInterval, loadLimit: Int,
+                     warn: @escaping @Sendable (String) -> Void) -> (store: ResolverCacheStore, rows: [Row])? {
         // What another store of this process noted for the file is written first, so a resolver made
         // after another one's lookups reads their answers (as a restarted process would).
         let path = file.standardizedFileURL.resolvingSymlinksInPath().path
         for store in live.withLock({ $0.compactMap { $0.path == path ? $0.store : nil } }) { store.writeNow() }
         do {
             let store = try ResolverCacheStore(file: file, busyTimeout: busyTimeout, maximumAge: maximumAge, warn: warn)
+            // Read before the writer has anything to do, on the caller's thread: the connection is
+            // the writer's too, and the writer's first task (the cleanup) takes the write lock.
+            let (rows, anyPastMaximumAge) = store.load(limit: loadLimit)
+            if anyPastMaximumAge { store.scheduleCleanup() }
             live.withLock { stores in
                 stores.removeAll { $0.store == nil }
                 stores.append(LiveStore(path: path, store: store))
             }
-            return store
+            return (store, rows)
         } catch {
             warn("not using the cache file \(file.path): \(error.description); answers are kept in memory only")
             return nil
@@ -101,6 +135,7 @@ final class ResolverCacheStore: Sendable {
                  warn: @escaping @Sendable (String) -> Void) throws(OpenError) {
         self.file = file
         self.maximumAge = maximumAge
+        self.busyTimeout = busyTimeout
         self.warn = warn
         let path = file.path
         var migrated: [LegacyJSONCacheFile.Record]? = nil
@@ -126,14 +161,25 @@ final class ResolverCacheStore: Sendable {
         }
         if let records = migrated {
             database = try Self.migrate(records, file: file, busyTimeout: busyTimeout)
-            warn("migrated the JSON cache file \(path) to SQLite (\(records.count) records)")
+            warn("migrated the JSON cache file \(path) to SQLite (\(records.count) \(records.count == 1 ? "record" : "records"))")
         } else {
             database = try Self.connect(path, busyTimeout: busyTimeout, warn: warn)
         }
-        if !database.isReadOnly {
-            let cutoff = Date().timeIntervalSince1970 - maximumAge
-            queue.async { [database] in
-                try? database.prepare("DELETE FROM answers WHERE expires < ?1").run([.real(cutoff)])
+    }
+
+    /// Deletes the rows past `maximumAge` in the background without waiting for a lock: when another
+    /// process holds it, the next write deletes them (they are not loaded meanwhile).
+    private func scheduleCleanup() {
+        guard !database.isReadOnly else { return }
+        // The load's cutoff or a later one: a row it found past the age is past this one too.
+        let cutoff = Date().timeIntervalSince1970 - maximumAge
+        queue.async { [self] in
+            database.setBusyTimeout(0)
+            defer { database.setBusyTimeout(busyTimeout) }
+            do {
+                try database.prepare("DELETE FROM answers WHERE expires < ?1").run([.real(cutoff)])
+            } catch {
+                pending.withLock { $0.expiredBefore = cutoff }
             }
         }
     }
@@ -176,22 +222,37 @@ final class ResolverCacheStore: Sendable {
     }
 
     /// A connection to an SQLite file that is new, empty or of this schema; read-only (with a warning)
-    /// when the file may not be written.
+    /// when the file may not be written, or when its directory may not be written and SQLite cannot
+    /// make the -wal and -shm files a WAL database is read through.
     private static func connect(_ path: String, busyTimeout: TimeInterval, warn: (String) -> Void) throws(OpenError) -> SQLiteDatabase {
         let database: SQLiteDatabase
         do {
             database = try prepareSchema(SQLiteDatabase(path: path, readOnly: false, busyTimeout: busyTimeout))
             if database.isReadOnly { warn("the cache file \(path) is read-only: its answers are used, new ones are not saved") }
         } catch let failure as SQLiteDatabase.Failure where failure.isReadOnly {
+            var directoryIsReadOnly = false
             do {
-                database = try SQLiteDatabase(path: path, readOnly: true, busyTimeout: busyTimeout)
-                try check(database)
+                do {
+                    let plain = try SQLiteDatabase(path: path, readOnly: true, busyTimeout: busyTimeout)
+                    try check(plain)
+                    database = plain
+                } catch let again as SQLiteDatabase.Failure where again.cannotOpen && !isWritableDirectory(of: path) {
+                    // Nothing else can be writing it either, so its main file is all there is (a
+                    // WAL left by a process that did not close it is not read).
+                    directoryIsReadOnly = true
+                    database = try SQLiteDatabase(path: path, readOnly: true, immutable: true, busyTimeout: busyTimeout)
+                    try check(database)
+                }
             } catch let error as OpenError {
                 throw error
             } catch {
                 throw OpenError(description: "cannot open it (\(failure))")
             }
-            warn("the cache file \(path) is read-only (\(failure)): its answers are used, new ones are not saved")
+            if directoryIsReadOnly {
+                warn("the cache file \(path) is in a directory this process may not write, where SQLite keeps its -wal and -shm files: its answers are used, new ones are not saved")
+            } else {
+                warn("the cache file \(path) is read-only (\(failure)): its answers are used, new ones are not saved")
+            }
         } catch let error as OpenError {
             throw error
         } catch let failure as SQLiteDatabase.Failure {
@@ -201,6 +262,11 @@ final class ResolverCacheStore: Sendable {
             throw OpenError(description: "\(error)")
         }
         return database
+    }
+
+    /// Whether the directory `path` is in may be written (files created in it).
+    private static func isWritableDirectory(of path: String) -> Bool {
+        access(URL(fileURLWithPath: path).deletingLastPathComponent().path, W_OK | X_OK) == 0
     }
 
     /// `database` with the schema made (a new file) or checked.
@@ -282,28 +348,31 @@ final class ResolverCacheStore: Sendable {
 
     // MARK: - Reading
 
-    /// The rows not past `maximumAge`, latest expiry first, at most `limit` of them. Rows that do not
-    /// parse (a name, families or address that is not valid) are skipped with one warning.
-    func load(limit: Int) -> [Row] {
-        queue.sync {
-            do {
-                let statement = try database.prepare("""
-                    SELECT name, families, addresses, expires, stored, provider FROM answers
-                    WHERE expires >= ?1 ORDER BY expires DESC LIMIT ?2
-                    """)
-                try statement.bind([.real(Date().timeIntervalSince1970 - maximumAge), .integer(limit)])
-                var rows: [Row] = []
-                var invalid = 0
-                while try statement.step() {
-                    guard let row = Self.row(statement) else { invalid += 1; continue }
-                    rows.append(row)
-                }
-                if invalid > 0 { warn("ignored \(invalid) invalid rows of the cache file \(file.path)") }
-                return rows
-            } catch {
-                warn("cannot read the cache file \(file.path): \(error)")
-                return []
+    /// The rows not past `maximumAge`, latest expiry first, at most `limit` of them, and whether the
+    /// file holds rows past it (for the cleanup, which is not worth a write lock otherwise). Rows
+    /// that do not parse (a name, families or address that is not valid) are skipped with one
+    /// warning. Only before the writer is given anything (`open`).
+    private func load(limit: Int) -> (rows: [Row], anyPastMaximumAge: Bool) {
+        let cutoff = Date().timeIntervalSince1970 - maximumAge
+        do {
+            let statement = try database.prepare("""
+                SELECT name, families, addresses, expires, stored, provider FROM answers
+                WHERE expires >= ?1 ORDER BY expires DESC LIMIT ?2
+                """)
+            try statement.bind([.real(cutoff), .integer(limit)])
+            var rows: [Row] = []
+            var invalid = 0
+            while try statement.step() {
+                guard let row = Self.row(statement) else { invalid += 1; continue }
+                rows.append(row)
             }
+            if invalid > 0 { warn("ignored \(invalid) invalid \(invalid == 1 ? "row" : "rows") of the cache file \(file.path)") }
+            let past = try database.prepare("SELECT EXISTS (SELECT 1 FROM answers WHERE expires < ?1)")
+            try past.bind([.real(cutoff)])
+            return (rows, try past.step() && past.int(0) != 0)
+        } catch {
+            warn("cannot read the cache file \(file.path): \(error); its answers are not used")
+            return ([], false)
         }
     }
 
@@ -345,55 +414,79 @@ final class ResolverCacheStore: Sendable {
 
     private func change(_ body: (inout Pending) -> Void) {
         guard !database.isReadOnly else { return }
-        let schedule = pending.withLock { pending -> Bool in
+        let (schedule, batchFull) = pending.withLock { pending -> (Bool, Bool) in
             body(&pending)
-            defer { pending.writeScheduled = true }
-            return !pending.writeScheduled
+            let schedule = !pending.writeScheduled
+            let batchFull = !pending.batchWriteQueued && pending.upserts.count >= Self.batchSize
+            pending.writeScheduled = true
+            if batchFull { pending.batchWriteQueued = true }
+            return (schedule, batchFull)
         }
         // A short delay gathers the changes of a burst of lookups into one transaction (each costs
         // a lock and a WAL commit); `writeNow` does not wait for it.
         if schedule { queue.asyncAfter(deadline: .now() + Self.gatheringDelay) { self.writePending() } }
+        if batchFull { queue.async { self.writePending() } }
     }
 
-    /// Writes every noted change now and returns when it is on disk (or failed, with a warning).
+    /// Writes every noted change now and returns when it is on disk or failed, with a warning that
+    /// says what was not saved (each call warns: it is what a process does before it exits).
     func writeNow() {
-        queue.sync { writePending() }
+        queue.sync { writePending(saving: true) }
     }
 
     /// Whether changes are waiting to be written (for tests).
     var hasPendingChanges: Bool { pending.withLock { !$0.isEmpty } }
 
-    /// On the queue: one transaction with every change noted so far.
-    private func writePending() {
-        let batch = pending.withLock { pending -> Pending in
+    /// On the queue: one transaction with every change noted so far. `saving`: for `writeNow`.
+    private func writePending(saving: Bool = false) {
+        let batch = pending.withLock { pending -> Pending? in
+            guard !pending.isEmpty else { return nil }
             defer { pending = Pending() }
             return pending
         }
-        guard !batch.isEmpty else { return }
+        guard let batch else { return }
         do {
             try database.transaction { () throws(SQLiteDatabase.Failure) in
+                if let cutoff = batch.expiredBefore, !batch.clearAll {
+                    try database.prepare("DELETE FROM answers WHERE expires < ?1").run([.real(cutoff)])
+                }
                 if batch.clearAll { try database.execute("DELETE FROM answers") }
                 if !batch.deletedNames.isEmpty {
                     let delete = try database.prepare("DELETE FROM answers WHERE name = ?1")
                     for name in batch.deletedNames { try delete.run([.text(name)]) }
                 }
-                try Self.upsert(Array(batch.upserts.values), into: database)
+                if !batch.upserts.isEmpty { try Self.upsert(batch.upserts.values, with: preparedUpsert()) }
             }
             if lockedWarned.exchange(false, ordering: .relaxed) {
-                warn("the cache file \(file.path) is writable again; the answers kept in memory were saved")
+                warn("the cache file \(file.path) is writable again; the changes kept in memory were saved")
             }
         } catch {
             keep(batch)
+            let what = batch.summary
+            let verb = batch.isSingular ? "was" : "were"
             if error.isBusy {
-                if !lockedWarned.exchange(true, ordering: .relaxed) {
-                    warn("the cache file \(file.path) is locked by another process past the busy timeout; \(batch.upserts.count) answers are kept in memory and written later")
+                let waited = "\(HostResolver.seconds(busyTimeout)) s"
+                if saving {
+                    // Said as it stands: a process saving before it exits loses these.
+                    lockedWarned.store(true, ordering: .relaxed)
+                    warn("the cache file \(file.path) stayed locked by another process for \(waited): \(what) \(verb) not saved (the writer tries again while this process runs)")
+                } else if !lockedWarned.exchange(true, ordering: .relaxed) {
+                    warn("the cache file \(file.path) is locked by another process (waited \(waited)): \(what) \(verb) not saved yet; the writer tries again every second while this process runs")
                 }
                 // Tried again later even if nothing else changes, so a released lock is noticed.
                 queue.asyncAfter(deadline: .now() + 1) { self.writePending() }
             } else {
-                warn("could not write the cache file \(file.path): \(error)")
+                warn("could not write the cache file \(file.path) (\(error)): \(what) \(verb) not saved (tried again with the next change)")
             }
         }
+    }
+
+    /// `upsertStatement`, prepared if it is not yet. On the queue.
+    private func preparedUpsert() throws(SQLiteDatabase.Failure) -> SQLiteStatement {
+        if let upsertStatement { return upsertStatement }
+        let statement = try Self.makeUpsertStatement(on: database)
+        upsertStatement = statement
+        return statement
     }
 
     /// Puts a batch that was not written back in front of the changes noted since.
@@ -403,27 +496,54 @@ final class ResolverCacheStore: Sendable {
             if pending.clearAll {
                 merged = Pending(clearAll: true)
             }
+            merged.expiredBefore = batch.expiredBefore ?? pending.expiredBefore
             for name in pending.deletedNames {
                 merged.upserts = merged.upserts.filter { $0.key.name != name }
                 merged.deletedNames.insert(name)
             }
             merged.upserts.merge(pending.upserts) { _, newer in newer }
             merged.writeScheduled = pending.writeScheduled
+            merged.batchWriteQueued = pending.batchWriteQueued
             pending = merged
         }
     }
 
-    private static func upsert(_ rows: [Row], into database: SQLiteDatabase) throws(SQLiteDatabase.Failure) {
+    private static func upsert(_ rows: some Collection<Row>, into database: SQLiteDatabase) throws(SQLiteDatabase.Failure) {
         guard !rows.isEmpty else { return }
-        let statement = try database.prepare("""
+        try upsert(rows, with: makeUpsertStatement(on: database))
+    }
+
+    /// The statement `upsert` runs per row, prepared on `database`.
+    private static func makeUpsertStatement(on database: SQLiteDatabase) throws(SQLiteDatabase.Failure) -> SQLiteStatement {
+        try database.prepare("""
             INSERT INTO answers (name, families, addresses, expires, stored, provider) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             ON CONFLICT (name, families) DO UPDATE SET
                 addresses = excluded.addresses, expires = excluded.expires, stored = excluded.stored, provider = excluded.provider
             WHERE excluded.stored >= answers.stored
             """)
+    }
+
+    private static func upsert(_ rows: some Collection<Row>, with statement: SQLiteStatement) throws(SQLiteDatabase.Failure) {
         for row in rows {
-            try statement.run([.text(row.name), .text(row.families.rawValue), .text(row.addresses.map(\.description).joined(separator: ",")),
-                               .real(row.expires), .real(row.stored), row.provider.map { .text($0) } ?? .null])
+            statement.reset()
+            try statement.bind(.text(row.name), at: 1)
+            try statement.bind(.text(row.families.rawValue), at: 2)
+            try statement.bind(.text(text(of: row.addresses)), at: 3)
+            try statement.bind(.real(row.expires), at: 4)
+            try statement.bind(.real(row.stored), at: 5)
+            try statement.bind(row.provider.map { .text($0) } ?? .null, at: 6)
+            while try statement.step() {}
         }
+    }
+
+    /// The `addresses` column: the addresses' text, comma-separated.
+    private static func text(of addresses: [IPAddress]) -> String {
+        guard addresses.count > 1 else { return addresses.first?.description ?? "" }
+        var text = ""
+        for address in addresses {
+            if !text.isEmpty { text += "," }
+            text += address.description
+        }
+        return text
     }
 }

@@ -17,6 +17,9 @@ final class SQLiteDatabase: @unchecked Sendable {  // used from one serial queue
         var isCorrupt: Bool { code & 0xFF == SQLITE_NOTADB || code & 0xFF == SQLITE_CORRUPT }
         /// The file may not be written (SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN).
         var isReadOnly: Bool { code & 0xFF == SQLITE_READONLY || code & 0xFF == SQLITE_PERM || code & 0xFF == SQLITE_CANTOPEN }
+        /// A file could not be opened or made (SQLITE_CANTOPEN): the database, or the -wal or -shm
+        /// file beside it.
+        var cannotOpen: Bool { code & 0xFF == SQLITE_CANTOPEN }
 
         var description: String { message }
     }
@@ -27,13 +30,20 @@ final class SQLiteDatabase: @unchecked Sendable {  // used from one serial queue
 
     /// Opens (or, unless `readOnly`, creates) the database at `path`.
     /// - Parameters:
+    ///   - immutable: Read it as a file nothing changes (URI parameter `immutable=1`): no locks, and no
+    ///     -wal or -shm file is opened or made. Only with `readOnly`.
     ///   - busyTimeout: How long, in seconds, a statement waits for another connection's lock
     ///     before failing with SQLITE_BUSY (`sqlite3_busy_timeout`).
     /// - Throws: `Failure` when the file cannot be opened.
-    init(path: String, readOnly: Bool, busyTimeout: TimeInterval) throws(Failure) {
+    init(path: String, readOnly: Bool, immutable: Bool = false, busyTimeout: TimeInterval) throws(Failure) {
         var handle: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+        var name = path
+        if immutable {
+            flags |= SQLITE_OPEN_URI
+            name = "file:" + Self.uriPath(path) + "?immutable=1"
+        }
+        let code = sqlite3_open_v2(name, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             sqlite3_close_v2(handle)
@@ -44,7 +54,27 @@ final class SQLiteDatabase: @unchecked Sendable {  // used from one serial queue
         // without an error; only a write would fail.
         self.isReadOnly = readOnly || sqlite3_db_readonly(handle, "main") == 1
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, Int32(clamping: Int((busyTimeout * 1000).rounded())))
+        setBusyTimeout(busyTimeout)
+    }
+
+    /// `path` as a URI's path: "?", "#" and "%" percent-encoded (SQLite decodes them).
+    private static func uriPath(_ path: String) -> String {
+        var encoded = ""
+        for character in path {
+            switch character {
+            case "%": encoded += "%25"
+            case "?": encoded += "%3F"
+            case "#": encoded += "%23"
+            default: encoded.append(character)
+            }
+        }
+        return encoded
+    }
+
+    /// Sets how long, in seconds, a statement waits for another connection's lock (`sqlite3_busy_timeout`).
+    func setBusyTimeout(_ seconds: TimeInterval) {
+        let milliseconds = seconds.isNaN ? 0 : Int32(clamping: Int(min(max(0, seconds), 2e6) * 1000))
+        sqlite3_busy_timeout(handle, milliseconds)
     }
 
     deinit {

@@ -17,18 +17,28 @@ final class SQLiteStatement {
 
     /// Binds `values` to the parameters `?1`, `?2`, ... in order, after a reset.
     func bind(_ values: [SQLiteValue]) throws(SQLiteDatabase.Failure) {
-        sqlite3_reset(handle)
+        reset()
         sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
-            let code: Int32 = switch value {
-            case .text(let text): sqlite3_bind_text(handle, index, text, -1, httpdns_sqlite_transient())
-            case .real(let number): sqlite3_bind_double(handle, index, number)
-            case .integer(let number): sqlite3_bind_int64(handle, index, Int64(number))
-            case .null: sqlite3_bind_null(handle, index)
-            }
-            guard code == SQLITE_OK else { throw database.failure(code) }
+            try bind(value, at: Int32(offset + 1))
         }
+    }
+
+    /// Makes the statement ready to run again; its bindings stay.
+    func reset() {
+        sqlite3_reset(handle)
+    }
+
+    /// Binds `value` to the parameter `?index` (from 1). For a statement run once per row, this
+    /// spares an array of values per row.
+    func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteDatabase.Failure) {
+        let code: Int32 = switch value {
+        case .text(let text): sqlite3_bind_text(handle, index, text, -1, httpdns_sqlite_transient())
+        case .real(let number): sqlite3_bind_double(handle, index, number)
+        case .integer(let number): sqlite3_bind_int64(handle, index, Int64(number))
+        case .null: sqlite3_bind_null(handle, index)
+        }
+        guard code == SQLITE_OK else { throw database.failure(code) }
     }
 
     /// Advances to the next row. - Returns: true at a row, false when done.

@@ -19,7 +19,7 @@ func waitForAll(_ tasks: [Task<Void, Never>], within limit: TimeInterval?) async
             }
         }
         let timer = Task {
-            try? await Task.sleep(for: .seconds(max(0, limit)))
+            try? await sleepForSeconds(limit)
             finish(false)
         }
         Task {
