@@ -50,14 +50,15 @@ public enum HTTPDNSTool {
         https_proxy, http_proxy, all_proxy and no_proxy for fetch, as curl reads them; TMPDIR for
         fetch -o's temporary files.
         """,
-        options: [
+        sections: [.init(title: "Options", options: [
             .init(names: ["--version"], arity: .flag, summary: "Print the version"),
             .init(names: ["--generate-man"], arity: .value, valueName: "DIR",
                   summary: "Write the man pages (httpdns.1, httpdns-fetch.1, ...) into DIR"),
             .init(names: ["--generate-completion"], arity: .value, valueName: "bash|zsh",
                   summary: "Print the shell completion script for bash or zsh"),
             .init(names: ["-h", "--help"], arity: .flag, summary: "This help"),
-        ],
+        ])],
+        mostUsed: ["--version", "--generate-man", "--generate-completion", "-h"],
         exitStatus: """
         Each command's own (curl's numbers where the same failure exists); 2 for an unknown command
         or option.
@@ -74,7 +75,7 @@ public enum HTTPDNSTool {
             let label = CommandReference.label(option).trimmingCharacters(in: .whitespaces)
             lines.append("  " + label + String(repeating: " ", count: max(2, 32 - label.count)) + option.summary)
         }
-        lines += ["", "Run 'httpdns <command> --help' for a command's options, one line each."]
+        lines += ["", "Run 'httpdns <command> --help' for its most used options, 'httpdns help <command>' for all."]
         return lines.joined(separator: "\n")
     }
 
@@ -165,7 +166,7 @@ public enum HTTPDNSTool {
 
     /// Prints a usage error the same way for every command.
     static func report(_ error: UsageError, console: Console) -> Int32 {
-        let hint = error.command.map { " (see 'httpdns \($0) --help')" } ?? ""
+        let hint = error.command.map { " (see 'httpdns help \($0)')" } ?? ""
         console.note("httpdns: \(error.message)\(hint)")
         return error.status
     }

@@ -19,19 +19,25 @@ enum ProbeCommand {
         serves a pinned key. Any trust failure (pin mismatch, verification, --cert-status without a
         staple) makes that address FAILED, so probe exits 1, not fetch's 60/90/91.
         """,
-        options: [
-            .init(names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
-                  summary: "Limit for connecting to each address and DoH endpoint (default 5)",
-                  detail: """
-                  Limit for connecting to each address, TLS included (default 5), and to each DoH/HTTPDNS
-                  endpoint.
-                  """),
-            .init(names: ["--max-time"], arity: .value, valueName: "SECONDS", summary: "Limit for each address's whole request (default 15)"),
-            .init(names: ["--json"], arity: .flag, summary: "One JSON object per address instead"),
-            .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events on stderr"),
-        ] + ResolverOptions.parserOptions + ProviderOptions.connectionOptions + TrustOptions.parserOptions + [
-            .init(names: ["-h", "--help"], arity: .flag, summary: "This help, one line per option"),
+        sections: [
+            .init(title: "Output", options: [
+                .init(names: ["--json"], arity: .flag, summary: "One JSON object per address instead"),
+                .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events on stderr"),
+            ]),
+            .init(title: "Connection", options: [
+                .init(names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
+                      summary: "Limit for connecting to each address and DoH endpoint (default 5)",
+                      detail: """
+                      Limit for connecting to each address, TLS included (default 5), and to each DoH/HTTPDNS
+                      endpoint.
+                      """),
+                .init(names: ["--max-time"], arity: .value, valueName: "SECONDS", summary: "Limit for each address's whole request (default 15)"),
+            ] + ProviderOptions.connectionOptions),
+            .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
+            .init(title: "TLS, certificates and pins", options: TrustOptions.parserOptions),
+            CommandReference.helpSection,
         ],
+        mostUsed: ["--json", "-v", "--connect-timeout", "--max-time", "--doh-url", "--resolve", "--cacert", "--pinnedpubkey", "-E", "-k", "-h"],
         exitStatus: """
         0 every address healthy; 1 any address unhealthy; 2 usage or bad input (a --cert, --key or
         --pass that cannot be used included); 6 could not resolve host.
@@ -50,7 +56,7 @@ enum ProbeCommand {
         do {
             let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
-                console.print(help)
+                console.print(reference.help(for: parsed))
                 return HTTPDNSTool.ExitStatus.success
             }
             guard parsed.positionals.count == 1, let text = parsed.positionals.first, let parsedURL = URL(string: text) else {

@@ -6,7 +6,7 @@ enum ResolveCommand {
     static let reference = CommandReference(
         name: "resolve",
         synopsis: "[options] HOST...",
-        summary: "Resolve names over DNS-over-HTTPS and print each address and where it came from.",
+        summary: "Resolve names over DNS-over-HTTPS and print each address and its source.",
         description: """
         Resolves each HOST over DNS-over-HTTPS (RFC 8484, or the --provider's HTTPDNS API), falling back
         to the system resolver when every endpoint fails (unless --no-fallback). One line per address:
@@ -17,20 +17,24 @@ enum ResolveCommand {
         and prints one line per name: HOST agree|disagree|trusted-failed|system-failed, then both
         answers (a possible DNS hijack when they disagree).
         """,
-        options: [
-            .init(names: ["--type"], arity: .value, valueName: "TYPE",
-                  summary: "Address types to ask for: A, AAAA, both (the default) or auto",
-                  detail: "Address types to ask for (default both; auto: the families this host has a route for)."),
-            .init(names: ["--json"], arity: .flag,
-                  summary: "One JSON object per host instead",
-                  detail: "One JSON object per host instead: addresses, ttl, source, provider, latency_ms, stale."),
-            .init(names: ["--compare"], arity: .flag, summary: "Hijack check: compare the system resolver with the provider"),
-            .init(names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
-                  summary: "Limit for the whole command (exit 28 when exceeded)"),
-            .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events (cache, providers, fallback) on stderr"),
-        ] + ResolverOptions.parserOptions + [
-            .init(names: ["-h", "--help"], arity: .flag, summary: "This help, one line per option"),
+        sections: [
+            .init(title: "Lookup", options: [
+                .init(names: ["--type"], arity: .value, valueName: "TYPE",
+                      summary: "Address types to ask for: A, AAAA, both (the default) or auto",
+                      detail: "Address types to ask for (default both; auto: the families this host has a route for)."),
+                .init(names: ["--json"], arity: .flag,
+                      summary: "One JSON object per host instead",
+                      detail: "One JSON object per host instead: addresses, ttl, source, provider, latency_ms, stale."),
+                .init(names: ["--compare"], arity: .flag, summary: "Hijack check: compare the system resolver with the provider"),
+                .init(names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
+                      summary: "Limit for the whole command (exit 28 when exceeded)"),
+                .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events (cache, providers, fallback) on stderr"),
+            ]),
+            .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
+            .init(title: "TLS to the resolver", options: ResolverOptions.trustOptions),
+            CommandReference.helpSection,
         ],
+        mostUsed: ["--type", "--json", "--compare", "-m", "-v", "--doh-url", "--resolve", "--no-fallback", "--provider", "--cache-file", "--cacert", "-h"],
         exitStatus: """
         0 all names resolved; 2 usage or bad input; 6 a name could not be resolved; 28 -m passed. With --compare: 0
         all agree, 1 any disagree, 6 one side failed for a name (and none disagreed).
@@ -50,7 +54,7 @@ enum ResolveCommand {
         do {
             let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
-                console.print(help)
+                console.print(reference.help(for: parsed))
                 return HTTPDNSTool.ExitStatus.success
             }
             guard !parsed.positionals.isEmpty else { throw UsageError("no host given", command: "resolve") }

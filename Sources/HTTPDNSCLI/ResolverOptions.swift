@@ -3,7 +3,8 @@ import HTTPDNS
 
 /// The resolver and trust options `resolve` and `fetch` share.
 struct ResolverOptions {
-    static let parserOptions: [ArgumentParser.Option] = [
+    /// Where names are resolved: the endpoints, static entries, fallback, provider and cache.
+    static let resolutionOptions: [ArgumentParser.Option] = [
         .init(names: ["--doh-url", "--endpoint"], arity: .value, valueName: "URL",
               summary: "Resolver endpoint (DoH unless --provider), repeatable, in order",
               detail: """
@@ -20,27 +21,12 @@ struct ResolverOptions {
               reached without system DNS. A later entry for the same HOST:PORT replaces an earlier one,
               and -HOST:PORT removes it, as in curl.
               """),
-        .init(names: ["--cacert"], arity: .value, valueName: "FILE",
-              summary: "Also trust the CA certificates in this PEM file (DoH's TLS too)",
-              detail: """
-              Also trust the CA certificates in this PEM file, beside the system roots, for every TLS
-              connection of the command, the DoH server's included. FILE may be a pipe.
-              """),
         .init(names: ["--no-fallback"], arity: .flag,
               summary: "Fail, not ask the system resolver, when every endpoint fails",
               detail: """
               Do not fall back to the system resolver when every endpoint fails (network error, timeout,
               HTTP error, malformed answer): the name cannot be resolved (exit 6). A fallback is always
               reported on stderr. An NXDOMAIN is an answer, never a reason to fall back.
-              """),
-        .init(names: ["--doh-cacert"], arity: .value, valueName: "FILE",
-              summary: "Also trust these CA certificates, for the DoH endpoints only"),
-        .init(names: ["--doh-pinnedpubkey"], arity: .value, valueName: "PINS",
-              summary: "Public-key pins for the DoH endpoints only",
-              detail: """
-              Public-key pins ('sha256//BASE64[;sha256//BASE64]...', SPKI SHA-256) for the DoH endpoints only: an endpoint whose verified chain
-              carries none of them fails, and the next endpoint is asked (then the system resolver, with a
-              warning, unless --no-fallback).
               """),
         .init(names: ["--doh-method"], arity: .value, valueName: "GET|POST",
               summary: "How RFC 8484 queries are sent (default GET)",
@@ -59,6 +45,32 @@ struct ResolverOptions {
         .init(names: ["--pre-resolve"], arity: .value, valueName: "HOST,...",
               summary: "Resolve these names into the cache at start"),
     ] + ProviderOptions.parserOptions
+
+    /// The CA files every command takes (the DoH endpoints' TLS too); listed with the pins in help.
+    static let anchorOptions: [ArgumentParser.Option] = [
+        .init(names: ["--cacert"], arity: .value, valueName: "FILE",
+              summary: "Also trust the CA certificates in this PEM file (DoH's TLS too)",
+              detail: """
+              Also trust the CA certificates in this PEM file, beside the system roots, for every TLS
+              connection of the command, the DoH server's included. FILE may be a pipe.
+              """),
+        .init(names: ["--doh-cacert"], arity: .value, valueName: "FILE",
+              summary: "Also trust these CA certificates, for the DoH endpoints only"),
+    ]
+
+    /// The DoH endpoints' own pins.
+    static let dohPinOptions: [ArgumentParser.Option] = [
+        .init(names: ["--doh-pinnedpubkey"], arity: .value, valueName: "PINS",
+              summary: "Public-key pins for the DoH endpoints only",
+              detail: """
+              Public-key pins ('sha256//BASE64[;sha256//BASE64]...', SPKI SHA-256) for the DoH endpoints only: an endpoint whose verified chain
+              carries none of them fails, and the next endpoint is asked (then the system resolver, with a
+              warning, unless --no-fallback).
+              """),
+    ]
+
+    /// The TLS options of a command that has no target pins of its own (`resolve`, `pins`).
+    static var trustOptions: [ArgumentParser.Option] { anchorOptions + dohPinOptions }
 
     var endpoints: [DoHEndpoint]
     /// The providers to ask, in order (`--provider` with the `--doh-url`/`--endpoint` URLs).

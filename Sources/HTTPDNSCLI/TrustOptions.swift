@@ -2,10 +2,16 @@ import Foundation
 import HTTPDNS
 import HTTPDNSCore
 
-/// The target-trust options of `fetch` and `pins`, with curl's names: pins, client certificate,
+/// The target-trust options of `fetch` and `probe`, with curl's names: pins, client certificate,
 /// `-k`, `--cert-status`.
 struct TrustOptions {
-    static let parserOptions: [ArgumentParser.Option] = [
+    /// Every TLS option of `fetch` and `probe`, in the order help lists them: CA files, then the
+    /// pins (the DoH endpoints' beside the target's), then the client certificate.
+    static var parserOptions: [ArgumentParser.Option] {
+        ResolverOptions.anchorOptions + pinOptions + ResolverOptions.dohPinOptions + certificateOptions
+    }
+
+    private static let pinOptions: [ArgumentParser.Option] = [
         .init(names: ["--pinnedpubkey"], arity: .value, valueName: "PINS|FILE",
               summary: "Public-key pins; the verified chain must carry one (exit 90)",
               detail: """
@@ -20,6 +26,10 @@ struct TrustOptions {
               Whole-certificate pin: the certificate's SHA-256 fingerprint in hex, colons allowed.
               Repeatable; combines with --pinnedpubkey.
               """),
+    ]
+
+    /// The client certificate, OCSP stapling and `-k`.
+    private static let certificateOptions: [ArgumentParser.Option] = [
         .init(names: ["-E", "--cert"], arity: .value, valueName: "FILE[:PASSWORD]",
               summary: "Client certificate for mutual TLS (PKCS#12, or PEM with --key)",
               detail: """
