@@ -55,7 +55,7 @@ public enum HTTPDNSTool {
             .init(names: ["--generate-man"], arity: .value, valueName: "DIR",
                   summary: "Write the man pages (httpdns.1, httpdns-fetch.1, ...) into DIR"),
             .init(names: ["--generate-completion"], arity: .value, valueName: "bash|zsh",
-                  summary: "Print the shell completion script for bash or zsh"),
+                  summary: "Print the shell completion script for bash or zsh", values: ["bash", "zsh"]),
             .init(names: ["-h", "--help"], arity: .flag, summary: "This help"),
         ])],
         mostUsed: ["--version", "--generate-man", "--generate-completion", "-h"],

@@ -19,9 +19,7 @@ enum ResolveCommand {
         """,
         sections: [
             .init(title: "Lookup", options: [
-                .init(names: ["--type"], arity: .value, valueName: "TYPE",
-                      summary: "Address types to ask for: A, AAAA, both (the default) or auto",
-                      detail: "Address types to ask for (default both; auto: the families this host has a route for)."),
+                typeOption,
                 .init(names: ["--json"], arity: .flag,
                       summary: "One JSON object per host instead",
                       detail: "One JSON object per host instead: addresses, ttl, source, provider, latency_ms, stale."),
@@ -39,6 +37,12 @@ enum ResolveCommand {
         0 all names resolved; 2 usage or bad input; 6 a name could not be resolved; 28 -m passed. With --compare: 0
         all agree, 1 any disagree, 6 one side failed for a name (and none disagreed).
         """)
+
+    static let typeOption = ArgumentParser.Option(
+        names: ["--type"], arity: .value, valueName: "TYPE",
+        summary: "Address types to ask for: A, AAAA, both (the default) or auto",
+        detail: "Address types to ask for (default both; auto: the families this host has a route for).",
+        values: ["A", "AAAA", "both", "auto"])
 
     static var help: String { reference.shortHelp() }
     static let parser = reference.parser
@@ -66,7 +70,7 @@ enum ResolveCommand {
             case "a": families = .ipv4
             case "aaaa": families = .ipv6
             case "auto": families = .auto
-            default: throw UsageError("--type must be A, AAAA, both or auto, not '\(parsed.value("type") ?? "")'", command: "resolve")
+            default: throw UsageError("--type must be \(typeOption.valueList), not '\(parsed.value("type") ?? "")'", command: "resolve")
             }
             hosts = parsed.positionals
             options = try ResolverOptions(parsed, environment: environment, command: "resolve")

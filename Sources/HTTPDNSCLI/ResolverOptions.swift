@@ -28,13 +28,7 @@ struct ResolverOptions {
               HTTP error, malformed answer): the name cannot be resolved (exit 6). A fallback is always
               reported on stderr. An NXDOMAIN is an answer, never a reason to fall back.
               """),
-        .init(names: ["--doh-method"], arity: .value, valueName: "GET|POST",
-              summary: "How RFC 8484 queries are sent (default GET)",
-              detail: """
-              How RFC 8484 queries are sent. GET (the default) sends ?dns=, and queries share one HTTP/2
-              connection; POST sends each query as a body, on a connection of its own, as curl --doh-url
-              sends them. Only with the doh provider.
-              """),
+        dohMethodOption,
         .init(names: ["--stale-timeout"], arity: .value, valueName: "SECONDS",
               summary: "Serve a stale answer (RFC 8767) after SECONDS without a fresh one",
               detail: """
@@ -45,6 +39,16 @@ struct ResolverOptions {
         .init(names: ["--pre-resolve"], arity: .value, valueName: "HOST,...",
               summary: "Resolve these names into the cache at start"),
     ] + ProviderOptions.parserOptions
+
+    static let dohMethodOption = ArgumentParser.Option(
+        names: ["--doh-method"], arity: .value, valueName: "GET|POST",
+        summary: "How RFC 8484 queries are sent (default GET)",
+        detail: """
+        How RFC 8484 queries are sent. GET (the default) sends ?dns=, and queries share one HTTP/2
+        connection; POST sends each query as a body, on a connection of its own, as curl --doh-url
+        sends them. Only with the doh provider.
+        """,
+        values: ["GET", "POST"])
 
     /// The CA files every command takes (the DoH endpoints' TLS too); listed with the pins in help.
     static let anchorOptions: [ArgumentParser.Option] = [
@@ -147,7 +151,7 @@ struct ResolverOptions {
         providerOptions = try ProviderOptions(parsed, command: command)
         if let text = parsed.value("doh-method") {
             guard let method = DoHEndpoint.Method(rawValue: text.uppercased()) else {
-                throw UsageError("--doh-method must be GET or POST, not '\(text)'", command: command)
+                throw UsageError("--doh-method must be \(Self.dohMethodOption.valueList), not '\(text)'", command: command)
             }
             guard providerOptions.kind == "doh" else {
                 throw UsageError("--doh-method is for RFC 8484 DoH; --provider \(providerOptions.kind) sends its own requests", command: command)

@@ -38,8 +38,7 @@ struct TrustOptions {
               certificate, wrong or missing password, no key or another certificate's key, expired)
               exits 2. A server that rejects it is exit 58. FILE may be a pipe.
               """),
-        .init(names: ["--cert-type"], arity: .value, valueName: "P12|PEM",
-              summary: "Type of --cert (default: P12 for .p12/.pfx files, else PEM)"),
+        certificateTypeOption,
         .init(names: ["--key"], arity: .value, valueName: "FILE", summary: "PEM private key for a PEM --cert (may be encrypted)"),
         .init(names: ["--pass"], arity: .value, valueName: "PASSWORD", summary: "Password of the PKCS#12 file or passphrase of the key"),
         .init(names: ["--cert-status"], arity: .flag, summary: "Require a stapled OCSP response (exit 91 without one)"),
@@ -50,6 +49,11 @@ struct TrustOptions {
               the server. Pins, if given, still apply. Each connection made so is warned about on stderr.
               """),
     ]
+
+    static let certificateTypeOption = ArgumentParser.Option(
+        names: ["--cert-type"], arity: .value, valueName: "P12|PEM",
+        summary: "Type of --cert (default: P12 for .p12/.pfx files, else PEM)",
+        values: [ClientIdentity.FileType.pkcs12.rawValue, ClientIdentity.FileType.pem.rawValue])
 
     var pins: [CertificatePin] = []
     var certificate: (path: String, password: String?)?
@@ -91,7 +95,7 @@ struct TrustOptions {
         }
         if let type = parsed.value("cert-type") {
             guard let known = ClientIdentity.FileType(rawValue: type.uppercased()) else {
-                throw UsageError("--cert-type must be P12 or PEM, got '\(type)'", command: command)
+                throw UsageError("--cert-type must be \(Self.certificateTypeOption.valueList), got '\(type)'", command: command)
             }
             certificateType = known
         }

@@ -131,6 +131,54 @@ struct CommandReferenceTests {
         #expect(ShellCompletion.script(for: "fish") == nil)
     }
 
+    /// Every option with a fixed set of values, as (the words before it, its name, its values).
+    static var choices: [(words: [String], name: String, values: [String])] {
+        let commands = [([String](), HTTPDNSTool.reference)] + Self.commands.map { ([$0.name], $0) }
+        return commands.flatMap { words, command in
+            command.options.filter { !$0.values.isEmpty }.flatMap { option in option.names.map { (words, $0, option.values) } }
+        }
+    }
+
+    @Test("bash completes each fixed-value option (--type, --doh-method, --provider, --cert-type, --generate-completion) with its values from the option table")
+    func bashCompletesValues() throws {
+        let names = Set(Self.choices.map(\.name))
+        #expect(names.isSuperset(of: ["--type", "--doh-method", "--provider", "--cert-type", "--generate-completion"]), "\(names.sorted())")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-completion-\(UUID().uuidString).bash")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try ShellCompletion.bash().write(to: file, atomically: true, encoding: .utf8)
+        for choice in Self.choices {
+            let words = ["httpdns"] + choice.words + [choice.name, ""]
+            let script = """
+                . '\(file.path)'
+                COMP_WORDS=(\(words.map { "'\($0)'" }.joined(separator: " "))); COMP_CWORD=\(words.count - 1)
+                _httpdns
+                printf '%s\\n' "${COMPREPLY[@]}"
+                """
+            let process = Process()
+            let output = Pipe()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", script]
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let offered = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+            #expect(offered == choice.values, "\(words.joined(separator: " ")): \(offered)")
+        }
+    }
+
+    @Test("zsh completes each fixed-value option with its values from the option table")
+    func zshCompletesValues() throws {
+        let script = try #require(ShellCompletion.script(for: "zsh"))
+        for choice in Self.choices {
+            let values = choice.values.joined(separator: " ")
+            let offered = script.split(separator: "\n").contains { line in
+                (line.contains("'\(choice.name)[") && line.contains(":(\(values))'")) || line.contains("\(choice.name)) (( CURRENT == 3 )) && compadd \(values) ;;")
+            }
+            #expect(offered, "zsh does not complete \(choice.name) with \(values)")
+        }
+    }
+
     @Test("the bash completion is valid bash")
     func bashCompletionParses() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-completion-\(UUID().uuidString).bash")
