@@ -31,16 +31,22 @@ enum ProbeCommand {
                       Limit for connecting to each address, TLS included (default 5), and to each DoH/HTTPDNS
                       endpoint.
                       """),
-                .init(names: ["--max-time"], arity: .value, valueName: "SECONDS", summary: "Limit for each address's whole request (default 15)"),
+                .init(names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
+                      summary: "Limit for resolving, then for each address's request (default 15)",
+                      detail: """
+                      As fetch's -m: a limit for resolving the name (DoH/HTTPDNS included), exit 28 when it passes
+                      first, then again for each address's whole request, which is FAILED timedOut past it
+                      (default 15; 0: no limit).
+                      """),
             ] + ProviderOptions.connectionOptions),
             .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
             .init(title: "TLS, certificates and pins", options: TrustOptions.parserOptions),
             CommandReference.helpSection,
         ],
-        mostUsed: ["--json", "-v", "--connect-timeout", "--max-time", "--doh-url", "--resolve", "--cacert", "--pinnedpubkey", "-E", "-k", "-h"],
+        mostUsed: ["--json", "-v", "--connect-timeout", "-m", "--doh-url", "--resolve", "--cacert", "--pinnedpubkey", "-E", "-k", "-h"],
         exitStatus: """
         0 every address healthy; 1 any address unhealthy; 2 usage or bad input (a --cert, --key or
-        --pass that cannot be used included); 6 could not resolve host.
+        --pass that cannot be used included); 6 could not resolve host; 28 -m passed while resolving.
         """)
 
     static var help: String { reference.shortHelp() }
@@ -98,11 +104,15 @@ enum ProbeCommand {
             addresses = [literal]
         } else {
             do {
-                let resolution = try await resolver.resolve(host: host, port: port)
+                let maxTime = timeouts.total
+                let resolution = try await TimeLimitOption.resolve(host, port: port, with: resolver, before: maxTime.map { .now + .seconds($0) }, maxTime: maxTime)
                 addresses = resolution.addresses
                 if !json {
                     console.print("# \(resolution.host): \(addresses.map(\.description).joined(separator: ", ")) (source \(resolution.source))")
                 }
+            } catch let timeout as TimeLimitOption.Exceeded {
+                console.note("httpdns: \(timeout)")
+                return HTTPDNSTool.ExitStatus.timedOut
             } catch {
                 console.note("httpdns: \(error)")
                 return HTTPDNSTool.ExitStatus.couldNotResolve

@@ -90,7 +90,7 @@ enum ResolveCommand {
         let deadline = maxTime.map { ContinuousClock.now + .seconds($0) }
         for host in hosts {
             do {
-                let resolution = try await resolve(host, with: resolver, before: deadline, maxTime: maxTime)
+                let resolution = try await TimeLimitOption.resolve(host, port: 443, with: resolver, before: deadline, maxTime: maxTime)
                 if json {
                     console.print(jsonLine(host: host, resolution: resolution))
                 } else {
@@ -99,7 +99,7 @@ enum ResolveCommand {
                         console.print("\(resolution.host) \(address) ttl=\(ttl) source=\(resolution.source)")
                     }
                 }
-            } catch let timeout as MaxTimeExceeded {
+            } catch let timeout as TimeLimitOption.Exceeded {
                 status = HTTPDNSTool.ExitStatus.timedOut
                 if json { console.print(jsonLine(host: host, error: timeout.description)) }
                 console.note("httpdns: \(timeout)")
@@ -118,28 +118,6 @@ enum ResolveCommand {
         await resolver.waitForPreResolution(within: left)
         resolver.savePersistentCache()
         return status
-    }
-
-    /// `-m` passed before `host` was resolved.
-    struct MaxTimeExceeded: Error, CustomStringConvertible {
-        var host: String
-        var seconds: TimeInterval
-        var description: String { "resolving '\(host)' timed out: -m \(String(format: "%g", seconds)) s passed" }
-    }
-
-    /// `resolver.resolve(host:port:)`, given up at `deadline` (the lookup itself then goes on).
-    private static func resolve(_ host: String, with resolver: HostResolver, before deadline: ContinuousClock.Instant?,
-                                maxTime: TimeInterval?) async throws -> HostResolution {
-        guard let deadline, let maxTime else { return try await resolver.resolve(host: host, port: 443) }
-        return try await withThrowingTaskGroup(of: HostResolution.self) { group in
-            group.addTask { try await resolver.resolve(host: host, port: 443) }
-            group.addTask {
-                try await Task.sleep(until: deadline)
-                throw MaxTimeExceeded(host: host, seconds: maxTime)
-            }
-            defer { group.cancelAll() }
-            return try await group.next()!
-        }
     }
 
     private static func seconds(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> TimeInterval {
