@@ -250,6 +250,8 @@ enum FetchCommand {
         var parallelMaximum = 50
         /// The URL's place on the command line, from 0 (`%{urlnum}`).
         var index = 0
+        /// The option that named `output`'s file, for messages: `-o`, or `-O`.
+        var outputOption = "-o"
     }
 
     /// - Parameter raw: `arguments`' bytes as given (`argv`), for the bodies given inline.
@@ -309,7 +311,7 @@ enum FetchCommand {
                 continue
             }
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
-                throw UsageError("bad header '\(line)' (expected 'Name: value', 'Name:' to leave it out or 'Name;' to send it empty)", command: "fetch")
+                throw UsageError("-H: bad header '\(line)' (expected 'Name: value', 'Name:' to leave it out or 'Name;' to send it empty)", command: "fetch")
             }
             let name = line[..<colon].trimmingWhitespace()
             let value = line[line.index(after: colon)...].trimmingWhitespace()
@@ -430,6 +432,7 @@ enum FetchCommand {
             plan.request.url = pair.0
             plan.output = pair.1
             plan.index = index
+            if index < outputOptions.count, outputOptions[index] == nil { plan.outputOption = "-O" }
             return plan
         }
     }
@@ -476,7 +479,7 @@ enum FetchCommand {
         // it (curl finds it at the first write).
         for each in plans {
             if let failure = each.output.checkWritable() {
-                if !plan.silent { console.note("httpdns: \(failure)") }
+                if !plan.silent { console.note("httpdns: \(each.outputOption): \(failure)") }
                 return HTTPDNSTool.ExitStatus.writeFailed
             }
         }
@@ -581,7 +584,7 @@ enum FetchCommand {
                 do {
                     file = try HeadAndBodyFile(replacing: output.path)
                 } catch {
-                    fail("\(error)")
+                    fail("\(plan.outputOption): \(error)")
                     return HTTPDNSTool.ExitStatus.writeFailed
                 }
                 headAndBody = file
@@ -656,11 +659,11 @@ enum FetchCommand {
                 written.withLock { $0.record(response, followed: false) }
                 if let headAndBody {
                     if let failure = headAndBody.failure {
-                        fail("writing '\(headAndBody.destinationPath)' failed: \(failure)")
+                        fail("\(plan.outputOption): writing '\(headAndBody.destinationPath)' failed: \(failure)")
                         return HTTPDNSTool.ExitStatus.writeFailed
                     }
                     if let failure = headAndBody.commit() {
-                        fail(failure)
+                        fail("\(plan.outputOption): \(failure)")
                         return HTTPDNSTool.ExitStatus.writeFailed
                     }
                 }
@@ -689,11 +692,16 @@ enum FetchCommand {
                 // -f -i: the head of the response that failed is still printed, as curl prints it
                 // (an -o file is left as it was: it never gets part of a response).
                 if plan.include, headAndBody == nil, let head = error.responseHead { console.output(headText(head)) }
-                fail(error.message)
+                // The output file's own failure names the option that named the file, as the checks before any traffic do.
+                if error.kind == .outputFailed, case .file = plan.output {
+                    fail("\(plan.outputOption): \(error.message)")
+                } else {
+                    fail(error.message)
+                }
                 return error.curlExitStatus
             } catch is CancellationError {
                 if let failure = headAndBody?.failure, signalled() == nil {
-                    fail("writing '\(headAndBody?.destinationPath ?? "")' failed: \(failure)")
+                    fail("\(plan.outputOption): writing '\(headAndBody?.destinationPath ?? "")' failed: \(failure)")
                     return HTTPDNSTool.ExitStatus.writeFailed
                 }
                 interrupted = signalled() != nil

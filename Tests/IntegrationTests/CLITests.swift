@@ -295,6 +295,22 @@ struct CLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
+    @Test("an -o file that cannot be written is named with its option, before any traffic and when a write fails, as curl names it",
+          arguments: [[], ["-i"]])
+    func outputFailureNamesTheOption(options: [String]) async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let missing = directory.appendingPathComponent("missing")
+        let file = missing.appendingPathComponent("out").path
+        let refused = try await httpdns(["fetch"] + options + ["-o", file, fixture.url("a.test").absoluteString] + doh)
+        #expect(refused.status == 23, "\(refused.stderrText)")
+        #expect(refused.stderrText == "httpdns: -o: cannot write '\(file)': cannot create a file in '\(missing.path)': No such file or directory\n")
+        // /dev/full takes the open and fails every write (ENOSPC).
+        let full = try await httpdns(["fetch"] + options + ["-o", "/dev/full", fixture.url("a.test").absoluteString] + doh)
+        #expect(full.status == 23, "\(full.stderrText)")
+        #expect(full.stderrText == "httpdns: -o: writing '/dev/full' failed: No space left on device\n")
+    }
+
     @Test("-o into a device node writes in place and leaves the node a device")
     func outputToDevice() async throws {
         let directory = try scratchDirectory()
