@@ -147,7 +147,8 @@ enum FetchCommand {
                       summary: "Report address and its source, SNI, ALPN, certificate on stderr",
                       detail: """
                       Report on stderr: the address used and where it came from, the resolver's events, the SNI
-                      sent, the ALPN protocol, the server certificate's subject and issuer.
+                      sent, the ALPN protocol, the server certificate's subject and issuer; each response as its
+                      head arrives, before its body, as curl does.
                       """),
                 .init(names: ["-s", "--silent"], arity: .flag, summary: "No error messages (unless -S), nor -k's warning"),
                 .init(names: ["-S", "--show-error"], arity: .flag, summary: "With -s, still print error messages"),
@@ -568,46 +569,48 @@ enum FetchCommand {
             if !plan.silent { console.note("httpdns: \(message)") }
         }
         let status = await { () async -> Int32 in
-            // The body streams to stdout as it arrives, never held whole in memory, unless -i must
-            // print the response head first.
-            // -v describes each response as its head arrives, before a body streamed to stdout (as
-            // curl does); followed redirects are described as they are followed.
+            // The body streams to its output as it arrives, never held whole in memory. -v describes
+            // each response, and -i prints its head, as the head arrives, before the body (as curl
+            // does); followed redirects are described and printed as they are followed.
             // The URL of the hop under way: moved on by the redirect callback, read by the head
             // callback on the transfer thread.
             let hop = LockedValue(plan.request.url)
-            let destination: ResponseBodyDestination
-            var describedAtHead = false
-            // -i -o FILE: the head goes into FILE before the body, as curl writes it (see HeadAndBodyFile).
+            let verbose = plan.verbose
+            let include = plan.include
+            // Whether the final response's head was described and printed when it arrived.
+            let shownAtHead = LockedValue(false)
+            // -i or -v with -o FILE: the file is written by the head and body callbacks (see
+            // HeadAndBodyFile), the head first with -i, as curl writes it.
             var headAndBody: HeadAndBodyFile?
-            if case .file(let output) = plan.output, plan.include {
-                let file: HeadAndBodyFile
+            if case .file(let output) = plan.output, include || verbose {
                 do {
-                    file = try HeadAndBodyFile(replacing: output.path)
+                    headAndBody = try HeadAndBodyFile(replacing: output.path)
                 } catch {
                     fail("\(plan.outputOption): \(error)")
                     return HTTPDNSTool.ExitStatus.writeFailed
                 }
-                headAndBody = file
-                destination = .streaming(head: { head in file.write(headText(head)) }, chunk: { chunk in file.write(chunk) })
-            } else if case .file(let output) = plan.output {
+            }
+            // Where -i's heads and the body go (stderr through its descriptor, at its offset, as the
+            // shell's own writes around it), but for a plain -o FILE: the library's file destination.
+            let write: @Sendable (Data) -> Void
+            if let file = headAndBody {
+                write = { chunk in file.write(chunk) }
+            } else {
+                write = plan.output == .standardError ? console.errorOutput : console.output
+            }
+            let destination: ResponseBodyDestination
+            if case .file(let output) = plan.output, headAndBody == nil {
                 destination = .file(output)
-            } else if plan.output == .standardError {
-                // Through the descriptor, at its offset, as the shell's own writes around it.
-                let write = console.errorOutput
-                destination = .handler { chunk in write(chunk) }
-            } else if plan.include {
-                destination = .memory(limit: nil)
-            } else if plan.verbose {
-                let write = console.output
+            } else if include || verbose {
                 destination = .streaming(head: { head in
-                    if let connection = head.connection {
+                    shownAtHead.withLock { $0 = true }
+                    if verbose, let connection = head.connection {
                         describe(connection, statusLine: statusLine(head.version, head.status, head.reasonPhrase), url: hop.withLock { $0 }, console: console)
                     }
-                }, chunk: { chunk in write(chunk) })
-                describedAtHead = true
+                    if include { write(headText(head)) }
+                }, chunk: write)
             } else {
-                let write = console.output
-                destination = .handler { chunk in write(chunk) }
+                destination = .handler(write)
             }
             var request = plan.request
             if let literal = plan.cookies.literalHeader {
@@ -615,20 +618,14 @@ enum FetchCommand {
                 request.headers.replaceOrAdd(name: "Cookie", value: existing.map { "\($0); \(literal)" } ?? literal)
             }
             let redirects = plan.redirects
-            let verbose = plan.verbose
-            let include = plan.include
-            let headFile = headAndBody
             if verbose, let user = plan.user { console.note("* Server auth using Basic with user '\(user)'") }
             let transfer = Task {
                 if let redirects {
                     return try await client.execute(request, to: destination, redirects: redirects, cookies: jar, redirected: { response, redirect in
                         written.withLock { $0.record(response, followed: redirect != nil) }
                         // -i -L: every response's head, the redirects' included, as curl prints them
-                        // (the last one's comes with its body, below).
-                        if include {
-                            let head = headText(response)
-                            if let headFile { headFile.write(head) } else { console.output(head) }
-                        }
+                        // (the last one's as it arrives, by the destination's head callback).
+                        if include { write(headText(response)) }
                         if verbose {
                             describe(response.connection, statusLine: statusLine(response.version, response.status, response.reasonPhrase),
                                      url: response.url ?? hop.withLock { $0 }, console: console)
@@ -667,14 +664,6 @@ enum FetchCommand {
                         return HTTPDNSTool.ExitStatus.writeFailed
                     }
                 }
-                if plan.verbose, !describedAtHead {
-                    describe(response.connection, statusLine: statusLine(response.version, response.status, response.reasonPhrase),
-                             url: response.url ?? plan.request.url, console: console)
-                }
-                if plan.include, headAndBody == nil {
-                    console.output(headText(response))
-                }
-                if plan.output == .standardOutput && plan.include { console.output(response.body) }
                 return HTTPDNSTool.ExitStatus.success
             } catch let error as HTTPClientError {
                 written.withLock { $0.record(error) }
@@ -682,7 +671,8 @@ enum FetchCommand {
                 if let jar, let head = error.responseHead {
                     jar.storeCookies(head.headers[all: "Set-Cookie"], from: error.url ?? plan.request.url)
                 }
-                if plan.verbose {
+                // A failure after the head: it was described then, with where the addresses came from.
+                if plan.verbose, !shownAtHead.withLock({ $0 }) {
                     if let resolution = error.resolution { describe(resolution, console: console) }
                     if let host = plan.request.url.host(percentEncoded: false), IPAddress(host) != nil {
                         console.note("* \(host) is an IP literal: no resolution, no SNI sent, certificate checked against the IP")
@@ -691,7 +681,7 @@ enum FetchCommand {
                 }
                 // -f -i: the head of the response that failed is still printed, as curl prints it
                 // (an -o file is left as it was: it never gets part of a response).
-                if plan.include, headAndBody == nil, let head = error.responseHead { console.output(headText(head)) }
+                if plan.include, headAndBody == nil, !shownAtHead.withLock({ $0 }), let head = error.responseHead { write(headText(head)) }
                 // The output file's own failure names the option that named the file, as the checks before any traffic do.
                 if error.kind == .outputFailed, case .file = plan.output {
                     fail("\(plan.outputOption): \(error.message)")

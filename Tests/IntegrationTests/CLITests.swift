@@ -295,6 +295,24 @@ struct CLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
+    @Test("-v's lines and -k's warning reach the terminal before the body, as curl's: with -i, and with -o naming stderr or stdout",
+          arguments: [["-v"], ["-v", "-i"], ["-v", "-o", "/dev/stderr"], ["-v", "-o", "/dev/stdout"], ["-k"], ["-k", "-i"], ["-k", "-o", "/dev/stderr"]])
+    func verboseAndWarningPrecedeTheBody(options: [String]) throws {
+        // stderr and stdout in one pipe: their order is the order they were written in.
+        let result = try fixture.httpdnsMerged(["fetch"] + options + [fixture.url("a.test").absoluteString] + doh)
+        #expect(result.status == 0, "\(result.stdoutText)")
+        let merged = result.stdoutText
+        let body = try #require(merged.range(of: "vhost=a.test\n"), "\(merged)")
+        #expect(merged.hasSuffix("vhost=a.test\n"), "\(merged)")
+        let marker = options.contains("-v") ? "< HTTP/2 200\n" : "WARNING: certificate verification is disabled"
+        let report = try #require(merged.range(of: marker), "\(merged)")
+        #expect(report.upperBound <= body.lowerBound, "\(merged)")
+        if options.contains("-i") {
+            let head = try #require(merged.range(of: "HTTP/2 200\r\n"), "\(merged)")
+            #expect(report.upperBound <= head.lowerBound && head.upperBound <= body.lowerBound, "\(merged)")
+        }
+    }
+
     @Test("an -o file that cannot be written is named with its option, before any traffic and when a write fails, as curl names it",
           arguments: [[], ["-i"]])
     func outputFailureNamesTheOption(options: [String]) async throws {
