@@ -23,8 +23,8 @@ struct CommandReference {
     /// Names of the options `--help` lists (`-X`, `--cacert`), as curl's `--help` lists its most used
     /// ones, so that it fits one screen; `--help all` lists every option.
     let mostUsed: Set<String>
-    /// Paragraphs on the exit statuses.
-    let exitStatus: String
+    /// The exit statuses and what each means (`ExitStatusTable`).
+    let exitStatus: [(status: String, meaning: String)]
 
     /// The `-h` every command takes, last.
     static let helpSection = Section(title: "Help", options: [
@@ -88,8 +88,12 @@ struct CommandReference {
             }
             text += "\n"
         }
-        text += "Exit status:\n"
-        for paragraph in Self.paragraphs(exitStatus) { text += Self.wrap(paragraph, indent: 2) + "\n" }
+        text += "Exit status (curl's numbers where curl has the same failure):\n"
+        for (status, meaning) in exitStatus {
+            let lines = Self.wrap(meaning, indent: 12).split(separator: "\n", omittingEmptySubsequences: false)
+            text += "  " + status.padding(toLength: 10, withPad: " ", startingAt: 0) + lines[0].dropFirst(12) + "\n"
+            for line in lines.dropFirst() { text += line + "\n" }
+        }
         return text.trimmingCharacters(in: .newlines)
     }
 
@@ -113,12 +117,42 @@ struct CommandReference {
                 roff += paragraphs.map(Self.escape).joined(separator: "\n.IP\n") + "\n"
             }
         }
-        roff += ".SH EXIT STATUS\n"
-        for paragraph in Self.paragraphs(exitStatus) { roff += ".PP\n\(Self.escape(paragraph))\n" }
+        roff += ".SH EXIT STATUS\n.PP\ncurl's numbers where curl has the same failure.\n"
+        for (status, meaning) in exitStatus { roff += ".TP\n.B \(Self.escape(status))\n\(Self.escape(meaning))\n" }
         roff += ".SH SEE ALSO\n"
         let others = (["httpdns"] + HTTPDNSTool.commands.map { "httpdns-\($0.name)" }).filter { $0 != page }
         roff += others.map { "\\fB\($0)\\fR(1)" }.joined(separator: ", ") + ", \\fBcurl\\fR(1)\n"
         return roff
+    }
+
+    /// The man page as Markdown, for Documentation/commands/ (`--generate-markdown`): the command
+    /// reference a reader of the repository finds, the same text as the man page.
+    func markdownPage() -> String {
+        let page = name.isEmpty ? "httpdns" : "httpdns-\(name)"
+        var text = "# \(fullName)\n\n<!-- Made by 'httpdns --generate-markdown Documentation/commands' from the option tables; do not edit. -->\n\n"
+        text += "\(Self.code(summary))\n\n```\n\(fullName) \(synopsis)\n```\n\n"
+        for paragraph in Self.paragraphs(description) { text += Self.code(paragraph) + "\n\n" }
+        for section in sections {
+            text += "## \(section.title)\n\n"
+            for option in section.options {
+                let label = "`\(Self.label(option).trimmingCharacters(in: .whitespaces))`"
+                let paragraphs = Self.paragraphs(option.detail.isEmpty ? option.summary : option.detail).map(Self.code)
+                text += "- \(label): " + paragraphs.joined(separator: "\n\n  ") + "\n"
+            }
+            text += "\n"
+        }
+        text += "## Exit status\n\n"
+        text += name.isEmpty
+            ? "0 on success, 2 for an unknown command or option; each command's own are in [CLI.md](../CLI.md#exit-statuses).\n\n"
+            : "\(exitStatus.map(\.status).joined(separator: ", ")): see [CLI.md](../CLI.md#exit-statuses).\n\n"
+        let others = (["httpdns"] + HTTPDNSTool.commands.map { "httpdns-\($0.name)" }).filter { $0 != page }
+        text += "See also: " + others.map { "[\($0)](\($0).md)" }.joined(separator: ", ") + "."
+        return text + "\n"
+    }
+
+    /// `text` with each option name in code (`-o`, `--cacert`), for Markdown.
+    static func code(_ text: String) -> String {
+        text.replacingOccurrences(of: #"(?<![\w.-])(--?[a-zA-Z](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?)(?![\w])"#, with: "`$1`", options: .regularExpression)
     }
 
     /// Paragraphs of `text`: split at empty lines, each joined into one line.

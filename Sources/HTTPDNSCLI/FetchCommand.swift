@@ -76,8 +76,8 @@ enum FetchCommand {
                       detail: """
                       Write every cookie held at the end (read with -b, set by the responses) to FILE in curl's
                       Netscape format, also after a failed transfer: to a temporary file beside it, renamed onto
-                      FILE when whole, so it is never half-written. '-' is stdout. A FILE that cannot be written
-                      is refused before any traffic with exit 23.
+                      FILE when whole, so it is never half-written. '-' is stdout; -b and -c may name the same
+                      file. A FILE that cannot be written is refused before any traffic with exit 23.
                       """),
                 .init(names: ["--compressed"], arity: .flag,
                       summary: "Ask for a compressed response and decode it",
@@ -93,20 +93,29 @@ enum FetchCommand {
                 .init(names: ["-o", "--output"], arity: .value, valueName: "FILE",
                       summary: "Write the body to FILE, never left partial on failure ('-': stdout)",
                       detail: """
-                      Write the body to FILE; a failed transfer never leaves it partial or changed. A new FILE, or
-                      one of yours alone in a writable directory, is written beside it and renamed when the
-                      transfer succeeds (atomic). A device or FIFO (/dev/null) is written in place, as curl. A FILE
-                      with other hard links, in a directory you may not write, or of another owner is downloaded
-                      to a temporary file (beside it, else in TMPDIR or /tmp), then copied into FILE in place (its
-                      links, mode and owner kept; not atomic; if that copy fails, exit 23 names the temporary
-                      file, kept with the whole body).
+                      Write the body to FILE, paired with the URLs in order, as curl pairs them; '-' is stdout. A
+                      failed transfer never leaves FILE partial or changed.
 
-                      '-' is stdout; a FILE that is stdout or stderr (/dev/stdout, /dev/fd/2, the file either is
-                      redirected to) is written through that descriptor. A symbolic link is followed, except one
-                      in a sticky world-writable directory (/tmp) owned by neither you nor the directory's owner,
-                      as the kernel's protected_symlinks. A FILE you may not write, such a link, or a missing or
-                      unwritable directory is refused before any traffic with exit 23, as curl's. Paired with the
-                      URLs in order, as curl pairs them.
+                      A new FILE, or an existing one you own whose only hard link is in a directory you may write,
+                      is written to a temporary file beside it and renamed onto it when the transfer succeeds:
+                      atomic.
+
+                      A device or FIFO (/dev/null) is written in place, as curl writes it. A FILE that is stdout or
+                      stderr (/dev/stdout, /dev/fd/2, the file either is redirected to) is written through that
+                      descriptor.
+
+                      A FILE with other hard links, in a directory you may not write, or owned by someone else is
+                      downloaded to a temporary file (beside it, else in TMPDIR or /tmp), then copied into FILE in
+                      place, so its inode, links, mode and owner stay, as with curl. That copy is not atomic: a
+                      reader during it sees the new body's start over the old body's rest. If the copy fails (disk
+                      full, ulimit -f), exit 23 names the temporary file, which is kept with the complete body.
+
+                      A symbolic link is followed, each one on the way held to the kernel's fs.protected_symlinks
+                      rule whatever that setting: in a sticky world-writable directory such as /tmp, a link is
+                      followed only when you or the directory's owner own it.
+
+                      A FILE you may not write, a link that rule refuses, or a new file in a missing or unwritable
+                      directory is refused before any traffic with exit 23, as curl's.
                       """),
                 .init(names: ["-O", "--remote-name"], arity: .flag,
                       summary: "Write the body to a file named as the URL's last path segment",
@@ -201,20 +210,7 @@ enum FetchCommand {
             CommandReference.helpSection,
         ],
         mostUsed: ["-X", "-H", "-d", "-o", "-O", "-i", "-w", "-v", "-s", "-f", "-L", "-m", "--doh-url", "--resolve", "--cacert", "--pinnedpubkey", "-k", "-h"],
-        exitStatus: """
-        0 ok; 2 usage or bad input, found before any traffic (a --cert, --key or --pass that cannot be
-        used, a malformed -b cookie file included); 6 could not resolve host; 7 could not connect; 8 a
-        response that cannot be framed (conflicting Content-Length); 18 the connection closed before
-        the whole body came (no -o file is left); 22 HTTP status >= 400 with -f; 23 writing the output
-        or the -c cookie jar failed; 28 time-out; 35 TLS handshake failed; 47 too many redirects; 52
-        the server sent nothing; 56 connection broken while receiving; 58 the client certificate was
-        rejected by the server or refused by TLS in the handshake; 60 certificate verification failed;
-        90 pin mismatch; 91 no valid OCSP staple with --cert-status; 130/143 interrupted by
-        SIGINT/SIGTERM (no output file is left behind).
-
-        These are curl's numbers, except that curl gives some bad input its own (3 for a malformed
-        URL, 58 for a --cert it cannot load).
-        """)
+        exitStatus: ExitStatusTable.entries(for: "fetch"))
 
     static var help: String { reference.shortHelp() }
     static let parser = reference.parser

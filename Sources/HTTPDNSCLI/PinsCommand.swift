@@ -33,10 +33,7 @@ enum PinsCommand {
             CommandReference.helpSection,
         ],
         mostUsed: ["--connect-timeout", "--doh-url", "--resolve", "--no-fallback", "--cacert", "-k", "-h"],
-        exitStatus: """
-        As fetch: 0 ok; 2 usage or bad input; 6 could not resolve host; 7 could not connect; 28
-        time-out; 35 TLS handshake failed; 60 certificate verification failed.
-        """)
+        exitStatus: ExitStatusTable.entries(for: "pins"))
 
     static var help: String { reference.shortHelp() }
     static let parser = reference.parser

@@ -44,10 +44,7 @@ enum ProbeCommand {
             CommandReference.helpSection,
         ],
         mostUsed: ["--json", "-v", "--connect-timeout", "-m", "--doh-url", "--resolve", "--cacert", "--pinnedpubkey", "-E", "-k", "-h"],
-        exitStatus: """
-        0 every address healthy; 1 any address unhealthy; 2 usage or bad input (a --cert, --key or
-        --pass that cannot be used included); 6 could not resolve host; 28 -m passed while resolving.
-        """)
+        exitStatus: ExitStatusTable.entries(for: "probe"))
 
     static var help: String { reference.shortHelp() }
     static let parser = reference.parser

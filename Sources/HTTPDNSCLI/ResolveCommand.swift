@@ -33,10 +33,7 @@ enum ResolveCommand {
             CommandReference.helpSection,
         ],
         mostUsed: ["--type", "--json", "--compare", "-m", "-v", "--doh-url", "--resolve", "--no-fallback", "--provider", "--cache-file", "--cacert", "-h"],
-        exitStatus: """
-        0 all names resolved; 2 usage or bad input; 6 a name could not be resolved; 28 -m passed. With --compare: 0
-        all agree, 1 any disagree, 6 one side failed for a name (and none disagreed).
-        """)
+        exitStatus: ExitStatusTable.entries(for: "resolve"))
 
     static let typeOption = ArgumentParser.Option(
         names: ["--type"], arity: .value, valueName: "TYPE",

@@ -9,10 +9,13 @@ struct ResolverOptions {
               summary: "Resolver endpoint (DoH unless --provider), repeatable, in order",
               detail: """
               The resolver's endpoint: DNS-over-HTTPS (RFC 8484) unless --provider names another protocol.
-              Repeatable; endpoints are tried in order, a failing one handing over to the next. Default:
-              $HTTPDNS_DOH_URL (comma-separated), else Cloudflare, Google and Quad9 with their published
-              bootstrap addresses. An endpoint's own host is reached through a --resolve entry for it, or
-              its bootstrap addresses, never through the system resolver.
+              Repeatable; endpoints are tried in order, a failing one (network error, a time-out of 5 s
+              per exchange, HTTP error, malformed answer) handing over to the next. Default:
+              $HTTPDNS_DOH_URL (comma-separated), else Cloudflare (1.1.1.1, 1.0.0.1,
+              2606:4700:4700::1111), Google (8.8.8.8, 8.8.4.4, 2001:4860:4860::8888) and Quad9 (9.9.9.9,
+              149.112.112.112), reached at those bootstrap addresses. An endpoint's own host is reached
+              through a --resolve entry for it, or its bootstrap addresses, never through the system
+              resolver. The resolver's policy (cache, failover, hijack checks): Documentation/Resolver.md.
               """),
         .init(names: ["--resolve"], arity: .value, valueName: "HOST:PORT:ADDR",
               summary: "Use these addresses for HOST:PORT (PORT may be *), as curl",
@@ -37,7 +40,11 @@ struct ResolverOptions {
               suggestion), refreshing the entry in the background. Documentation/Resolver.md.
               """),
         .init(names: ["--pre-resolve"], arity: .value, valueName: "HOST,...",
-              summary: "Resolve these names into the cache at start"),
+              summary: "Resolve these names into the cache at start",
+              detail: """
+              Resolve these names into the cache at start, repeatable; the command waits for them (within
+              its time limit) before it writes the cache file and exits.
+              """),
     ] + ProviderOptions.parserOptions
 
     static let dohMethodOption = ArgumentParser.Option(

@@ -12,7 +12,7 @@ enum ShellCompletion {
 
     /// Options that take a file name, completed with files.
     private static let fileValues: Set<String> = [
-        "--output", "--cacert", "--doh-cacert", "--cert", "--key", "--cookie", "--cookie-jar", "--cache-file", "--generate-man",
+        "--output", "--cacert", "--doh-cacert", "--cert", "--key", "--cookie", "--cookie-jar", "--cache-file", "--generate-man", "--generate-markdown",
     ]
 
     private static func names(_ command: CommandReference) -> [String] {
@@ -56,7 +56,7 @@ enum ShellCompletion {
             cur="${COMP_WORDS[COMP_CWORD]}"
             prev="${COMP_WORDS[COMP_CWORD-1]}"
             if [[ $COMP_CWORD -eq 1 ]]; then
-                COMPREPLY=($(compgen -W "\(HTTPDNSTool.commands.map(\.name).joined(separator: " ")) help --help --version --generate-man --generate-completion" -- "$cur"))
+                COMPREPLY=($(compgen -W "\((HTTPDNSTool.commands.map(\.name) + ["help"] + HTTPDNSTool.reference.options.flatMap(\.names)).joined(separator: " "))" -- "$cur"))
                 return
             fi
             command="${COMP_WORDS[1]}"

@@ -79,6 +79,34 @@ struct CommandReferenceTests {
         for line in lines { #expect(line.count <= 100, "too long: \(line)") }
     }
 
+    @Test("Documentation/CLI.md's exit-status table is the one the man pages are made from (ExitStatusTable)")
+    func documentedExitStatuses() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Documentation/CLI.md")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        let marker = try #require(text.range(of: "<!-- Made from Sources/HTTPDNSCLI/ExitStatusTable.swift"))
+        let table = text[marker.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).dropFirst()
+            .prefix { $0.hasPrefix("|") }.joined(separator: "\n")
+        #expect(table == ExitStatusTable.markdown(), "CLI.md's table should read:\n\(ExitStatusTable.markdown())")
+        // Each command's page lists exactly its entries.
+        for command in Self.commands {
+            let listed = command.exitStatus.map(\.status)
+            #expect(listed == ExitStatusTable.entries.filter { $0.commands.contains(command.name) }.map(\.status), "\(command.name)")
+            #expect(listed.first == "0" && listed.contains("2"), "\(command.name): \(listed)")
+        }
+    }
+
+    @Test("Documentation/commands holds each page as Markdown, as 'httpdns --generate-markdown' writes it from the option tables")
+    func markdownPagesAreCurrent() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Documentation/commands")
+        for page in [HTTPDNSTool.reference] + Self.commands {
+            let name = page.name.isEmpty ? "httpdns.md" : "httpdns-\(page.name).md"
+            let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+            #expect(text == page.markdownPage(), "Documentation/commands/\(name) is out of date: run httpdns --generate-markdown Documentation/commands")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+                == (["httpdns.md"] + Self.commands.map { "httpdns-\($0.name).md" }).sorted())
+    }
+
     @Test("resolve takes no connection option: --no-happy-eyeballs and --connect-timeout are refused, not ignored")
     func resolveRefusesConnectionOptions() {
         #expect(throws: UsageError.self) { try ResolveCommand.parser.parse(["--no-happy-eyeballs", "a.test"]) }
