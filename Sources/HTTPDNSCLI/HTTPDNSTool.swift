@@ -33,7 +33,7 @@ public enum HTTPDNSTool {
     /// `httpdns(1)`: the tool itself and its own options.
     static let reference = CommandReference(
         name: "",
-        synopsis: "COMMAND [options] | --version | --generate-man DIR | --generate-markdown DIR | --generate-completion bash|zsh",
+        synopsis: "COMMAND [options] | --version | --generate-{man,markdown,completion} ARG",
         summary: "HTTPS requests that resolve names over DNS-over-HTTPS and connect straight to the resolved address.",
         description: """
         Names are resolved over DNS-over-HTTPS (RFC 8484) or a vendor HTTPDNS API instead of the
