@@ -225,11 +225,14 @@ public final class HTTPClient: Sendable {
         }
         // Without verification, the warning (a trust event) goes out when the head arrives, before
         // any body byte reaches a destination that streams it, as curl's verbose lines precede the body.
-        let warnedAtHead = LockedValue(false)
+        // (Only then: every other request keeps its destination and allocates nothing more.)
+        var warnedAtHead: LockedValue<Bool>?
         var destination = destination
         if policy.verification == .insecureSkippingAllVerification {
+            let warned = LockedValue(false)
+            warnedAtHead = warned
             destination = destination.observingHead { connection in
-                warnedAtHead.withLock { $0 = true }
+                warned.withLock { $0 = true }
                 self.deliverTrustEvents(of: connection, host: target.host, port: target.port)
             }
         }
@@ -251,7 +254,7 @@ public final class HTTPClient: Sendable {
             }
             // The transfer is over: its fields are read here, off the transfer thread.
             response.headers = transfer.receivedHeaders()
-            if !warnedAtHead.withLock({ $0 }) { deliverTrustEvents(of: response.connection, host: target.host, port: target.port) }
+            if warnedAtHead?.withLock({ $0 }) != true { deliverTrustEvents(of: response.connection, host: target.host, port: target.port) }
             response.url = request.url
             return response
         } catch var error as HTTPClientError {
