@@ -4,6 +4,10 @@
 #
 #   scripts/docs.sh [OUTPUT]      # default .build/docs/HTTPDNS.doccarchive
 #
+# The archive is a static site (docc's default transform for static hosting): serve it with
+# `python3 -m http.server -d .build/docs/HTTPDNS.doccarchive 8000` and open
+# http://localhost:8000/documentation/httpdns.
+#
 # Symbol graphs come from `swift build -emit-symbol-graph` in a build directory of their own
 # (.build/docs-build), so the flags do not rebuild the test build.
 set -euo pipefail
@@ -34,4 +38,4 @@ if grep -qE '(warning|error):' "$log"; then
     echo "docs: documentation warnings above" >&2
     exit 1
 fi
-echo "docs: $output, no warnings"
+echo "docs: $output, no warnings (view: python3 -m http.server -d $output 8000, then http://localhost:8000/documentation/httpdns)"

@@ -18,8 +18,15 @@ struct ArgumentParser {
         var summary: String = ""
         /// The whole story, for `httpdns help COMMAND` and the man page; empty: the summary says it all.
         var detail: String = ""
+        /// The values it takes when they are a fixed set (`GET`, `POST`): what the shell completions
+        /// offer and its usage error lists.
+        var values: [String] = []
         /// The key results are stored under (the first long name without dashes).
         var key: String { (names.first { $0.hasPrefix("--") } ?? names[0]).trimmingPrefix(while: { $0 == "-" }).description }
+        /// `values` as a message lists them: `A, AAAA, both or auto`.
+        var valueList: String {
+            values.count < 2 ? values.joined() : values.dropLast().joined(separator: ", ") + " or " + values.last!
+        }
     }
 
     struct Parsed {

@@ -4,6 +4,13 @@ import Foundation
 /// `--help`, its detailed help (`httpdns help COMMAND`), its man page and its shell completion, so
 /// none of them can list an option the command does not take.
 struct CommandReference {
+    /// Options that belong together, under a heading in `--help all`, the detailed help and the
+    /// man page (pins beside pins, name resolution beside name resolution).
+    struct Section {
+        let title: String
+        let options: [ArgumentParser.Option]
+    }
+
     /// The command's name (`fetch`); empty for `httpdns` itself.
     let name: String
     /// What follows the command's name in a usage line (`[options] URL...`).
@@ -12,9 +19,20 @@ struct CommandReference {
     let summary: String
     /// Paragraphs explaining the command, separated by empty lines.
     let description: String
-    let options: [ArgumentParser.Option]
-    /// Paragraphs on the exit statuses.
-    let exitStatus: String
+    let sections: [Section]
+    /// Names of the options `--help` lists (`-X`, `--cacert`), as curl's `--help` lists its most used
+    /// ones, so that it fits one screen; `--help all` lists every option.
+    let mostUsed: Set<String>
+    /// The exit statuses and what each means (`ExitStatusTable`).
+    let exitStatus: [(status: String, meaning: String)]
+
+    /// The `-h` every command takes, last.
+    static let helpSection = Section(title: "Help", options: [
+        .init(names: ["-h", "--help"], arity: .flag, summary: "This help: the most used options (--help all: every one)"),
+    ])
+
+    /// Every option, in the order help lists them.
+    var options: [ArgumentParser.Option] { sections.flatMap(\.options) }
 
     /// The parser for exactly these options.
     var parser: ArgumentParser { ArgumentParser(command: name, options: options) }
@@ -30,16 +48,29 @@ struct CommandReference {
         return (short.isEmpty ? "    " : "") + names + value
     }
 
-    /// `--help`: the usage line, the summary, then one line per option.
-    func shortHelp() -> String {
-        var lines = ["Usage: \(fullName) \(synopsis)", "", summary, "", "Options:"]
+    /// Whether `option` is one `--help` lists.
+    func isMostUsed(_ option: ArgumentParser.Option) -> Bool { !mostUsed.isDisjoint(with: option.names) }
+
+    /// What `--help` prints: `--help all` (a positional `all`, as curl's) lists every option.
+    func help(for parsed: ArgumentParser.Parsed) -> String { shortHelp(all: parsed.positionals.contains("all")) }
+
+    /// `--help`: the usage line, the summary, then one line per option: the most used ones within
+    /// one screen (24 lines), or with `all` every one under its section's heading.
+    func shortHelp(all: Bool = false) -> String {
+        var lines = ["Usage: \(fullName) \(synopsis)", summary]
         let width = min(28, options.map { Self.label($0).count }.max() ?? 0)
-        for option in options {
+        func line(_ option: ArgumentParser.Option) -> String {
             let label = Self.label(option)
-            let padding = String(repeating: " ", count: max(1, width - label.count + 2))
-            lines.append("  \(label)\(padding)\(option.summary)")
+            return "  \(label)\(String(repeating: " ", count: max(1, width - label.count + 2)))\(option.summary)"
         }
-        lines += ["", "'httpdns help \(name.isEmpty ? "COMMAND" : name)' explains each option; so does 'man \(name.isEmpty ? "httpdns" : "httpdns-" + name)'."]
+        let page = name.isEmpty ? "COMMAND" : name
+        if all {
+            for section in sections { lines += ["", "\(section.title):"] + section.options.map(line) }
+            lines += ["", "'httpdns help \(page)' explains each option; so does 'man \(name.isEmpty ? "httpdns" : "httpdns-" + name)'."]
+        } else {
+            lines += ["", "Options:"] + options.filter(isMostUsed).map(line)
+            lines += ["", "Not all options: '\(fullName) --help all' lists every one, 'httpdns help \(page)' explains each."]
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -47,15 +78,22 @@ struct CommandReference {
     func detailedHelp() -> String {
         var text = "Usage: \(fullName) \(synopsis)\n\n\(Self.wrap(summary, indent: 0))\n\n"
         for paragraph in Self.paragraphs(description) { text += Self.wrap(paragraph, indent: 0) + "\n\n" }
-        text += "Options:\n"
-        for option in options {
-            text += "  \(Self.label(option).trimmingCharacters(in: .whitespaces))\n"
-            for paragraph in Self.paragraphs(option.detail.isEmpty ? option.summary : option.detail) {
-                text += Self.wrap(paragraph, indent: 8) + "\n"
+        for section in sections {
+            text += "\(section.title):\n"
+            for option in section.options {
+                text += "  \(Self.label(option).trimmingCharacters(in: .whitespaces))\n"
+                for paragraph in Self.paragraphs(option.detail.isEmpty ? option.summary : option.detail) {
+                    text += Self.wrap(paragraph, indent: 8) + "\n"
+                }
             }
+            text += "\n"
         }
-        text += "\nExit status:\n"
-        for paragraph in Self.paragraphs(exitStatus) { text += Self.wrap(paragraph, indent: 2) + "\n" }
+        text += "Exit status (curl's numbers where curl has the same failure):\n"
+        for (status, meaning) in exitStatus {
+            let lines = Self.wrap(meaning, indent: 12).split(separator: "\n", omittingEmptySubsequences: false)
+            text += "  " + status.padding(toLength: 10, withPad: " ", startingAt: 0) + lines[0].dropFirst(12) + "\n"
+            for line in lines.dropFirst() { text += line + "\n" }
+        }
         return text.trimmingCharacters(in: .newlines)
     }
 
@@ -68,20 +106,53 @@ struct CommandReference {
         roff += ".SH DESCRIPTION\n"
         for paragraph in Self.paragraphs(description) { roff += ".PP\n\(Self.escape(paragraph))\n" }
         roff += ".SH OPTIONS\n"
-        for option in options {
-            let names = (option.names.filter { !$0.hasPrefix("--") } + option.names.filter { $0.hasPrefix("--") })
-                .map { "\\fB\(Self.escape($0))\\fR" }.joined(separator: ", ")
-            let value = option.valueName.map { " \\fI\(Self.escape($0))\\fR" } ?? ""
-            roff += ".TP\n\(names)\(value)\n"
-            let paragraphs = Self.paragraphs(option.detail.isEmpty ? option.summary : option.detail)
-            roff += paragraphs.map(Self.escape).joined(separator: "\n.IP\n") + "\n"
+        for group in sections {
+            roff += ".SS \(Self.escape(group.title))\n"
+            for option in group.options {
+                let names = (option.names.filter { !$0.hasPrefix("--") } + option.names.filter { $0.hasPrefix("--") })
+                    .map { "\\fB\(Self.escape($0))\\fR" }.joined(separator: ", ")
+                let value = option.valueName.map { " \\fI\(Self.escape($0))\\fR" } ?? ""
+                roff += ".TP\n\(names)\(value)\n"
+                let paragraphs = Self.paragraphs(option.detail.isEmpty ? option.summary : option.detail)
+                roff += paragraphs.map(Self.escape).joined(separator: "\n.IP\n") + "\n"
+            }
         }
-        roff += ".SH EXIT STATUS\n"
-        for paragraph in Self.paragraphs(exitStatus) { roff += ".PP\n\(Self.escape(paragraph))\n" }
+        roff += ".SH EXIT STATUS\n.PP\ncurl's numbers where curl has the same failure.\n"
+        for (status, meaning) in exitStatus { roff += ".TP\n.B \(Self.escape(status))\n\(Self.escape(meaning))\n" }
         roff += ".SH SEE ALSO\n"
         let others = (["httpdns"] + HTTPDNSTool.commands.map { "httpdns-\($0.name)" }).filter { $0 != page }
         roff += others.map { "\\fB\($0)\\fR(1)" }.joined(separator: ", ") + ", \\fBcurl\\fR(1)\n"
         return roff
+    }
+
+    /// The man page as Markdown, for Documentation/commands/ (`--generate-markdown`): the command
+    /// reference a reader of the repository finds, the same text as the man page.
+    func markdownPage() -> String {
+        let page = name.isEmpty ? "httpdns" : "httpdns-\(name)"
+        var text = "# \(fullName)\n\n<!-- Made by 'httpdns --generate-markdown Documentation/commands' from the option tables; do not edit. -->\n\n"
+        text += "\(Self.code(summary))\n\n```\n\(fullName) \(synopsis)\n```\n\n"
+        for paragraph in Self.paragraphs(description) { text += Self.code(paragraph) + "\n\n" }
+        for section in sections {
+            text += "## \(section.title)\n\n"
+            for option in section.options {
+                let label = "`\(Self.label(option).trimmingCharacters(in: .whitespaces))`"
+                let paragraphs = Self.paragraphs(option.detail.isEmpty ? option.summary : option.detail).map(Self.code)
+                text += "- \(label): " + paragraphs.joined(separator: "\n\n  ") + "\n"
+            }
+            text += "\n"
+        }
+        text += "## Exit status\n\n"
+        text += name.isEmpty
+            ? "0 on success, 2 for an unknown command or option; each command's own are in [CLI.md](../CLI.md#exit-statuses).\n\n"
+            : "\(exitStatus.map(\.status).joined(separator: ", ")): see [CLI.md](../CLI.md#exit-statuses).\n\n"
+        let others = (["httpdns"] + HTTPDNSTool.commands.map { "httpdns-\($0.name)" }).filter { $0 != page }
+        text += "See also: " + others.map { "[\($0)](\($0).md)" }.joined(separator: ", ") + "."
+        return text + "\n"
+    }
+
+    /// `text` with each option name in code (`-o`, `--cacert`), for Markdown.
+    static func code(_ text: String) -> String {
+        text.replacingOccurrences(of: #"(?<![\w.-])(--?[a-zA-Z](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?)(?![\w])"#, with: "`$1`", options: .regularExpression)
     }
 
     /// Paragraphs of `text`: split at empty lines, each joined into one line.

@@ -7,7 +7,7 @@ enum FetchCommand {
     static let reference = CommandReference(
         name: "fetch",
         synopsis: "[options] URL...",
-        summary: "Send HTTP(S) requests, curl-style, straight to the address the trusted resolver gives.",
+        summary: "Send curl-style requests straight to the address the trusted resolver gives.",
         description: """
         Resolves each URL's host over DNS-over-HTTPS (or the --provider's HTTPDNS API) and sends the
         request straight to the resolved address, with SNI, Host and certificate verification on the
@@ -19,191 +19,198 @@ enum FetchCommand {
         one after another, or with --parallel several at once. A failed transfer does not stop the
         others; the exit status is the last transfer's (with --parallel, the last failure's).
         """,
-        options: [
-            .init(names: ["-X", "--request"], arity: .value, valueName: "METHOD", summary: "Request method (default GET, or POST with -d)"),
-            .init(names: ["-H", "--header"], arity: .value, valueName: "'NAME: VALUE'",
-                  summary: "Add a header, repeatable ('NAME:' leaves one out, 'NAME;' empty)",
-                  detail: """
-                  Add a header, repeatable. 'NAME:' leaves out one libcurl would add (not Host), 'NAME;' sends
-                  it empty, as in curl.
-                  """),
-            .init(names: ["-d", "--data"], arity: .value, takesBytes: true, valueName: "DATA",
-                  summary: "POST DATA as a form (@FILE reads a file without CR/LF, @- stdin)",
-                  detail: """
-                  POST DATA as application/x-www-form-urlencoded, as curl. @FILE reads the file and drops CR
-                  and LF, as curl does; @- reads standard input. The argument's bytes are sent as given, UTF-8
-                  or not. Repeated or mixed with --data-binary, the pieces are joined with '&' in the order
-                  given. A FILE that is a pipe (@<(command), a FIFO, @/dev/stdin) is read whole first (at most
-                  1 GiB) and sent with its length.
-                  """),
-            .init(names: ["--data-binary"], arity: .value, takesBytes: true, valueName: "DATA",
-                  summary: "POST DATA byte-exact (@FILE streams the file, @- stdin)",
-                  detail: """
-                  POST DATA byte-exact. @FILE streams the file byte-exact, @- sends standard input. Like -d, it
-                  sends Content-Type application/x-www-form-urlencoded unless -H sets one or leaves it out
-                  ('Content-Type:').
-                  """),
-            .init(names: ["-o", "--output"], arity: .value, valueName: "FILE",
-                  summary: "Write the body to FILE, never left partial on failure ('-': stdout)",
-                  detail: """
-                  Write the body to FILE; a failed transfer never leaves it partial or changed. A new FILE, or
-                  one of yours alone in a writable directory, is written beside it and renamed when the
-                  transfer succeeds (atomic). A device or FIFO (/dev/null) is written in place, as curl. A FILE
-                  with other hard links, in a directory you may not write, or of another owner is downloaded
-                  to a temporary file (beside it, else in TMPDIR or /tmp), then copied into FILE in place (its
-                  links, mode and owner kept; not atomic; if that copy fails, exit 23 names the temporary
-                  file, kept with the whole body).
+        sections: [
+            .init(title: "Request", options: [
+                .init(names: ["-X", "--request"], arity: .value, valueName: "METHOD", summary: "Request method (default GET, or POST with -d)"),
+                .init(names: ["-H", "--header"], arity: .value, valueName: "'NAME: VALUE'",
+                      summary: "Add a header, repeatable ('NAME:' leaves one out, 'NAME;' empty)",
+                      detail: """
+                      Add a header, repeatable. 'NAME:' leaves out one libcurl would add (not Host), 'NAME;' sends
+                      it empty, as in curl.
+                      """),
+                .init(names: ["-d", "--data"], arity: .value, takesBytes: true, valueName: "DATA",
+                      summary: "POST DATA as a form (@FILE reads a file without CR/LF, @- stdin)",
+                      detail: """
+                      POST DATA as application/x-www-form-urlencoded, as curl. @FILE reads the file and drops CR
+                      and LF, as curl does; @- reads standard input. The argument's bytes are sent as given, UTF-8
+                      or not. Repeated or mixed with --data-binary, the pieces are joined with '&' in the order
+                      given. A FILE that is a pipe (@<(command), a FIFO, @/dev/stdin) is read whole first (at most
+                      1 GiB) and sent with its length.
+                      """),
+                .init(names: ["--data-binary"], arity: .value, takesBytes: true, valueName: "DATA",
+                      summary: "POST DATA byte-exact (@FILE streams the file, @- stdin)",
+                      detail: """
+                      POST DATA byte-exact. @FILE streams the file byte-exact, @- sends standard input. Like -d, it
+                      sends Content-Type application/x-www-form-urlencoded unless -H sets one or leaves it out
+                      ('Content-Type:').
+                      """),
+                .init(names: ["-A", "--user-agent"], arity: .value, valueName: "NAME",
+                      summary: "Send User-Agent: NAME (\"\" sends none)"),
+                .init(names: ["-u", "--user"], arity: .value, takesBytes: true, valueName: "USER:PASSWORD",
+                      summary: "HTTP Basic authentication; kept to the same origin after -L",
+                      detail: """
+                      HTTP Basic authentication (RFC 7617); the first ':' ends USER, the password may hold more.
+                      Without ':' curl would prompt for the password; this refuses (exit 2): give -u 'USER:' for an
+                      empty one. Not sent on to another host, port or scheme after a redirect (-L); an -H
+                      Authorization wins. -v names the user, never the password.
+                      """),
+                .init(names: ["-e", "--referer"], arity: .value, valueName: "URL",
+                      summary: "Send Referer: URL; 'URL;auto' also sets it on each redirect (-L)",
+                      detail: """
+                      Send Referer: URL. 'URL;auto' (or ';auto' alone) with -L also sets it on each request after a
+                      redirect to the URL redirected from (without credentials or fragment), as curl. An -H
+                      Referer wins.
+                      """),
+                .init(names: ["-b", "--cookie"], arity: .value, valueName: "FILE|DATA",
+                      summary: "Send cookies from a cookie file (curl's format) or DATA",
+                      detail: """
+                      Send cookies. An argument with '=' is sent as it is to every URL ('NAME=VALUE; NAME2=VALUE2').
+                      Anything else is a cookie file in curl's Netscape format (the one -c writes; '-' is stdin),
+                      whose cookies go to the hosts they are for, by name (RFC 6265 domain and path matching),
+                      never by address; a FILE that does not exist starts an empty jar. Cookies the responses set
+                      are kept for the later requests and URLs of the command. A file that is not in curl's format
+                      is refused before any traffic (exit 2), naming its bad line, and is left as it was.
+                      """),
+                .init(names: ["-c", "--cookie-jar"], arity: .value, valueName: "FILE",
+                      summary: "Write the cookies to FILE at the end (curl's format, atomic)",
+                      detail: """
+                      Write every cookie held at the end (read with -b, set by the responses) to FILE in curl's
+                      Netscape format, also after a failed transfer: to a temporary file beside it, renamed onto
+                      FILE when whole, so it is never half-written. '-' is stdout; -b and -c may name the same
+                      file. A FILE that cannot be written is refused before any traffic with exit 23.
+                      """),
+                .init(names: ["--compressed"], arity: .flag,
+                      summary: "Ask for a compressed response and decode it",
+                      detail: """
+                      Ask for a compressed response (Accept-Encoding: deflate, gzip, br, zstd) and decode it, as
+                      curl's --compressed; without it, as in curl, no encoding is asked for and the body is saved
+                      as sent.
+                      """),
+                .init(names: ["--http1.1"], arity: .flag, summary: "Use HTTP/1.1 only"),
+                .init(names: ["--http2"], arity: .flag, summary: "Use HTTP/2 when the server offers it by ALPN (default)"),
+            ]),
+            .init(title: "Output", options: [
+                .init(names: ["-o", "--output"], arity: .value, valueName: "FILE",
+                      summary: "Write the body to FILE, never left partial on failure ('-': stdout)",
+                      detail: """
+                      Write the body to FILE, paired with the URLs in order, as curl pairs them; '-' is stdout. A
+                      failed transfer never leaves FILE partial or changed.
 
-                  '-' is stdout; a FILE that is stdout or stderr (/dev/stdout, /dev/fd/2, the file either is
-                  redirected to) is written through that descriptor. A symbolic link is followed, except one
-                  in a sticky world-writable directory (/tmp) owned by neither you nor the directory's owner,
-                  as the kernel's protected_symlinks. A FILE you may not write, such a link, or a missing or
-                  unwritable directory is refused before any traffic with exit 23, as curl's. Paired with the
-                  URLs in order, as curl pairs them.
-                  """),
-            .init(names: ["-O", "--remote-name"], arity: .flag,
-                  summary: "Write the body to a file named as the URL's last path segment",
-                  detail: """
-                  Write the body to a file in the current directory named as the URL's last path segment, as
-                  curl 7.88: percent-encoding kept, without the query (.../a/b%20c.txt?x=1 writes
-                  'b%20c.txt'); never a directory from the URL; written as -o writes. A URL whose path ends
-                  in '/' names no file: exit 23 before any traffic. Paired with the URLs in order, as -o.
-                  """),
-            .init(names: ["-i", "--include"], arity: .flag, summary: "Print the status line and response headers before the body",
-                  detail: "Print the status line and response headers before the body (into FILE with -o, as curl does)."),
-            .init(names: ["-I", "--head"], arity: .flag, summary: "Send HEAD and print the status line and response headers"),
-            .init(names: ["-A", "--user-agent"], arity: .value, valueName: "NAME",
-                  summary: "Send User-Agent: NAME (\"\" sends none)"),
-            .init(names: ["-u", "--user"], arity: .value, takesBytes: true, valueName: "USER:PASSWORD",
-                  summary: "HTTP Basic authentication; kept to the same origin after -L",
-                  detail: """
-                  HTTP Basic authentication (RFC 7617); the first ':' ends USER, the password may hold more.
-                  Without ':' curl would prompt for the password; this refuses (exit 2): give -u 'USER:' for an
-                  empty one. Not sent on to another host, port or scheme after a redirect (-L); an -H
-                  Authorization wins. -v names the user, never the password.
-                  """),
-            .init(names: ["-e", "--referer"], arity: .value, valueName: "URL",
-                  summary: "Send Referer: URL; 'URL;auto' also sets it on each redirect (-L)",
-                  detail: """
-                  Send Referer: URL. 'URL;auto' (or ';auto' alone) with -L also sets it on each request after a
-                  redirect to the URL redirected from (without credentials or fragment), as curl. An -H
-                  Referer wins.
-                  """),
-            .init(names: ["-b", "--cookie"], arity: .value, valueName: "FILE|DATA",
-                  summary: "Send cookies from a cookie file (curl's format) or DATA",
-                  detail: """
-                  Send cookies. An argument with '=' is sent as it is to every URL ('NAME=VALUE; NAME2=VALUE2').
-                  Anything else is a cookie file in curl's Netscape format (the one -c writes; '-' is stdin),
-                  whose cookies go to the hosts they are for, by name (RFC 6265 domain and path matching),
-                  never by address; a FILE that does not exist starts an empty jar. Cookies the responses set
-                  are kept for the later requests and URLs of the command. A file that is not in curl's format
-                  is refused before any traffic (exit 2), naming its bad line, and is left as it was.
-                  """),
-            .init(names: ["-c", "--cookie-jar"], arity: .value, valueName: "FILE",
-                  summary: "Write the cookies to FILE at the end (curl's format, atomic)",
-                  detail: """
-                  Write every cookie held at the end (read with -b, set by the responses) to FILE in curl's
-                  Netscape format, also after a failed transfer: to a temporary file beside it, renamed onto
-                  FILE when whole, so it is never half-written. '-' is stdout. A FILE that cannot be written
-                  is refused before any traffic with exit 23.
-                  """),
-            .init(names: ["-L", "--location"], arity: .flag,
-                  summary: "Follow redirects; each new host is resolved and verified anew",
-                  detail: """
-                  Follow redirects (301, 302, 303, 307, 308): each new host is resolved over DoH again and gets
-                  its own SNI, Host and certificate check; a relative Location is resolved against the URL,
-                  never the address. 301/302 turn POST into GET, 303 any method but HEAD; 307/308 keep method
-                  and body. -i and -I print every response's head, as curl.
-                  """),
-            .init(names: ["--max-redirs"], arity: .value, valueName: "NUM",
-                  summary: "With -L, follow at most NUM redirects (default 50)",
-                  detail: "With -L, follow at most NUM redirects (default 50, as curl; a negative NUM: no limit); one more exits 47."),
-            .init(names: ["-v", "--verbose"], arity: .flag,
-                  summary: "Report address and its source, SNI, ALPN, certificate on stderr",
-                  detail: """
-                  Report on stderr: the address used and where it came from, the resolver's events, the SNI
-                  sent, the ALPN protocol, the server certificate's subject and issuer.
-                  """),
-            .init(names: ["-w", "--write-out"], arity: .value, valueName: "FORMAT",
-                  summary: "After each transfer write FORMAT (%{http_code}, %{json}...)",
-                  detail: """
-                  After each transfer, also a failed one, write FORMAT to stdout, as curl 7.88: %{variable},
-                  %% for '%', \\n \\r \\t. @FILE reads it from FILE (line ends dropped), @- from stdin.
+                      A new FILE, or an existing one you own whose only hard link is in a directory you may write,
+                      is written to a temporary file beside it and renamed onto it when the transfer succeeds:
+                      atomic.
 
-                  Variables: http_code (response_code; 000 without a response), http_version, remote_ip and
-                  remote_port (the address connected to), size_download (body bytes received, before
-                  --compressed decoding), size_header, time_namelookup (this tool's own DoH/HTTPDNS
-                  resolution included), time_connect, time_appconnect, time_starttransfer, time_total (seconds
-                  from the start, summed over -L's requests as curl does), num_redirects, url (as given),
-                  url_effective, urlnum (the URL's place, from 0), content_type, exitcode, errormsg (this
-                  tool's message, not libcurl's), ssl_verify_result (OpenSSL's code for a chain that failed;
-                  0 with -k, which checks nothing), and json: all of them as one JSON object, as curl's.
-                  Another name is warned about on stderr and writes nothing. Nothing is written for input
-                  refused before any traffic or after a signal.
-                  """),
-            .init(names: ["--json"], arity: .flag,
-                  summary: "After each transfer write -w's variables as one JSON line",
-                  detail: """
-                  After each transfer, write -w's variables as one JSON object on a line of its own, as
-                  -w '%{json}\\n' does. (curl's --json sends a JSON body instead: use -H 'Content-Type:
-                  application/json' --data-binary DATA for that.)
-                  """),
-            .init(names: ["-s", "--silent"], arity: .flag, summary: "No error messages (unless -S), nor -k's warning"),
-            .init(names: ["-S", "--show-error"], arity: .flag, summary: "With -s, still print error messages"),
-            .init(names: ["-f", "--fail"], arity: .flag, summary: "Exit 22 without the body for HTTP status >= 400",
-                  detail: "Exit 22 without the body for HTTP status >= 400 (with -i or -I the head is still printed, as curl)."),
-            .init(names: ["--compressed"], arity: .flag,
-                  summary: "Ask for a compressed response and decode it",
-                  detail: """
-                  Ask for a compressed response (Accept-Encoding: deflate, gzip, br, zstd) and decode it, as
-                  curl's --compressed; without it, as in curl, no encoding is asked for and the body is saved
-                  as sent.
-                  """),
-            .init(names: ["--http1.1"], arity: .flag, summary: "Use HTTP/1.1 only"),
-            .init(names: ["--http2"], arity: .flag, summary: "Use HTTP/2 when the server offers it by ALPN (default)"),
-            .init(names: ["-4", "--ipv4"], arity: .flag, summary: "Connect only to the IPv4 addresses of the resolution"),
-            .init(names: ["-6", "--ipv6"], arity: .flag, summary: "Connect only to the IPv6 addresses of the resolution"),
-            .init(names: ["-Z", "--parallel"], arity: .flag, summary: "Run the URLs' transfers at once, not one after another"),
-            .init(names: ["--parallel-max"], arity: .value, valueName: "NUM",
-                  summary: "With --parallel, at most NUM at once (1-300, default 50)"),
-            .init(names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
-                  summary: "Limit for each whole transfer, resolution included (0: none)"),
-            .init(names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
-                  summary: "Limit for resolving the name, then for connecting (default 10)",
-                  detail: """
-                  Limit for resolving the name (DoH/HTTPDNS included, as curl's includes the resolve), then
-                  again for connecting, TLS included (default 10; 0: libcurl's 300 s). Exceeded: exit 28.
-                  """),
-            .init(names: ["-x", "--proxy"], arity: .value, valueName: "URL",
-                  summary: "Send the requests through this HTTP proxy, by host name",
-                  detail: """
-                  Send the requests through this HTTP proxy (http:// or https://; no scheme means http://), by
-                  host name: the proxy resolves it, no IP replacement, TLS still verified for the name. Without
-                  -x the environment decides, as in curl: https_proxy, http_proxy, all_proxy. -x '' uses none.
-                  """),
-            .init(names: ["--noproxy"], arity: .value, valueName: "LIST",
-                  summary: "Hosts that go direct (over DoH) even with a proxy",
-                  detail: """
-                  Hosts that go direct (over DoH) even with a proxy, comma-separated: names (and the names
-                  under them), IP addresses, CIDR blocks (10.0.0.0/8) or '*'. Overrides no_proxy.
-                  """),
-        ] + ResolverOptions.parserOptions + ProviderOptions.connectionOptions + TrustOptions.parserOptions + [
-            .init(names: ["-h", "--help"], arity: .flag, summary: "This help, one line per option"),
+                      A device or FIFO (/dev/null) is written in place, as curl writes it. A FILE that is stdout or
+                      stderr (/dev/stdout, /dev/fd/2, the file either is redirected to) is written through that
+                      descriptor.
+
+                      A FILE with other hard links, in a directory you may not write, or owned by someone else is
+                      downloaded to a temporary file (beside it, else in TMPDIR or /tmp), then copied into FILE in
+                      place, so its inode, links, mode and owner stay, as with curl. That copy is not atomic: a
+                      reader during it sees the new body's start over the old body's rest. If the copy fails (disk
+                      full, ulimit -f), exit 23 names the temporary file, which is kept with the complete body.
+
+                      A symbolic link is followed, each one on the way held to the kernel's fs.protected_symlinks
+                      rule whatever that setting: in a sticky world-writable directory such as /tmp, a link is
+                      followed only when you or the directory's owner own it.
+
+                      A FILE you may not write, a link that rule refuses, or a new file in a missing or unwritable
+                      directory is refused before any traffic with exit 23, as curl's.
+                      """),
+                .init(names: ["-O", "--remote-name"], arity: .flag,
+                      summary: "Write the body to a file named as the URL's last path segment",
+                      detail: """
+                      Write the body to a file in the current directory named as the URL's last path segment, as
+                      curl 7.88: percent-encoding kept, without the query (.../a/b%20c.txt?x=1 writes
+                      'b%20c.txt'); never a directory from the URL; written as -o writes. A URL whose path ends
+                      in '/' names no file: exit 23 before any traffic. Paired with the URLs in order, as -o.
+                      """),
+                .init(names: ["-i", "--include"], arity: .flag, summary: "Print the status line and response headers before the body",
+                      detail: "Print the status line and response headers before the body (into FILE with -o, as curl does)."),
+                .init(names: ["-I", "--head"], arity: .flag, summary: "Send HEAD and print the status line and response headers"),
+                .init(names: ["-w", "--write-out"], arity: .value, valueName: "FORMAT",
+                      summary: "After each transfer write FORMAT (%{http_code}, %{json}...)",
+                      detail: """
+                      After each transfer, also a failed one, write FORMAT to stdout, as curl 7.88: %{variable},
+                      %% for '%', \\n \\r \\t. @FILE reads it from FILE (line ends dropped), @- from stdin.
+
+                      Variables: http_code (response_code; 000 without a response), http_version, remote_ip and
+                      remote_port (the address connected to), size_download (body bytes received, before
+                      --compressed decoding), size_header, time_namelookup (this tool's own DoH/HTTPDNS
+                      resolution included), time_connect, time_appconnect, time_starttransfer, time_total (seconds
+                      from the start, summed over -L's requests as curl does), num_redirects, url (as given),
+                      url_effective, urlnum (the URL's place, from 0), content_type, exitcode, errormsg (this
+                      tool's message, not libcurl's), ssl_verify_result (OpenSSL's code for a chain that failed;
+                      0 with -k, which checks nothing), and json: all of them as one JSON object, as curl's.
+                      Another name is warned about on stderr and writes nothing. Nothing is written for input
+                      refused before any traffic or after a signal.
+                      """),
+                .init(names: ["--json"], arity: .flag,
+                      summary: "After each transfer write -w's variables as one JSON line",
+                      detail: """
+                      After each transfer, write -w's variables as one JSON object on a line of its own, as
+                      -w '%{json}\\n' does. (curl's --json sends a JSON body instead: use -H 'Content-Type:
+                      application/json' --data-binary DATA for that.)
+                      """),
+                .init(names: ["-v", "--verbose"], arity: .flag,
+                      summary: "Report address and its source, SNI, ALPN, certificate on stderr",
+                      detail: """
+                      Report on stderr: the address used and where it came from, the resolver's events, the SNI
+                      sent, the ALPN protocol, the server certificate's subject and issuer; each response as its
+                      head arrives, before its body, as curl does.
+                      """),
+                .init(names: ["-s", "--silent"], arity: .flag, summary: "No error messages (unless -S), nor -k's warning"),
+                .init(names: ["-S", "--show-error"], arity: .flag, summary: "With -s, still print error messages"),
+                .init(names: ["-f", "--fail"], arity: .flag, summary: "Exit 22 without the body for HTTP status >= 400",
+                      detail: "Exit 22 without the body for HTTP status >= 400 (with -i or -I the head is still printed, as curl)."),
+            ]),
+            .init(title: "Redirects and several URLs", options: [
+                .init(names: ["-L", "--location"], arity: .flag,
+                      summary: "Follow redirects; each new host is resolved and verified anew",
+                      detail: """
+                      Follow redirects (301, 302, 303, 307, 308): each new host is resolved over DoH again and gets
+                      its own SNI, Host and certificate check; a relative Location is resolved against the URL,
+                      never the address. 301/302 turn POST into GET, 303 any method but HEAD; 307/308 keep method
+                      and body. -i and -I print every response's head, as curl.
+                      """),
+                .init(names: ["--max-redirs"], arity: .value, valueName: "NUM",
+                      summary: "With -L, follow at most NUM redirects (default 50)",
+                      detail: "With -L, follow at most NUM redirects (default 50, as curl; a negative NUM: no limit); one more exits 47."),
+                .init(names: ["-Z", "--parallel"], arity: .flag, summary: "Run the URLs' transfers at once, not one after another"),
+                .init(names: ["--parallel-max"], arity: .value, valueName: "NUM",
+                      summary: "With --parallel, at most NUM at once (1-300, default 50)"),
+            ]),
+            .init(title: "Connection", options: [
+                .init(names: ["-4", "--ipv4"], arity: .flag, summary: "Connect only to the IPv4 addresses of the resolution"),
+                .init(names: ["-6", "--ipv6"], arity: .flag, summary: "Connect only to the IPv6 addresses of the resolution"),
+                .init(names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
+                      summary: "Limit for each whole transfer, resolution included (0: none)"),
+                .init(names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
+                      summary: "Limit for resolving the name, then for connecting (default 10)",
+                      detail: """
+                      Limit for resolving the name (DoH/HTTPDNS included, as curl's includes the resolve), then
+                      again for connecting, TLS included (default 10; 0: libcurl's 300 s). Exceeded: exit 28.
+                      """),
+                .init(names: ["-x", "--proxy"], arity: .value, valueName: "URL",
+                      summary: "Send the requests through this HTTP proxy, by host name",
+                      detail: """
+                      Send the requests through this HTTP proxy (http:// or https://; no scheme means http://), by
+                      host name: the proxy resolves it, no IP replacement, TLS still verified for the name. Without
+                      -x the environment decides, as in curl: https_proxy, http_proxy, all_proxy. -x '' uses none.
+                      """),
+                .init(names: ["--noproxy"], arity: .value, valueName: "LIST",
+                      summary: "Hosts that go direct (over DoH) even with a proxy",
+                      detail: """
+                      Hosts that go direct (over DoH) even with a proxy, comma-separated: names (and the names
+                      under them), IP addresses, CIDR blocks (10.0.0.0/8) or '*'. Overrides no_proxy.
+                      """),
+            ] + ProviderOptions.connectionOptions),
+            .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
+            .init(title: "TLS, certificates and pins", options: TrustOptions.parserOptions),
+            CommandReference.helpSection,
         ],
-        exitStatus: """
-        0 ok; 2 usage or bad input, found before any traffic (a --cert, --key or --pass that cannot be
-        used, a malformed -b cookie file included); 6 could not resolve host; 7 could not connect; 8 a
-        response that cannot be framed (conflicting Content-Length); 18 the connection closed before
-        the whole body came (no -o file is left); 22 HTTP status >= 400 with -f; 23 writing the output
-        or the -c cookie jar failed; 28 time-out; 35 TLS handshake failed; 47 too many redirects; 52
-        the server sent nothing; 56 connection broken while receiving; 58 the client certificate was
-        rejected by the server or refused by TLS in the handshake; 60 certificate verification failed;
-        90 pin mismatch; 91 no valid OCSP staple with --cert-status; 130/143 interrupted by
-        SIGINT/SIGTERM (no output file is left behind).
-
-        These are curl's numbers, except that curl gives some bad input its own (3 for a malformed
-        URL, 58 for a --cert it cannot load).
-        """)
+        mostUsed: ["-X", "-H", "-d", "-o", "-O", "-i", "-w", "-v", "-s", "-f", "-L", "-m", "--doh-url", "--resolve", "--cacert", "--pinnedpubkey", "-k", "-h"],
+        exitStatus: ExitStatusTable.entries(for: "fetch"))
 
     static var help: String { reference.shortHelp() }
     static let parser = reference.parser
@@ -240,6 +247,8 @@ enum FetchCommand {
         var parallelMaximum = 50
         /// The URL's place on the command line, from 0 (`%{urlnum}`).
         var index = 0
+        /// The option that named `output`'s file, for messages: `-o`, or `-O`.
+        var outputOption = "-o"
     }
 
     /// - Parameter raw: `arguments`' bytes as given (`argv`), for the bodies given inline.
@@ -248,7 +257,7 @@ enum FetchCommand {
         do {
             let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
-                console.print(help)
+                console.print(reference.help(for: parsed))
                 return HTTPDNSTool.ExitStatus.success
             }
             plans = try makePlans(parsed, environment: environment)
@@ -299,7 +308,7 @@ enum FetchCommand {
                 continue
             }
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
-                throw UsageError("bad header '\(line)' (expected 'Name: value', 'Name:' to leave it out or 'Name;' to send it empty)", command: "fetch")
+                throw UsageError("-H: bad header '\(line)' (expected 'Name: value', 'Name:' to leave it out or 'Name;' to send it empty)", command: "fetch")
             }
             let name = line[..<colon].trimmingWhitespace()
             let value = line[line.index(after: colon)...].trimmingWhitespace()
@@ -420,6 +429,7 @@ enum FetchCommand {
             plan.request.url = pair.0
             plan.output = pair.1
             plan.index = index
+            if index < outputOptions.count, outputOptions[index] == nil { plan.outputOption = "-O" }
             return plan
         }
     }
@@ -466,7 +476,7 @@ enum FetchCommand {
         // it (curl finds it at the first write).
         for each in plans {
             if let failure = each.output.checkWritable() {
-                if !plan.silent { console.note("httpdns: \(failure)") }
+                if !plan.silent { console.note("httpdns: \(each.outputOption): \(failure)") }
                 return HTTPDNSTool.ExitStatus.writeFailed
             }
         }
@@ -555,46 +565,48 @@ enum FetchCommand {
             if !plan.silent { console.note("httpdns: \(message)") }
         }
         let status = await { () async -> Int32 in
-            // The body streams to stdout as it arrives, never held whole in memory, unless -i must
-            // print the response head first.
-            // -v describes each response as its head arrives, before a body streamed to stdout (as
-            // curl does); followed redirects are described as they are followed.
+            // The body streams to its output as it arrives, never held whole in memory. -v describes
+            // each response, and -i prints its head, as the head arrives, before the body (as curl
+            // does); followed redirects are described and printed as they are followed.
             // The URL of the hop under way: moved on by the redirect callback, read by the head
             // callback on the transfer thread.
             let hop = LockedValue(plan.request.url)
-            let destination: ResponseBodyDestination
-            var describedAtHead = false
-            // -i -o FILE: the head goes into FILE before the body, as curl writes it (see HeadAndBodyFile).
+            let verbose = plan.verbose
+            let include = plan.include
+            // Whether the final response's head was described and printed when it arrived.
+            let shownAtHead = LockedValue(false)
+            // -i or -v with -o FILE: the file is written by the head and body callbacks (see
+            // HeadAndBodyFile), the head first with -i, as curl writes it.
             var headAndBody: HeadAndBodyFile?
-            if case .file(let output) = plan.output, plan.include {
-                let file: HeadAndBodyFile
+            if case .file(let output) = plan.output, include || verbose {
                 do {
-                    file = try HeadAndBodyFile(replacing: output.path)
+                    headAndBody = try HeadAndBodyFile(replacing: output.path)
                 } catch {
-                    fail("\(error)")
+                    fail("\(plan.outputOption): \(error)")
                     return HTTPDNSTool.ExitStatus.writeFailed
                 }
-                headAndBody = file
-                destination = .streaming(head: { head in file.write(headText(head)) }, chunk: { chunk in file.write(chunk) })
-            } else if case .file(let output) = plan.output {
+            }
+            // Where -i's heads and the body go (stderr through its descriptor, at its offset, as the
+            // shell's own writes around it), but for a plain -o FILE: the library's file destination.
+            let write: @Sendable (Data) -> Void
+            if let file = headAndBody {
+                write = { chunk in file.write(chunk) }
+            } else {
+                write = plan.output == .standardError ? console.errorOutput : console.output
+            }
+            let destination: ResponseBodyDestination
+            if case .file(let output) = plan.output, headAndBody == nil {
                 destination = .file(output)
-            } else if plan.output == .standardError {
-                // Through the descriptor, at its offset, as the shell's own writes around it.
-                let write = console.errorOutput
-                destination = .handler { chunk in write(chunk) }
-            } else if plan.include {
-                destination = .memory(limit: nil)
-            } else if plan.verbose {
-                let write = console.output
+            } else if include || verbose {
                 destination = .streaming(head: { head in
-                    if let connection = head.connection {
+                    shownAtHead.withLock { $0 = true }
+                    if verbose, let connection = head.connection {
                         describe(connection, statusLine: statusLine(head.version, head.status, head.reasonPhrase), url: hop.withLock { $0 }, console: console)
                     }
-                }, chunk: { chunk in write(chunk) })
-                describedAtHead = true
+                    if include { write(headText(head)) }
+                }, chunk: write)
             } else {
-                let write = console.output
-                destination = .handler { chunk in write(chunk) }
+                destination = .handler(write)
             }
             var request = plan.request
             if let literal = plan.cookies.literalHeader {
@@ -602,20 +614,14 @@ enum FetchCommand {
                 request.headers.replaceOrAdd(name: "Cookie", value: existing.map { "\($0); \(literal)" } ?? literal)
             }
             let redirects = plan.redirects
-            let verbose = plan.verbose
-            let include = plan.include
-            let headFile = headAndBody
             if verbose, let user = plan.user { console.note("* Server auth using Basic with user '\(user)'") }
             let transfer = Task {
                 if let redirects {
                     return try await client.execute(request, to: destination, redirects: redirects, cookies: jar, redirected: { response, redirect in
                         written.withLock { $0.record(response, followed: redirect != nil) }
                         // -i -L: every response's head, the redirects' included, as curl prints them
-                        // (the last one's comes with its body, below).
-                        if include {
-                            let head = headText(response)
-                            if let headFile { headFile.write(head) } else { console.output(head) }
-                        }
+                        // (the last one's as it arrives, by the destination's head callback).
+                        if include { write(headText(response)) }
                         if verbose {
                             describe(response.connection, statusLine: statusLine(response.version, response.status, response.reasonPhrase),
                                      url: response.url ?? hop.withLock { $0 }, console: console)
@@ -646,22 +652,14 @@ enum FetchCommand {
                 written.withLock { $0.record(response, followed: false) }
                 if let headAndBody {
                     if let failure = headAndBody.failure {
-                        fail("writing '\(headAndBody.destinationPath)' failed: \(failure)")
+                        fail("\(plan.outputOption): writing '\(headAndBody.destinationPath)' failed: \(failure)")
                         return HTTPDNSTool.ExitStatus.writeFailed
                     }
                     if let failure = headAndBody.commit() {
-                        fail(failure)
+                        fail("\(plan.outputOption): \(failure)")
                         return HTTPDNSTool.ExitStatus.writeFailed
                     }
                 }
-                if plan.verbose, !describedAtHead {
-                    describe(response.connection, statusLine: statusLine(response.version, response.status, response.reasonPhrase),
-                             url: response.url ?? plan.request.url, console: console)
-                }
-                if plan.include, headAndBody == nil {
-                    console.output(headText(response))
-                }
-                if plan.output == .standardOutput && plan.include { console.output(response.body) }
                 return HTTPDNSTool.ExitStatus.success
             } catch let error as HTTPClientError {
                 written.withLock { $0.record(error) }
@@ -669,7 +667,8 @@ enum FetchCommand {
                 if let jar, let head = error.responseHead {
                     jar.storeCookies(head.headers[all: "Set-Cookie"], from: error.url ?? plan.request.url)
                 }
-                if plan.verbose {
+                // A failure after the head: it was described then, with where the addresses came from.
+                if plan.verbose, !shownAtHead.withLock({ $0 }) {
                     if let resolution = error.resolution { describe(resolution, console: console) }
                     if let host = plan.request.url.host(percentEncoded: false), IPAddress(host) != nil {
                         console.note("* \(host) is an IP literal: no resolution, no SNI sent, certificate checked against the IP")
@@ -678,12 +677,17 @@ enum FetchCommand {
                 }
                 // -f -i: the head of the response that failed is still printed, as curl prints it
                 // (an -o file is left as it was: it never gets part of a response).
-                if plan.include, headAndBody == nil, let head = error.responseHead { console.output(headText(head)) }
-                fail(error.message)
+                if plan.include, headAndBody == nil, !shownAtHead.withLock({ $0 }), let head = error.responseHead { write(headText(head)) }
+                // The output file's own failure names the option that named the file, as the checks before any traffic do.
+                if error.kind == .outputFailed, case .file = plan.output {
+                    fail("\(plan.outputOption): \(error.message)")
+                } else {
+                    fail(error.message)
+                }
                 return error.curlExitStatus
             } catch is CancellationError {
                 if let failure = headAndBody?.failure, signalled() == nil {
-                    fail("writing '\(headAndBody?.destinationPath ?? "")' failed: \(failure)")
+                    fail("\(plan.outputOption): writing '\(headAndBody?.destinationPath ?? "")' failed: \(failure)")
                     return HTTPDNSTool.ExitStatus.writeFailed
                 }
                 interrupted = signalled() != nil

@@ -84,9 +84,10 @@ enum FetchOutput: Equatable {
     }
 }
 
-/// `-i -o FILE`: the response head, then the body, written into FILE, as curl writes them. It is
-/// written as a plain `-o` file is, through the library's file destination, `OutputFile`, with the
-/// head first: a failed transfer leaves FILE as it was (a device is written in place).
+/// `-i -o FILE` (or `-v -o FILE`): the response head (with `-i`), then the body, written into FILE,
+/// as curl writes them, by the streaming destination's callbacks, so that `-v` can describe the
+/// response as its head arrives. It is written as a plain `-o` file is, through the library's file
+/// destination, `OutputFile`: a failed transfer leaves FILE as it was (a device is written in place).
 ///
 /// Written by the streaming destination's callbacks (one at a time, on the thread driving the
 /// transfer); read by the command once the transfer is over.

@@ -33,7 +33,7 @@ public enum HTTPDNSTool {
     /// `httpdns(1)`: the tool itself and its own options.
     static let reference = CommandReference(
         name: "",
-        synopsis: "COMMAND [options] | --version | --generate-man DIR | --generate-completion bash|zsh",
+        synopsis: "COMMAND [options] | --version | --generate-{man,markdown,completion} ARG",
         summary: "HTTPS requests that resolve names over DNS-over-HTTPS and connect straight to the resolved address.",
         description: """
         Names are resolved over DNS-over-HTTPS (RFC 8484) or a vendor HTTPDNS API instead of the
@@ -50,18 +50,18 @@ public enum HTTPDNSTool {
         https_proxy, http_proxy, all_proxy and no_proxy for fetch, as curl reads them; TMPDIR for
         fetch -o's temporary files.
         """,
-        options: [
+        sections: [.init(title: "Options", options: [
             .init(names: ["--version"], arity: .flag, summary: "Print the version"),
             .init(names: ["--generate-man"], arity: .value, valueName: "DIR",
                   summary: "Write the man pages (httpdns.1, httpdns-fetch.1, ...) into DIR"),
+            .init(names: ["--generate-markdown"], arity: .value, valueName: "DIR",
+                  summary: "Write the man pages as Markdown (httpdns-fetch.md, ...) into DIR"),
             .init(names: ["--generate-completion"], arity: .value, valueName: "bash|zsh",
-                  summary: "Print the shell completion script for bash or zsh"),
+                  summary: "Print the shell completion script for bash or zsh", values: ["bash", "zsh"]),
             .init(names: ["-h", "--help"], arity: .flag, summary: "This help"),
-        ],
-        exitStatus: """
-        Each command's own (curl's numbers where the same failure exists); 2 for an unknown command
-        or option.
-        """)
+        ])],
+        mostUsed: ["--version", "--generate-man", "--generate-markdown", "--generate-completion", "-h"],
+        exitStatus: [("0", "success; else the command's own status (its page lists them)"), ("2", "an unknown command or option")])
 
     static var usage: String {
         var lines = ["Usage: httpdns <command> [options]", "", reference.summary, "", "Commands:"]
@@ -74,7 +74,7 @@ public enum HTTPDNSTool {
             let label = CommandReference.label(option).trimmingCharacters(in: .whitespaces)
             lines.append("  " + label + String(repeating: " ", count: max(2, 32 - label.count)) + option.summary)
         }
-        lines += ["", "Run 'httpdns <command> --help' for a command's options, one line each."]
+        lines += ["", "Run 'httpdns <command> --help' for its most used options, 'httpdns help <command>' for all."]
         return lines.joined(separator: "\n")
     }
 
@@ -125,12 +125,12 @@ public enum HTTPDNSTool {
                 return ExitStatus.usage
             }
             return ExitStatus.success
-        case "--generate-man":
+        case "--generate-man", "--generate-markdown":
             guard rest.count == 1, let directory = rest.first, !directory.isEmpty else {
-                console.note("httpdns: --generate-man needs one directory")
+                console.note("httpdns: \(command) needs one directory")
                 return ExitStatus.usage
             }
-            return generateManPages(in: directory, console: console)
+            return generatePages(in: directory, markdown: command == "--generate-markdown", console: console)
         case "--generate-completion":
             guard rest.count == 1, let shell = rest.first, let script = ShellCompletion.script(for: shell) else {
                 console.note("httpdns: --generate-completion needs bash or zsh")
@@ -147,17 +147,18 @@ public enum HTTPDNSTool {
         }
     }
 
-    /// Writes `httpdns.1` and one page per command into `directory` (created if missing), each
-    /// replaced atomically.
-    static func generateManPages(in directory: String, console: Console) -> Int32 {
+    /// Writes `httpdns.1` and one page per command into `directory` (created if missing), or the
+    /// same pages as Markdown (`httpdns.md`, ...), each replaced atomically.
+    static func generatePages(in directory: String, markdown: Bool, console: Console) -> Int32 {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             for page in [reference] + commands {
-                let name = page.name.isEmpty ? "httpdns.1" : "httpdns-\(page.name).1"
-                try Data(page.manPage().utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent(name), options: .atomic)
+                let name = (page.name.isEmpty ? "httpdns" : "httpdns-\(page.name)") + (markdown ? ".md" : ".1")
+                let text = markdown ? page.markdownPage() : page.manPage()
+                try Data(text.utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent(name), options: .atomic)
             }
         } catch {
-            console.note("httpdns: cannot write the man pages into '\(directory)': \(error.localizedDescription)")
+            console.note("httpdns: cannot write the \(markdown ? "Markdown" : "man") pages into '\(directory)': \(error.localizedDescription)")
             return ExitStatus.writeFailed
         }
         return ExitStatus.success
@@ -165,7 +166,7 @@ public enum HTTPDNSTool {
 
     /// Prints a usage error the same way for every command.
     static func report(_ error: UsageError, console: Console) -> Int32 {
-        let hint = error.command.map { " (see 'httpdns \($0) --help')" } ?? ""
+        let hint = error.command.map { " (see 'httpdns help \($0)')" } ?? ""
         console.note("httpdns: \(error.message)\(hint)")
         return error.status
     }

@@ -17,20 +17,23 @@ enum PinsCommand {
         matches anywhere in the chain, so an issuer's pin lets through every certificate that issuer
         signs, for any host.
         """,
-        options: ResolverOptions.parserOptions + [
-            .init(names: ["-k", "--insecure"], arity: .flag, summary: "Show the chain even when it does not verify"),
-            .init(names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
-                  summary: "Limit for resolving the name, then for connecting (default 10)",
-                  detail: """
-                  Limit for resolving the name (DoH/HTTPDNS included, as curl's), then again for connecting,
-                  TLS included (default 10).
-                  """),
-            .init(names: ["-h", "--help"], arity: .flag, summary: "This help, one line per option"),
+        sections: [
+            .init(title: "Connection", options: [
+                .init(names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
+                      summary: "Limit for resolving the name, then for connecting (default 10)",
+                      detail: """
+                      Limit for resolving the name (DoH/HTTPDNS included, as curl's), then again for connecting,
+                      TLS included (default 10).
+                      """),
+            ]),
+            .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
+            .init(title: "TLS", options: ResolverOptions.trustOptions + [
+                .init(names: ["-k", "--insecure"], arity: .flag, summary: "Show the chain even when it does not verify"),
+            ]),
+            CommandReference.helpSection,
         ],
-        exitStatus: """
-        As fetch: 0 ok; 2 usage or bad input; 6 could not resolve host; 7 could not connect; 28
-        time-out; 35 TLS handshake failed; 60 certificate verification failed.
-        """)
+        mostUsed: ["--connect-timeout", "--doh-url", "--resolve", "--no-fallback", "--cacert", "-k", "-h"],
+        exitStatus: ExitStatusTable.entries(for: "pins"))
 
     static var help: String { reference.shortHelp() }
     static let parser = reference.parser
@@ -43,7 +46,7 @@ enum PinsCommand {
         do throws(UsageError) {
             let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
-                console.print(help)
+                console.print(reference.help(for: parsed))
                 return HTTPDNSTool.ExitStatus.success
             }
             guard parsed.positionals.count == 1, let text = parsed.positionals.first, let parsedURL = URL(string: text) else {

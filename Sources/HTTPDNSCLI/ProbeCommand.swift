@@ -19,23 +19,32 @@ enum ProbeCommand {
         serves a pinned key. Any trust failure (pin mismatch, verification, --cert-status without a
         staple) makes that address FAILED, so probe exits 1, not fetch's 60/90/91.
         """,
-        options: [
-            .init(names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
-                  summary: "Limit for connecting to each address and DoH endpoint (default 5)",
-                  detail: """
-                  Limit for connecting to each address, TLS included (default 5), and to each DoH/HTTPDNS
-                  endpoint.
-                  """),
-            .init(names: ["--max-time"], arity: .value, valueName: "SECONDS", summary: "Limit for each address's whole request (default 15)"),
-            .init(names: ["--json"], arity: .flag, summary: "One JSON object per address instead"),
-            .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events on stderr"),
-        ] + ResolverOptions.parserOptions + ProviderOptions.connectionOptions + TrustOptions.parserOptions + [
-            .init(names: ["-h", "--help"], arity: .flag, summary: "This help, one line per option"),
+        sections: [
+            .init(title: "Output", options: [
+                .init(names: ["--json"], arity: .flag, summary: "One JSON object per address instead"),
+                .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events on stderr"),
+            ]),
+            .init(title: "Connection", options: [
+                .init(names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
+                      summary: "Limit for connecting to each address and DoH endpoint (default 5)",
+                      detail: """
+                      Limit for connecting to each address, TLS included (default 5), and to each DoH/HTTPDNS
+                      endpoint.
+                      """),
+                .init(names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
+                      summary: "Limit for resolving, then for each address's request (default 15)",
+                      detail: """
+                      As fetch's -m: a limit for resolving the name (DoH/HTTPDNS included), exit 28 when it passes
+                      first, then again for each address's whole request, which is FAILED timedOut past it
+                      (default 15; 0: no limit).
+                      """),
+            ] + ProviderOptions.connectionOptions),
+            .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
+            .init(title: "TLS, certificates and pins", options: TrustOptions.parserOptions),
+            CommandReference.helpSection,
         ],
-        exitStatus: """
-        0 every address healthy; 1 any address unhealthy; 2 usage or bad input (a --cert, --key or
-        --pass that cannot be used included); 6 could not resolve host.
-        """)
+        mostUsed: ["--json", "-v", "--connect-timeout", "-m", "--doh-url", "--resolve", "--cacert", "--pinnedpubkey", "-E", "-k", "-h"],
+        exitStatus: ExitStatusTable.entries(for: "probe"))
 
     static var help: String { reference.shortHelp() }
     static let parser = reference.parser
@@ -50,7 +59,7 @@ enum ProbeCommand {
         do {
             let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
-                console.print(help)
+                console.print(reference.help(for: parsed))
                 return HTTPDNSTool.ExitStatus.success
             }
             guard parsed.positionals.count == 1, let text = parsed.positionals.first, let parsedURL = URL(string: text) else {
@@ -92,11 +101,15 @@ enum ProbeCommand {
             addresses = [literal]
         } else {
             do {
-                let resolution = try await resolver.resolve(host: host, port: port)
+                let maxTime = timeouts.total
+                let resolution = try await TimeLimitOption.resolve(host, port: port, with: resolver, before: maxTime.map { .now + .seconds($0) }, maxTime: maxTime)
                 addresses = resolution.addresses
                 if !json {
                     console.print("# \(resolution.host): \(addresses.map(\.description).joined(separator: ", ")) (source \(resolution.source))")
                 }
+            } catch let timeout as TimeLimitOption.Exceeded {
+                console.note("httpdns: \(timeout)")
+                return HTTPDNSTool.ExitStatus.timedOut
             } catch {
                 console.note("httpdns: \(error)")
                 return HTTPDNSTool.ExitStatus.couldNotResolve

@@ -4,16 +4,20 @@ import HTTPDNS
 /// The provider, cache and bypass options that come with `ResolverOptions`, and the connection
 /// options of the commands that connect to the host's addresses.
 struct ProviderOptions {
+    static let providerOption = ArgumentParser.Option(
+        names: ["--provider"], arity: .value, valueName: "NAME",
+        summary: "doh, json, httpdns-ali or httpdns-dnspod (default doh)",
+        detail: """
+        The protocol of the --doh-url/--endpoint URLs. doh (the default): RFC 8484. json: JSON DoH
+        (GET ?name=&type=, application/dns-json). httpdns-ali: Alibaba-style HTTPDNS (needs
+        --account-id; signed with --secret). httpdns-dnspod: DNSPod-style HTTPDNS (AES-encrypted
+        with --key-id and --secret). Every provider fails over to the next URL; HTTP 429 and 5xx,
+        time-outs and garbage are failures, never NXDOMAIN.
+        """,
+        values: ["doh", "json", "httpdns-ali", "httpdns-dnspod"])
+
     static let parserOptions: [ArgumentParser.Option] = [
-        .init(names: ["--provider"], arity: .value, valueName: "NAME",
-              summary: "doh, json, httpdns-ali or httpdns-dnspod (default doh)",
-              detail: """
-              The protocol of the --doh-url/--endpoint URLs. doh (the default): RFC 8484. json: JSON DoH
-              (GET ?name=&type=, application/dns-json). httpdns-ali: Alibaba-style HTTPDNS (needs
-              --account-id; signed with --secret). httpdns-dnspod: DNSPod-style HTTPDNS (AES-encrypted
-              with --key-id and --secret). Every provider fails over to the next URL; HTTP 429 and 5xx,
-              time-outs and garbage are failures, never NXDOMAIN.
-              """),
+        providerOption,
         .init(names: ["--account-id"], arity: .value, valueName: "ID", summary: "Account of an httpdns-ali endpoint"),
         .init(names: ["--secret"], arity: .value, valueName: "SECRET", summary: "Signing secret (httpdns-ali) or AES key (httpdns-dnspod)"),
         .init(names: ["--key-id"], arity: .value, valueName: "ID", summary: "Key ID of an encrypted httpdns-dnspod endpoint"),
@@ -63,8 +67,8 @@ struct ProviderOptions {
 
     init(_ parsed: ArgumentParser.Parsed, command: String) throws(UsageError) {
         kind = parsed.value("provider")?.lowercased() ?? "doh"
-        guard ["doh", "json", "httpdns-ali", "httpdns-dnspod"].contains(kind) else {
-            throw UsageError("--provider must be doh, json, httpdns-ali or httpdns-dnspod, not '\(kind)'", command: command)
+        guard Self.providerOption.values.contains(kind) else {
+            throw UsageError("--provider must be \(Self.providerOption.valueList), not '\(kind)'", command: command)
         }
         accountID = parsed.value("account-id")
         secret = parsed.value("secret")

@@ -6,7 +6,7 @@ enum ResolveCommand {
     static let reference = CommandReference(
         name: "resolve",
         synopsis: "[options] HOST...",
-        summary: "Resolve names over DNS-over-HTTPS and print each address and where it came from.",
+        summary: "Resolve names over DNS-over-HTTPS and print each address and its source.",
         description: """
         Resolves each HOST over DNS-over-HTTPS (RFC 8484, or the --provider's HTTPDNS API), falling back
         to the system resolver when every endpoint fails (unless --no-fallback). One line per address:
@@ -17,24 +17,29 @@ enum ResolveCommand {
         and prints one line per name: HOST agree|disagree|trusted-failed|system-failed, then both
         answers (a possible DNS hijack when they disagree).
         """,
-        options: [
-            .init(names: ["--type"], arity: .value, valueName: "TYPE",
-                  summary: "Address types to ask for: A, AAAA, both (the default) or auto",
-                  detail: "Address types to ask for (default both; auto: the families this host has a route for)."),
-            .init(names: ["--json"], arity: .flag,
-                  summary: "One JSON object per host instead",
-                  detail: "One JSON object per host instead: addresses, ttl, source, provider, latency_ms, stale."),
-            .init(names: ["--compare"], arity: .flag, summary: "Hijack check: compare the system resolver with the provider"),
-            .init(names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
-                  summary: "Limit for the whole command (exit 28 when exceeded)"),
-            .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events (cache, providers, fallback) on stderr"),
-        ] + ResolverOptions.parserOptions + [
-            .init(names: ["-h", "--help"], arity: .flag, summary: "This help, one line per option"),
+        sections: [
+            .init(title: "Lookup", options: [
+                typeOption,
+                .init(names: ["--json"], arity: .flag,
+                      summary: "One JSON object per host instead",
+                      detail: "One JSON object per host instead: addresses, ttl, source, provider, latency_ms, stale."),
+                .init(names: ["--compare"], arity: .flag, summary: "Hijack check: compare the system resolver with the provider"),
+                .init(names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
+                      summary: "Limit for the whole command (exit 28 when exceeded)"),
+                .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events (cache, providers, fallback) on stderr"),
+            ]),
+            .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
+            .init(title: "TLS to the resolver", options: ResolverOptions.trustOptions),
+            CommandReference.helpSection,
         ],
-        exitStatus: """
-        0 all names resolved; 2 usage or bad input; 6 a name could not be resolved; 28 -m passed. With --compare: 0
-        all agree, 1 any disagree, 6 one side failed for a name (and none disagreed).
-        """)
+        mostUsed: ["--type", "--json", "--compare", "-m", "-v", "--doh-url", "--resolve", "--no-fallback", "--provider", "--cache-file", "--cacert", "-h"],
+        exitStatus: ExitStatusTable.entries(for: "resolve"))
+
+    static let typeOption = ArgumentParser.Option(
+        names: ["--type"], arity: .value, valueName: "TYPE",
+        summary: "Address types to ask for: A, AAAA, both (the default) or auto",
+        detail: "Address types to ask for (default both; auto: the families this host has a route for).",
+        values: ["A", "AAAA", "both", "auto"])
 
     static var help: String { reference.shortHelp() }
     static let parser = reference.parser
@@ -50,7 +55,7 @@ enum ResolveCommand {
         do {
             let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
-                console.print(help)
+                console.print(reference.help(for: parsed))
                 return HTTPDNSTool.ExitStatus.success
             }
             guard !parsed.positionals.isEmpty else { throw UsageError("no host given", command: "resolve") }
@@ -62,7 +67,7 @@ enum ResolveCommand {
             case "a": families = .ipv4
             case "aaaa": families = .ipv6
             case "auto": families = .auto
-            default: throw UsageError("--type must be A, AAAA, both or auto, not '\(parsed.value("type") ?? "")'", command: "resolve")
+            default: throw UsageError("--type must be \(typeOption.valueList), not '\(parsed.value("type") ?? "")'", command: "resolve")
             }
             hosts = parsed.positionals
             options = try ResolverOptions(parsed, environment: environment, command: "resolve")
@@ -82,7 +87,7 @@ enum ResolveCommand {
         let deadline = maxTime.map { ContinuousClock.now + .seconds($0) }
         for host in hosts {
             do {
-                let resolution = try await resolve(host, with: resolver, before: deadline, maxTime: maxTime)
+                let resolution = try await TimeLimitOption.resolve(host, port: 443, with: resolver, before: deadline, maxTime: maxTime)
                 if json {
                     console.print(jsonLine(host: host, resolution: resolution))
                 } else {
@@ -91,7 +96,7 @@ enum ResolveCommand {
                         console.print("\(resolution.host) \(address) ttl=\(ttl) source=\(resolution.source)")
                     }
                 }
-            } catch let timeout as MaxTimeExceeded {
+            } catch let timeout as TimeLimitOption.Exceeded {
                 status = HTTPDNSTool.ExitStatus.timedOut
                 if json { console.print(jsonLine(host: host, error: timeout.description)) }
                 console.note("httpdns: \(timeout)")
@@ -110,28 +115,6 @@ enum ResolveCommand {
         await resolver.waitForPreResolution(within: left)
         resolver.savePersistentCache()
         return status
-    }
-
-    /// `-m` passed before `host` was resolved.
-    struct MaxTimeExceeded: Error, CustomStringConvertible {
-        var host: String
-        var seconds: TimeInterval
-        var description: String { "resolving '\(host)' timed out: -m \(String(format: "%g", seconds)) s passed" }
-    }
-
-    /// `resolver.resolve(host:port:)`, given up at `deadline` (the lookup itself then goes on).
-    private static func resolve(_ host: String, with resolver: HostResolver, before deadline: ContinuousClock.Instant?,
-                                maxTime: TimeInterval?) async throws -> HostResolution {
-        guard let deadline, let maxTime else { return try await resolver.resolve(host: host, port: 443) }
-        return try await withThrowingTaskGroup(of: HostResolution.self) { group in
-            group.addTask { try await resolver.resolve(host: host, port: 443) }
-            group.addTask {
-                try await Task.sleep(until: deadline)
-                throw MaxTimeExceeded(host: host, seconds: maxTime)
-            }
-            defer { group.cancelAll() }
-            return try await group.next()!
-        }
     }
 
     private static func seconds(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> TimeInterval {

@@ -3,15 +3,19 @@ import HTTPDNS
 
 /// The resolver and trust options `resolve` and `fetch` share.
 struct ResolverOptions {
-    static let parserOptions: [ArgumentParser.Option] = [
+    /// Where names are resolved: the endpoints, static entries, fallback, provider and cache.
+    static let resolutionOptions: [ArgumentParser.Option] = [
         .init(names: ["--doh-url", "--endpoint"], arity: .value, valueName: "URL",
               summary: "Resolver endpoint (DoH unless --provider), repeatable, in order",
               detail: """
               The resolver's endpoint: DNS-over-HTTPS (RFC 8484) unless --provider names another protocol.
-              Repeatable; endpoints are tried in order, a failing one handing over to the next. Default:
-              $HTTPDNS_DOH_URL (comma-separated), else Cloudflare, Google and Quad9 with their published
-              bootstrap addresses. An endpoint's own host is reached through a --resolve entry for it, or
-              its bootstrap addresses, never through the system resolver.
+              Repeatable; endpoints are tried in order, a failing one (network error, a time-out of 5 s
+              per exchange, HTTP error, malformed answer) handing over to the next. Default:
+              $HTTPDNS_DOH_URL (comma-separated), else Cloudflare (1.1.1.1, 1.0.0.1,
+              2606:4700:4700::1111), Google (8.8.8.8, 8.8.4.4, 2001:4860:4860::8888) and Quad9 (9.9.9.9,
+              149.112.112.112), reached at those bootstrap addresses. An endpoint's own host is reached
+              through a --resolve entry for it, or its bootstrap addresses, never through the system
+              resolver. The resolver's policy (cache, failover, hijack checks): Documentation/Resolver.md.
               """),
         .init(names: ["--resolve"], arity: .value, valueName: "HOST:PORT:ADDR",
               summary: "Use these addresses for HOST:PORT (PORT may be *), as curl",
@@ -20,12 +24,6 @@ struct ResolverOptions {
               reached without system DNS. A later entry for the same HOST:PORT replaces an earlier one,
               and -HOST:PORT removes it, as in curl.
               """),
-        .init(names: ["--cacert"], arity: .value, valueName: "FILE",
-              summary: "Also trust the CA certificates in this PEM file (DoH's TLS too)",
-              detail: """
-              Also trust the CA certificates in this PEM file, beside the system roots, for every TLS
-              connection of the command, the DoH server's included. FILE may be a pipe.
-              """),
         .init(names: ["--no-fallback"], arity: .flag,
               summary: "Fail, not ask the system resolver, when every endpoint fails",
               detail: """
@@ -33,22 +31,7 @@ struct ResolverOptions {
               HTTP error, malformed answer): the name cannot be resolved (exit 6). A fallback is always
               reported on stderr. An NXDOMAIN is an answer, never a reason to fall back.
               """),
-        .init(names: ["--doh-cacert"], arity: .value, valueName: "FILE",
-              summary: "Also trust these CA certificates, for the DoH endpoints only"),
-        .init(names: ["--doh-pinnedpubkey"], arity: .value, valueName: "PINS",
-              summary: "Public-key pins for the DoH endpoints only",
-              detail: """
-              Public-key pins ('sha256//BASE64[;sha256//BASE64]...', SPKI SHA-256) for the DoH endpoints only: an endpoint whose verified chain
-              carries none of them fails, and the next endpoint is asked (then the system resolver, with a
-              warning, unless --no-fallback).
-              """),
-        .init(names: ["--doh-method"], arity: .value, valueName: "GET|POST",
-              summary: "How RFC 8484 queries are sent (default GET)",
-              detail: """
-              How RFC 8484 queries are sent. GET (the default) sends ?dns=, and queries share one HTTP/2
-              connection; POST sends each query as a body, on a connection of its own, as curl --doh-url
-              sends them. Only with the doh provider.
-              """),
+        dohMethodOption,
         .init(names: ["--stale-timeout"], arity: .value, valueName: "SECONDS",
               summary: "Serve a stale answer (RFC 8767) after SECONDS without a fresh one",
               detail: """
@@ -57,8 +40,48 @@ struct ResolverOptions {
               suggestion), refreshing the entry in the background. Documentation/Resolver.md.
               """),
         .init(names: ["--pre-resolve"], arity: .value, valueName: "HOST,...",
-              summary: "Resolve these names into the cache at start"),
+              summary: "Resolve these names into the cache at start",
+              detail: """
+              Resolve these names into the cache at start, repeatable; the command waits for them (within
+              its time limit) before it writes the cache file and exits.
+              """),
     ] + ProviderOptions.parserOptions
+
+    static let dohMethodOption = ArgumentParser.Option(
+        names: ["--doh-method"], arity: .value, valueName: "GET|POST",
+        summary: "How RFC 8484 queries are sent (default GET)",
+        detail: """
+        How RFC 8484 queries are sent. GET (the default) sends ?dns=, and queries share one HTTP/2
+        connection; POST sends each query as a body, on a connection of its own, as curl --doh-url
+        sends them. Only with the doh provider.
+        """,
+        values: ["GET", "POST"])
+
+    /// The CA files every command takes (the DoH endpoints' TLS too); listed with the pins in help.
+    static let anchorOptions: [ArgumentParser.Option] = [
+        .init(names: ["--cacert"], arity: .value, valueName: "FILE",
+              summary: "Also trust the CA certificates in this PEM file (DoH's TLS too)",
+              detail: """
+              Also trust the CA certificates in this PEM file, beside the system roots, for every TLS
+              connection of the command, the DoH server's included. FILE may be a pipe.
+              """),
+        .init(names: ["--doh-cacert"], arity: .value, valueName: "FILE",
+              summary: "Also trust these CA certificates, for the DoH endpoints only"),
+    ]
+
+    /// The DoH endpoints' own pins.
+    static let dohPinOptions: [ArgumentParser.Option] = [
+        .init(names: ["--doh-pinnedpubkey"], arity: .value, valueName: "PINS",
+              summary: "Public-key pins for the DoH endpoints only",
+              detail: """
+              Public-key pins ('sha256//BASE64[;sha256//BASE64]...', SPKI SHA-256) for the DoH endpoints only: an endpoint whose verified chain
+              carries none of them fails, and the next endpoint is asked (then the system resolver, with a
+              warning, unless --no-fallback).
+              """),
+    ]
+
+    /// The TLS options of a command that has no target pins of its own (`resolve`, `pins`).
+    static var trustOptions: [ArgumentParser.Option] { anchorOptions + dohPinOptions }
 
     var endpoints: [DoHEndpoint]
     /// The providers to ask, in order (`--provider` with the `--doh-url`/`--endpoint` URLs).
@@ -135,7 +158,7 @@ struct ResolverOptions {
         providerOptions = try ProviderOptions(parsed, command: command)
         if let text = parsed.value("doh-method") {
             guard let method = DoHEndpoint.Method(rawValue: text.uppercased()) else {
-                throw UsageError("--doh-method must be GET or POST, not '\(text)'", command: command)
+                throw UsageError("--doh-method must be \(Self.dohMethodOption.valueList), not '\(text)'", command: command)
             }
             guard providerOptions.kind == "doh" else {
                 throw UsageError("--doh-method is for RFC 8484 DoH; --provider \(providerOptions.kind) sends its own requests", command: command)

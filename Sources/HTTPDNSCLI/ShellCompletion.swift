@@ -12,15 +12,32 @@ enum ShellCompletion {
 
     /// Options that take a file name, completed with files.
     private static let fileValues: Set<String> = [
-        "--output", "--cacert", "--doh-cacert", "--cert", "--key", "--cookie", "--cookie-jar", "--cache-file", "--generate-man",
+        "--output", "--cacert", "--doh-cacert", "--cert", "--key", "--cookie", "--cookie-jar", "--cache-file", "--generate-man", "--generate-markdown",
     ]
 
     private static func names(_ command: CommandReference) -> [String] {
         command.options.flatMap(\.names)
     }
 
+    /// Each option's names with its fixed set of values.
+    private static func choices(_ command: CommandReference) -> [(names: [String], values: [String])] {
+        command.options.filter { !$0.values.isEmpty }.map { ($0.names, $0.values) }
+    }
+
     static func bash() -> String {
         var cases = ""
+        // "COMMAND OPTION" patterns: a value of a fixed set completes from it.
+        var choiceCases = ""
+        for command in HTTPDNSTool.commands {
+            for choice in choices(command) {
+                let patterns = choice.names.map { "\"\(command.name) \($0)\"" }.joined(separator: "|")
+                choiceCases += "        \(patterns)) COMPREPLY=($(compgen -W \"\(choice.values.joined(separator: " "))\" -- \"$cur\")); return ;;\n"
+            }
+        }
+        var toolChoices = ""
+        for choice in choices(HTTPDNSTool.reference) {
+            toolChoices += "            \(choice.names.joined(separator: "|"))) COMPREPLY=($(compgen -W \"\(choice.values.joined(separator: " "))\" -- \"$cur\")); return ;;\n"
+        }
         for command in HTTPDNSTool.commands {
             let valued = command.options.filter { $0.arity == .value }.flatMap(\.names)
             cases += """
@@ -39,10 +56,14 @@ enum ShellCompletion {
             cur="${COMP_WORDS[COMP_CWORD]}"
             prev="${COMP_WORDS[COMP_CWORD-1]}"
             if [[ $COMP_CWORD -eq 1 ]]; then
-                COMPREPLY=($(compgen -W "\(HTTPDNSTool.commands.map(\.name).joined(separator: " ")) help --help --version --generate-man --generate-completion" -- "$cur"))
+                COMPREPLY=($(compgen -W "\((HTTPDNSTool.commands.map(\.name) + ["help"] + HTTPDNSTool.reference.options.flatMap(\.names)).joined(separator: " "))" -- "$cur"))
                 return
             fi
             command="${COMP_WORDS[1]}"
+            if [[ $COMP_CWORD -eq 2 ]]; then
+                case "$prev" in
+        \(toolChoices)        esac
+            fi
             if [[ $command == help ]]; then
                 COMPREPLY=($(compgen -W "\(HTTPDNSTool.commands.map(\.name).joined(separator: " "))" -- "$cur"))
                 return
@@ -50,6 +71,8 @@ enum ShellCompletion {
             case "$command" in
         \(cases)        *) return ;;
             esac
+            case "$command $prev" in
+        \(choiceCases)    esac
             case " \(files.joined(separator: " ")) " in
                 *" $prev "*) COMPREPLY=($(compgen -f -- "$cur")); return ;;
             esac
@@ -73,7 +96,11 @@ enum ShellCompletion {
         for command in HTTPDNSTool.commands {
             var specs: [String] = []
             for option in command.options {
-                let action = option.arity == .flag ? "" : (Set(option.names).isDisjoint(with: fileValues) ? ":value: " : ":file:_files")
+                let action =
+                    if option.arity == .flag { "" }
+                    else if !option.values.isEmpty { ":\(quote(option.valueName ?? "value")):(\(option.values.joined(separator: " ")))" }
+                    else if Set(option.names).isDisjoint(with: fileValues) { ":value: " }
+                    else { ":file:_files" }
                 for name in option.names {
                     specs.append("'\(name)[\(quote(option.summary))]\(action)'")
                 }
@@ -102,6 +129,7 @@ enum ShellCompletion {
             case "$words[2]" in
         \(HTTPDNSTool.commands.map { "        \($0.name)) shift words; (( CURRENT-- )); _httpdns_\($0.name) ;;" }.joined(separator: "\n"))
                 help) _describe command commands ;;
+        \(choices(HTTPDNSTool.reference).map { "        \($0.names.joined(separator: "|"))) (( CURRENT == 3 )) && compadd \($0.values.joined(separator: " ")) ;;" }.joined(separator: "\n"))
             esac
         }
         _httpdns "$@"

@@ -1,6 +1,8 @@
+import Foundation
 import HTTPDNS
 
-/// `-m/--max-time` and `--connect-timeout` values, read as curl reads them.
+/// `-m/--max-time` and `--connect-timeout` values, read as curl reads them, and the name resolution
+/// `-m` bounds.
 enum TimeLimitOption {
     /// A time limit in seconds; 0 is no limit (for `--connect-timeout`, libcurl's default of 300 s),
     /// as curl.
@@ -13,5 +15,29 @@ enum TimeLimitOption {
             throw UsageError("\(option): too large number '\(text)' (at most \(Timeouts.maximum) seconds)", command: command)
         }
         return value == 0 ? nil : value
+    }
+
+    /// `-m` passed before `host` was resolved: curl's 28.
+    struct Exceeded: Error, CustomStringConvertible {
+        var host: String
+        var seconds: TimeInterval
+        var description: String { "resolving '\(host)' timed out: -m \(String(format: "%g", seconds)) s passed" }
+    }
+
+    /// `resolver.resolve(host:port:)`, given up at `deadline`, the end of `-m`'s `maxTime` seconds
+    /// (the lookup itself then goes on, for the cache).
+    /// - Throws: `Exceeded` at the deadline, else what the resolver throws.
+    static func resolve(_ host: String, port: Int, with resolver: HostResolver, before deadline: ContinuousClock.Instant?,
+                        maxTime: TimeInterval?) async throws -> HostResolution {
+        guard let deadline, let maxTime else { return try await resolver.resolve(host: host, port: port) }
+        return try await withThrowingTaskGroup(of: HostResolution.self) { group in
+            group.addTask { try await resolver.resolve(host: host, port: port) }
+            group.addTask {
+                try await Task.sleep(until: deadline)
+                throw Exceeded(host: host, seconds: maxTime)
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
     }
 }

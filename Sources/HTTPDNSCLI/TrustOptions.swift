@@ -2,10 +2,16 @@ import Foundation
 import HTTPDNS
 import HTTPDNSCore
 
-/// The target-trust options of `fetch` and `pins`, with curl's names: pins, client certificate,
+/// The target-trust options of `fetch` and `probe`, with curl's names: pins, client certificate,
 /// `-k`, `--cert-status`.
 struct TrustOptions {
-    static let parserOptions: [ArgumentParser.Option] = [
+    /// Every TLS option of `fetch` and `probe`, in the order help lists them: CA files, then the
+    /// pins (the DoH endpoints' beside the target's), then the client certificate.
+    static var parserOptions: [ArgumentParser.Option] {
+        ResolverOptions.anchorOptions + pinOptions + ResolverOptions.dohPinOptions + certificateOptions
+    }
+
+    private static let pinOptions: [ArgumentParser.Option] = [
         .init(names: ["--pinnedpubkey"], arity: .value, valueName: "PINS|FILE",
               summary: "Public-key pins; the verified chain must carry one (exit 90)",
               detail: """
@@ -20,6 +26,10 @@ struct TrustOptions {
               Whole-certificate pin: the certificate's SHA-256 fingerprint in hex, colons allowed.
               Repeatable; combines with --pinnedpubkey.
               """),
+    ]
+
+    /// The client certificate, OCSP stapling and `-k`.
+    private static let certificateOptions: [ArgumentParser.Option] = [
         .init(names: ["-E", "--cert"], arity: .value, valueName: "FILE[:PASSWORD]",
               summary: "Client certificate for mutual TLS (PKCS#12, or PEM with --key)",
               detail: """
@@ -28,8 +38,7 @@ struct TrustOptions {
               certificate, wrong or missing password, no key or another certificate's key, expired)
               exits 2. A server that rejects it is exit 58. FILE may be a pipe.
               """),
-        .init(names: ["--cert-type"], arity: .value, valueName: "P12|PEM",
-              summary: "Type of --cert (default: P12 for .p12/.pfx files, else PEM)"),
+        certificateTypeOption,
         .init(names: ["--key"], arity: .value, valueName: "FILE", summary: "PEM private key for a PEM --cert (may be encrypted)"),
         .init(names: ["--pass"], arity: .value, valueName: "PASSWORD", summary: "Password of the PKCS#12 file or passphrase of the key"),
         .init(names: ["--cert-status"], arity: .flag, summary: "Require a stapled OCSP response (exit 91 without one)"),
@@ -41,6 +50,11 @@ struct TrustOptions {
               """),
     ]
 
+    static let certificateTypeOption = ArgumentParser.Option(
+        names: ["--cert-type"], arity: .value, valueName: "P12|PEM",
+        summary: "Type of --cert (default: P12 for .p12/.pfx files, else PEM)",
+        values: [ClientIdentity.FileType.pkcs12.rawValue, ClientIdentity.FileType.pem.rawValue])
+
     var pins: [CertificatePin] = []
     var certificate: (path: String, password: String?)?
     var certificateType: ClientIdentity.FileType?
@@ -49,29 +63,35 @@ struct TrustOptions {
     var insecure: Bool
     var requiresOCSPStapling: Bool
 
-    /// - Throws: `UsageError` for a malformed pin or an unknown `--cert-type`.
+    /// - Throws: `UsageError` for a malformed pin or an unknown `--cert-type`, naming the option.
     init(_ parsed: ArgumentParser.Parsed, command: String) throws(UsageError) {
-        do {
-            for text in parsed.all("pinnedpubkey") {
-                // curl's rule: a value that does not start with "sha256//" is a file name (and
-                // ours: nor with "cert-sha256//", the whole-certificate pins CertificatePin parses).
-                let trimmed = text.trimmingWhitespace()
-                guard !trimmed.isEmpty else { throw UsageError("--pinnedpubkey: empty value (expected sha256//BASE64 or a key file)", command: command) }
-                // "sha1//...", "md5//...": a hash curl does not take either, not a file name (a path
-                // such as "keys//a.pem" still is one).
-                if let range = trimmed.range(of: "//"),
-                   ["md5", "sha1", "sha224", "sha384", "sha512"].contains(trimmed[..<range.lowerBound].lowercased()) {
-                    throw UsageError("--pinnedpubkey: unsupported pin '\(trimmed[..<range.upperBound])...' (only sha256// public-key pins, as curl, and cert-sha256//)", command: command)
-                }
+        for text in parsed.all("pinnedpubkey") {
+            // curl's rule: a value that does not start with "sha256//" is a file name (and
+            // ours: nor with "cert-sha256//", the whole-certificate pins CertificatePin parses).
+            let trimmed = text.trimmingWhitespace()
+            guard !trimmed.isEmpty else { throw UsageError("--pinnedpubkey: empty value (expected sha256//BASE64 or a key file)", command: command) }
+            // "sha1//...", "md5//...": a hash curl does not take either, not a file name (a path
+            // such as "keys//a.pem" still is one).
+            if let range = trimmed.range(of: "//"),
+               ["md5", "sha1", "sha224", "sha384", "sha512"].contains(trimmed[..<range.lowerBound].lowercased()) {
+                throw UsageError("--pinnedpubkey: unsupported pin '\(trimmed[..<range.upperBound])...' (only sha256// public-key pins, as curl, and cert-sha256//)", command: command)
+            }
+            do {
                 if trimmed.hasPrefix("sha256//") || trimmed.hasPrefix("cert-sha256//") {
                     pins += try CertificatePin.list(parsing: text)
                 } else {
                     pins.append(try CertificatePin.publicKey(contentsOf: URL(fileURLWithPath: text)))
                 }
+            } catch {
+                throw UsageError("--pinnedpubkey: \(error)", command: command)
             }
-            for text in parsed.all("pin-cert") { pins.append(try CertificatePin.certificate(hex: text)) }
-        } catch {
-            throw UsageError("\(error)", command: command)
+        }
+        for text in parsed.all("pin-cert") {
+            do {
+                pins.append(try CertificatePin.certificate(hex: text))
+            } catch {
+                throw UsageError("--pin-cert: \(error)", command: command)
+            }
         }
         if let text = parsed.value("cert") {
             let split = Self.splitCertificate(text)
@@ -81,7 +101,7 @@ struct TrustOptions {
         }
         if let type = parsed.value("cert-type") {
             guard let known = ClientIdentity.FileType(rawValue: type.uppercased()) else {
-                throw UsageError("--cert-type must be P12 or PEM, got '\(type)'", command: command)
+                throw UsageError("--cert-type must be \(Self.certificateTypeOption.valueList), got '\(type)'", command: command)
             }
             certificateType = known
         }
@@ -127,26 +147,45 @@ struct TrustOptions {
     }
 
     /// The client identity, loaded now.
-    /// - Throws: `TrustError` (wrong password, no key, expired, unreadable).
-    func identity() throws(TrustError) -> ClientIdentity? {
+    /// - Throws: `UsageError` naming the option whose file is at fault, `--cert` or `--key`
+    ///   (wrong password, no key, expired, unreadable).
+    func identity() throws(UsageError) -> ClientIdentity? {
         guard let certificate else { return nil }
         let file = URL(fileURLWithPath: certificate.path)
         let lowercased = certificate.path.lowercased()
         let type = certificateType ?? ((lowercased.hasSuffix(".p12") || lowercased.hasSuffix(".pfx")) ? .pkcs12 : .pem)
         let secret = certificate.password ?? password
-        switch type {
-        case .pkcs12:
-            return try ClientIdentity.pkcs12(contentsOf: file, password: secret)
-        case .pem:
-            return try ClientIdentity.pem(certificate: file, key: keyPath.map { URL(fileURLWithPath: $0) }, passphrase: secret)
+        do {
+            switch type {
+            case .pkcs12:
+                return try ClientIdentity.pkcs12(contentsOf: file, password: secret)
+            case .pem:
+                return try ClientIdentity.pem(certificate: file, key: keyPath.map { URL(fileURLWithPath: $0) }, passphrase: secret)
+            }
+        } catch {
+            let option = keyPath != nil && Self.file(of: error) == keyPath ? "--key" : "--cert"
+            var message = "\(option): \(error)"
+            if case .wrongPassword = error, secret == nil { message += " (give it with --pass, or as --cert FILE:PASSWORD)" }
+            throw UsageError(message)
+        }
+    }
+
+    /// The file a loading error is about.
+    private static func file(of error: TrustError) -> String? {
+        switch error {
+        case .unreadableFile(let path, _): path
+        case .invalidPEM(let source, _), .invalidCertificate(let source, _), .wrongPassword(let source, _), .invalidIdentity(let source, _): source
+        case .noCertificates(let source), .noPrivateKey(let source), .keyMismatch(let source): source
+        case .identityExpired(let source, _, _): source
+        case .invalidPin, .invalidHostPattern, .invalidPolicy, .noPolicy: nil
         }
     }
 
     /// The target policy: `base`'s anchors with these pins, identity and requirements.
-    /// - Throws: `TrustError` from loading the identity (wrong or missing password, not a
-    ///   certificate, no key, key mismatch, expired): bad input found before any traffic, which
-    ///   the commands exit 2 for, where curl gives 58.
-    func policy(base: TrustPolicy) throws(TrustError) -> TrustPolicy {
+    /// - Throws: `UsageError` from loading the identity (wrong or missing password, not a
+    ///   certificate, no key, key mismatch, expired), naming `--cert` or `--key`: bad input found
+    ///   before any traffic, which the commands exit 2 for, where curl gives 58.
+    func policy(base: TrustPolicy) throws(UsageError) -> TrustPolicy {
         var policy = base
         if !pins.isEmpty { policy.pinSets = [PinSet(pins: Set(pins))] }
         policy.identity = try identity()

@@ -45,7 +45,7 @@ package struct OutputFile: Sendable {
         case notWritable(path: String, reason: String)
         /// The temporary file (beside the destination, or in the temporary directory) could not
         /// be created; for a new destination, its directory is missing or not writable.
-        case cannotCreate(directory: String, reason: String)
+        case cannotCreate(path: String, directory: String, reason: String)
         /// `link`, a symbolic link on the way to `path`, is one the kernel's protected_symlinks
         /// rule refuses to follow: in a sticky, world-writable directory, and owned by neither
         /// this process's effective user nor the directory's owner.
@@ -55,7 +55,7 @@ package struct OutputFile: Sendable {
             switch self {
             case .isDirectory(let path): "cannot write '\(path)': it is a directory"
             case .notWritable(let path, let reason): "cannot write '\(path)': \(reason)"
-            case .cannotCreate(let directory, let reason): "cannot create a file in '\(directory)': \(reason)"
+            case .cannotCreate(let path, let directory, let reason): "cannot write '\(path)': cannot create a file in '\(directory)': \(reason)"
             case .protectedSymlink(let path, let link):
                 "cannot write '\(path)': refusing to follow the symbolic link '\(link)': it is in a sticky, world-writable directory "
                     + "and owned by neither uid \(geteuid()) nor the directory's owner, as the kernel's protected_symlinks does"
@@ -92,7 +92,7 @@ package struct OutputFile: Sendable {
         case .replace:
             // Keeps the permissions of a file it replaces (see FileReplacement).
             guard let replacement = FileReplacement(replacing: file) else {
-                throw .cannotCreate(directory: (file as NSString).deletingLastPathComponent, reason: Self.errnoText)
+                throw .cannotCreate(path: requested, directory: (file as NSString).deletingLastPathComponent, reason: Self.errnoText)
             }
             target = .replacement(replacement)
         case .copyAfterwards(let stagingDirectory):
@@ -102,7 +102,7 @@ package struct OutputFile: Sendable {
             guard let (staging, stagingPath) = FileReplacement.createTemporaryFile(for: file, in: stagingDirectory, mode: 0o600) else {
                 let reason = Self.errnoText
                 close(destination)
-                throw .cannotCreate(directory: stagingDirectory, reason: reason)
+                throw .cannotCreate(path: requested, directory: stagingDirectory, reason: reason)
             }
             target = .copyAfterwards(staging: staging, stagingPath: stagingPath, destination: destination, path: file)
         }
@@ -161,7 +161,7 @@ package struct OutputFile: Sendable {
         let directory = (file as NSString).deletingLastPathComponent
         var info = stat()
         guard stat(file, &info) == 0 else {
-            guard mayCreateFiles(in: directory) else { throw .cannotCreate(directory: directory, reason: errnoText) }
+            guard mayCreateFiles(in: directory) else { throw .cannotCreate(path: requested, directory: directory, reason: errnoText) }
             return .replace
         }
         if (info.st_mode & S_IFMT) == S_IFDIR { throw .isDirectory(path: requested) }
@@ -169,17 +169,17 @@ package struct OutputFile: Sendable {
         guard (info.st_mode & S_IFMT) == S_IFREG else { return .inPlace }
         let directoryWritable = mayCreateFiles(in: directory)
         if directoryWritable, info.st_nlink == 1, replacementKeepsOwner(of: info) { return .replace }
-        return .copyAfterwards(stagingDirectory: directoryWritable ? directory : try temporaryDirectory())
+        return .copyAfterwards(stagingDirectory: directoryWritable ? directory : try temporaryDirectory(for: requested))
     }
 
     /// Where a temporary file goes when it cannot go beside the destination: `TMPDIR`, or /tmp when
     /// `TMPDIR` is unset, empty or not a directory this process may create files in.
-    /// - Throws: `OpenFailure.cannotCreate` for /tmp when neither will do.
-    private static func temporaryDirectory() throws(OpenFailure) -> String {
+    /// - Throws: `OpenFailure.cannotCreate` for /tmp when neither will do, naming `requested`.
+    private static func temporaryDirectory(for requested: String) throws(OpenFailure) -> String {
         if let variable = ProcessInfo.processInfo.environment["TMPDIR"], !variable.isEmpty, mayCreateFiles(in: variable) {
             return variable
         }
-        guard mayCreateFiles(in: "/tmp") else { throw .cannotCreate(directory: "/tmp", reason: errnoText) }
+        guard mayCreateFiles(in: "/tmp") else { throw .cannotCreate(path: requested, directory: "/tmp", reason: errnoText) }
         return "/tmp"
     }
 

@@ -15,18 +15,18 @@ struct CommandReferenceTests {
         return Set(pattern.matches(in: text, range: range).compactMap { Range($0.range(at: 1), in: text).map { String(text[$0]) } })
     }
 
-    @Test("every option the parser accepts has a one-line summary and appears in --help, the detailed help and the man page",
+    @Test("every option the parser accepts has a one-line summary and appears in --help all, the detailed help and the man page",
           arguments: commands.map(\.name))
     func everyOptionIsDocumented(name: String) throws {
         let command = try #require(Self.commands.first { $0.name == name })
-        let short = command.shortHelp()
+        let short = command.shortHelp(all: true)
         let detailed = command.detailedHelp()
         let man = command.manPage().replacingOccurrences(of: "\\-", with: "-")
         for option in command.parser.options {
             #expect(!option.summary.isEmpty, "\(option.names) has no summary")
             #expect(!option.summary.contains("\n"), "\(option.names)'s summary is more than one line")
             for optionName in option.names {
-                #expect(Self.mentionedOptions(short).contains(optionName), "\(name) --help does not list \(optionName)")
+                #expect(Self.mentionedOptions(short).contains(optionName), "\(name) --help all does not list \(optionName)")
                 #expect(Self.mentionedOptions(detailed).contains(optionName), "httpdns help \(name) does not list \(optionName)")
                 #expect(man.contains("\\fB\(optionName)\\fR"), "httpdns-\(name)(1) does not list \(optionName)")
             }
@@ -39,7 +39,7 @@ struct CommandReferenceTests {
         let accepted = Set(command.parser.options.flatMap(\.names))
         let man = command.manPage().replacingOccurrences(of: "\\-", with: "-").replacingOccurrences(of: "\\fB", with: " ")
             .replacingOccurrences(of: "\\fR", with: " ").replacingOccurrences(of: "\\fI", with: " ")
-        for (source, text) in [("--help", command.shortHelp()), ("help", command.detailedHelp()), ("man page", man)] {
+        for (source, text) in [("--help", command.shortHelp()), ("--help all", command.shortHelp(all: true)), ("help", command.detailedHelp()), ("man page", man)] {
             // "fetch --pinnedpubkey" in pins's page names fetch's option, as fetch's.
             let own = text.replacingOccurrences(of: #"fetch --[a-z0-9.\-]+"#, with: "fetch", options: .regularExpression)
             let unknown = Self.mentionedOptions(own).subtracting(accepted)
@@ -47,14 +47,64 @@ struct CommandReferenceTests {
         }
     }
 
-    @Test("each option is one line of --help, within 100 columns, and --help fits one screen (70 lines)", arguments: commands.map(\.name))
+    @Test("each option is one line of --help all, within 100 columns", arguments: commands.map(\.name))
     func shortHelpIsOneLinePerOption(name: String) throws {
         let command = try #require(Self.commands.first { $0.name == name })
-        let lines = command.shortHelp().split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.count <= 70)
+        let lines = command.shortHelp(all: true).split(separator: "\n", omittingEmptySubsequences: false)
         for line in lines { #expect(line.count <= 100, "too long: \(line)") }
         let optionLines = lines.filter { $0.hasPrefix("  -") || $0.hasPrefix("      --") }
         #expect(optionLines.count == command.options.count)
+    }
+
+    @Test("--help fits one screen (24 lines of at most 100 columns): the most used options, one line each, then how to see all",
+          arguments: commands.map(\.name))
+    func shortHelpFitsOneScreen(name: String) throws {
+        let command = try #require(Self.commands.first { $0.name == name })
+        let lines = command.shortHelp().split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count <= 24, "\(name) --help is \(lines.count) lines")
+        for line in lines { #expect(line.count <= 100, "too long: \(line)") }
+        let accepted = Set(command.options.flatMap(\.names))
+        #expect(command.mostUsed.isSubset(of: accepted), "not options of \(name): \(command.mostUsed.subtracting(accepted).sorted())")
+        let optionLines = lines.filter { $0.hasPrefix("  -") || $0.hasPrefix("      --") }
+        #expect(optionLines.count == command.options.filter(command.isMostUsed).count)
+        #expect(optionLines.count < command.options.count, "\(name) --help lists every option")
+        let last = try #require(lines.last)
+        #expect(last.contains("'httpdns \(name) --help all'") && last.contains("'httpdns help \(name)'"), "\(last)")
+    }
+
+    @Test("httpdns --help fits one screen too")
+    func toolUsageFitsOneScreen() {
+        let lines = HTTPDNSTool.usage.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count <= 24)
+        for line in lines { #expect(line.count <= 100, "too long: \(line)") }
+    }
+
+    @Test("Documentation/CLI.md's exit-status table is the one the man pages are made from (ExitStatusTable)")
+    func documentedExitStatuses() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Documentation/CLI.md")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        let marker = try #require(text.range(of: "<!-- Made from Sources/HTTPDNSCLI/ExitStatusTable.swift"))
+        let table = text[marker.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).dropFirst()
+            .prefix { $0.hasPrefix("|") }.joined(separator: "\n")
+        #expect(table == ExitStatusTable.markdown(), "CLI.md's table should read:\n\(ExitStatusTable.markdown())")
+        // Each command's page lists exactly its entries.
+        for command in Self.commands {
+            let listed = command.exitStatus.map(\.status)
+            #expect(listed == ExitStatusTable.entries.filter { $0.commands.contains(command.name) }.map(\.status), "\(command.name)")
+            #expect(listed.first == "0" && listed.contains("2"), "\(command.name): \(listed)")
+        }
+    }
+
+    @Test("Documentation/commands holds each page as Markdown, as 'httpdns --generate-markdown' writes it from the option tables")
+    func markdownPagesAreCurrent() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Documentation/commands")
+        for page in [HTTPDNSTool.reference] + Self.commands {
+            let name = page.name.isEmpty ? "httpdns.md" : "httpdns-\(page.name).md"
+            let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+            #expect(text == page.markdownPage(), "Documentation/commands/\(name) is out of date: run httpdns --generate-markdown Documentation/commands")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+                == (["httpdns.md"] + Self.commands.map { "httpdns-\($0.name).md" }).sorted())
     }
 
     @Test("resolve takes no connection option: --no-happy-eyeballs and --connect-timeout are refused, not ignored")
@@ -85,7 +135,7 @@ struct CommandReferenceTests {
         }
     }
 
-    @Test("httpdns help COMMAND prints the detailed help; COMMAND --help the one-line list", arguments: commands.map(\.name))
+    @Test("httpdns help COMMAND prints the detailed help; COMMAND --help the most used options, --help all every one", arguments: commands.map(\.name))
     func helpCommand(name: String) async throws {
         let command = try #require(Self.commands.first { $0.name == name })
         let output = LockedOutput()
@@ -94,6 +144,9 @@ struct CommandReferenceTests {
         let short = LockedOutput()
         #expect(await HTTPDNSTool.run([name, "--help"], console: short.console, environment: [:]) == 0)
         #expect(short.text == command.shortHelp() + "\n")
+        let all = LockedOutput()
+        #expect(await HTTPDNSTool.run([name, "--help", "all"], console: all.console, environment: [:]) == 0)
+        #expect(all.text == command.shortHelp(all: true) + "\n")
     }
 
     @Test("the completions offer each command's options, and only those", arguments: ["bash", "zsh"])
@@ -104,6 +157,54 @@ struct CommandReferenceTests {
         }
         #expect(!script.contains("--no-such-option"))
         #expect(ShellCompletion.script(for: "fish") == nil)
+    }
+
+    /// Every option with a fixed set of values, as (the words before it, its name, its values).
+    static var choices: [(words: [String], name: String, values: [String])] {
+        let commands = [([String](), HTTPDNSTool.reference)] + Self.commands.map { ([$0.name], $0) }
+        return commands.flatMap { words, command in
+            command.options.filter { !$0.values.isEmpty }.flatMap { option in option.names.map { (words, $0, option.values) } }
+        }
+    }
+
+    @Test("bash completes each fixed-value option (--type, --doh-method, --provider, --cert-type, --generate-completion) with its values from the option table")
+    func bashCompletesValues() throws {
+        let names = Set(Self.choices.map(\.name))
+        #expect(names.isSuperset(of: ["--type", "--doh-method", "--provider", "--cert-type", "--generate-completion"]), "\(names.sorted())")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-completion-\(UUID().uuidString).bash")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try ShellCompletion.bash().write(to: file, atomically: true, encoding: .utf8)
+        for choice in Self.choices {
+            let words = ["httpdns"] + choice.words + [choice.name, ""]
+            let script = """
+                . '\(file.path)'
+                COMP_WORDS=(\(words.map { "'\($0)'" }.joined(separator: " "))); COMP_CWORD=\(words.count - 1)
+                _httpdns
+                printf '%s\\n' "${COMPREPLY[@]}"
+                """
+            let process = Process()
+            let output = Pipe()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", script]
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let offered = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+            #expect(offered == choice.values, "\(words.joined(separator: " ")): \(offered)")
+        }
+    }
+
+    @Test("zsh completes each fixed-value option with its values from the option table")
+    func zshCompletesValues() throws {
+        let script = try #require(ShellCompletion.script(for: "zsh"))
+        for choice in Self.choices {
+            let values = choice.values.joined(separator: " ")
+            let offered = script.split(separator: "\n").contains { line in
+                (line.contains("'\(choice.name)[") && line.contains(":(\(values))'")) || line.contains("\(choice.name)) (( CURRENT == 3 )) && compadd \(values) ;;")
+            }
+            #expect(offered, "zsh does not complete \(choice.name) with \(values)")
+        }
     }
 
     @Test("the bash completion is valid bash")

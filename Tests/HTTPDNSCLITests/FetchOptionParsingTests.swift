@@ -4,7 +4,7 @@ import HTTPDNS
 @testable import HTTPDNSCLI
 
 /// `fetch`'s -u, -e, -O and -w as the command line is read into a plan: no traffic.
-@Suite("httpdns fetch: -u, -e, -O and -w arguments")
+@Suite("httpdns fetch: -u, -e, -O, -w and pin arguments")
 struct FetchOptionParsingTests {
     func plan(_ arguments: [String]) throws(UsageError) -> FetchCommand.Plan {
         try FetchCommand.makePlan(FetchCommand.parser.parse(arguments), environment: Environment([:]))
@@ -143,6 +143,17 @@ struct FetchOptionParsingTests {
         #expect(text == "000 1.500000 0.000000 2 [] 0")
         #expect(warnings.withLock { $0 } == ["unknown --write-out variable: 'bogus'"])
     }
+
+    @Test("a malformed or unreadable pin names its option and value, as curl names the option at fault",
+          arguments: [(["--pinnedpubkey", "sha256//abc"], "--pinnedpubkey: invalid pin 'sha256//abc'"),
+                      (["--pinnedpubkey", "/nonexistent/key.pem"], "--pinnedpubkey: cannot read file '/nonexistent/key.pem'"),
+                      (["--pin-cert", "zz"], "--pin-cert: invalid pin 'zz'"),
+                      (["--doh-pinnedpubkey", "x"], "--doh-pinnedpubkey: invalid pin 'x'")])
+    func badPinNamesItsOption(arguments: [String], message: String) throws {
+        let error = try #require(refusal(arguments + ["https://a.test/"]))
+        #expect(error.status == 2)
+        #expect(error.message.hasPrefix(message), "\(error.message)")
+    }
 }
 
 /// `fetch` with several URLs as the command line is read into plans: no traffic.
@@ -177,5 +188,12 @@ struct FetchMultipleURLParsingTests {
         #expect(try plans(["-Z", "--parallel-max", "7", "https://a.test/"])[0].parallelMaximum == 7)
         #expect(throws: UsageError.self) { try plans(["--parallel-max", "0", "https://a.test/"]) }
         #expect(throws: UsageError.self) { try plans(["--parallel-max", "301", "https://a.test/"]) }
+    }
+
+    @Test("each URL's output remembers whether -o or -O named it, for its messages")
+    func outputOptionIsKept() throws {
+        let plans = try plans(["-o", "a.html", "https://a.test/a", "-O", "https://a.test/b.html", "https://a.test/"])
+        #expect(plans.map(\.outputOption) == ["-o", "-O", "-o"])
+        #expect(plans.map(\.output) == [.file(URL(fileURLWithPath: "a.html")), .file(URL(fileURLWithPath: "./b.html")), .standardOutput])
     }
 }

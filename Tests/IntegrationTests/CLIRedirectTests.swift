@@ -42,7 +42,7 @@ struct CLIRedirectTests {
         let arguments = ["fetch", "-v", "-L", fixture.url("a.test", "/redirect/302/b").absoluteString,
                          "--doh-url", fixture.servers.dohURL.absoluteString, "--resolve", "dns.test:\(fixture.servers.dohPort):127.0.0.1",
                          "--cacert", fixture.servers.caCertificate.path]
-        let result = try Command.run(URL(fileURLWithPath: "/bin/sh"), ["-c", #"exec "$0" "$@" 2>&1"#, binary.path] + arguments, timeout: 60)
+        let result = try fixture.httpdnsMerged(arguments)
         #expect(result.status == 0, "\(result.stdoutText)")
         let merged = result.stdoutText
         let status = try #require(merged.range(of: "< HTTP/2 200\n"), "\(merged)")

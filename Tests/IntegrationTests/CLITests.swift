@@ -295,6 +295,40 @@ struct CLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
+    @Test("-v's lines and -k's warning reach the terminal before the body, as curl's: with -i, and with -o naming stderr or stdout",
+          arguments: [["-v"], ["-v", "-i"], ["-v", "-o", "/dev/stderr"], ["-v", "-o", "/dev/stdout"], ["-k"], ["-k", "-i"], ["-k", "-o", "/dev/stderr"]])
+    func verboseAndWarningPrecedeTheBody(options: [String]) throws {
+        // stderr and stdout in one pipe: their order is the order they were written in.
+        let result = try fixture.httpdnsMerged(["fetch"] + options + [fixture.url("a.test").absoluteString] + doh)
+        #expect(result.status == 0, "\(result.stdoutText)")
+        let merged = result.stdoutText
+        let body = try #require(merged.range(of: "vhost=a.test\n"), "\(merged)")
+        #expect(merged.hasSuffix("vhost=a.test\n"), "\(merged)")
+        let marker = options.contains("-v") ? "< HTTP/2 200\n" : "WARNING: certificate verification is disabled"
+        let report = try #require(merged.range(of: marker), "\(merged)")
+        #expect(report.upperBound <= body.lowerBound, "\(merged)")
+        if options.contains("-i") {
+            let head = try #require(merged.range(of: "HTTP/2 200\r\n"), "\(merged)")
+            #expect(report.upperBound <= head.lowerBound && head.upperBound <= body.lowerBound, "\(merged)")
+        }
+    }
+
+    @Test("an -o file that cannot be written is named with its option, before any traffic and when a write fails, as curl names it",
+          arguments: [[], ["-i"]])
+    func outputFailureNamesTheOption(options: [String]) async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let missing = directory.appendingPathComponent("missing")
+        let file = missing.appendingPathComponent("out").path
+        let refused = try await httpdns(["fetch"] + options + ["-o", file, fixture.url("a.test").absoluteString] + doh)
+        #expect(refused.status == 23, "\(refused.stderrText)")
+        #expect(refused.stderrText == "httpdns: -o: cannot write '\(file)': cannot create a file in '\(missing.path)': No such file or directory\n")
+        // /dev/full takes the open and fails every write (ENOSPC).
+        let full = try await httpdns(["fetch"] + options + ["-o", "/dev/full", fixture.url("a.test").absoluteString] + doh)
+        #expect(full.status == 23, "\(full.stderrText)")
+        #expect(full.stderrText == "httpdns: -o: writing '/dev/full' failed: No space left on device\n")
+    }
+
     @Test("-o into a device node writes in place and leaves the node a device")
     func outputToDevice() async throws {
         let directory = try scratchDirectory()

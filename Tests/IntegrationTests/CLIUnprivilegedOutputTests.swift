@@ -121,7 +121,7 @@ struct CLIUnprivilegedOutputTests {
         let result = try await asUser(["fetch"] + options + ["-o", file.path, "https://b.test:\(dead)/", "--doh-url", "https://dns.test:\(dead)/dns-query",
                                                              "--resolve", "dns.test:\(dead):127.0.0.1", "--no-fallback", "--cacert", caCertificate.path])
         #expect(result.status == 23, "\(result.stderrText)")
-        #expect(result.stderrText == "httpdns: cannot write '\(file.path)': Permission denied\n", "\(result.stderrText)")
+        #expect(result.stderrText == "httpdns: -o: cannot write '\(file.path)': Permission denied\n", "\(result.stderrText)")
         // With the servers up, as curl: 23, the file not replaced.
         let live = try await asUser(["fetch"] + options + ["-o", file.path] + fetchOptions)
         #expect(live.status == 23, "\(live.stderrText)")
@@ -144,7 +144,8 @@ struct CLIUnprivilegedOutputTests {
                                        "--no-fallback", "--cacert", caCertificate.path])
         #expect(result.status == 23, "\(result.stderrText)")
         let reason = directoryExists ? "Permission denied" : "No such file or directory"
-        #expect(result.stderrText == "httpdns: cannot create a file in '\(directory.path)': \(reason)\n", "\(result.stderrText)")
+        let file = directory.appendingPathComponent("new.txt").path
+        #expect(result.stderrText == "httpdns: -o: cannot write '\(file)': cannot create a file in '\(directory.path)': \(reason)\n", "\(result.stderrText)")
         #expect(try Self.contents(parent) == (directoryExists ? ["out"] : []))
         if directoryExists { #expect(try Self.contents(directory).isEmpty) }
     }
@@ -256,7 +257,7 @@ struct CLIUnprivilegedOutputTests {
         let kept = try Self.contents(temporary)
         try #require(kept.count == 1, "\(kept) \(result.stderrText)")
         let staging = temporary.appendingPathComponent(kept[0])
-        #expect(result.stderrText == "httpdns: cannot write '\(file.path)': No space left on device; it holds the new body's start, and the complete body is in '\(staging.path)'\n",
+        #expect(result.stderrText == "httpdns: -o: cannot write '\(file.path)': No space left on device; it holds the new body's start, and the complete body is in '\(staging.path)'\n",
                 "\(result.stderrText)")
         let body = try Data(contentsOf: fixture.servers.largeFile)
         #expect(try Data(contentsOf: staging) == body)
@@ -311,7 +312,7 @@ struct CLIUnprivilegedOutputTests {
         let result = try await Command.runDetached(binary, ["fetch", "-o", refused, "https://b.test:\(dead)/", "--doh-url", "https://dns.test:\(dead)/dns-query",
                                                             "--resolve", "dns.test:\(dead):127.0.0.1", "--no-fallback", "--cacert", caCertificate.path])
         #expect(result.status == 23, "\(result.stderrText)")
-        #expect(result.stderrText == "httpdns: cannot write '\(refused)': refusing to follow the symbolic link '\(sticky.path)/link-\(Self.user)': it is in a sticky, "
+        #expect(result.stderrText == "httpdns: -o: cannot write '\(refused)': refusing to follow the symbolic link '\(sticky.path)/link-\(Self.user)': it is in a sticky, "
                 + "world-writable directory and owned by neither uid 0 nor the directory's owner, as the kernel's protected_symlinks does\n", "\(result.stderrText)")
         // With the servers up, the same: the file is never written.
         let live = try await Command.runDetached(binary, ["fetch", "-o", refused] + fetchOptions)

@@ -210,6 +210,28 @@ extension ResolverIntegrationSuites {
             #expect(wrong.stdoutText.contains("127.0.0.1 FAILED certificateVerificationFailed"))
         }
 
+        @Test("probe -m, as fetch's: a resolution still running when it passes is curl's 28, and each address's request is held to it")
+        func probeMaxTime() async throws {
+            // A DoH endpoint that never completes a connection: probe alone waits its 5 s connect limit.
+            let port = try FreePort.tcp()
+            let hole = try ResolverIntegrationSuites.HappyEyeballsTests.blackHole("127.0.0.1", port: port)
+            defer { hole.forEach { close($0) } }
+            let start = ContinuousClock.now
+            let resolving = try await httpdns(["probe", "-m", "1", "--no-fallback", "--doh-url", "https://dns.test:\(port)/dns-query",
+                                               "--resolve", "dns.test:\(port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path,
+                                               fixture.url("a.test").absoluteString])
+            #expect(resolving.status == 28, "\(resolving.stdoutText)\(resolving.stderrText)")
+            #expect(resolving.stderrText.contains("resolving 'a.test' timed out: -m 1 s passed"), "\(resolving.stderrText)")
+            // -m's 1 s, and slack for starting the process; the endpoint's connect limit is 5 s.
+            #expect(ContinuousClock.now - start < .seconds(1 + TestTimeScale.scaled(2.5)), "probe waited past -m")
+            // /slow answers after 5 s: each address fails at -m.
+            let requests = ContinuousClock.now
+            let slow = try await httpdns(["probe", "-m", "1", fixture.url("a.test", "/slow").absoluteString] + doh)
+            #expect(slow.status == 1, "\(slow.stdoutText)\(slow.stderrText)")
+            #expect(slow.stdoutText.split(separator: "\n").filter { $0.contains(" FAILED timedOut") }.count == 2, "\(slow.stdoutText)")
+            #expect(ContinuousClock.now - requests < .seconds(2 + TestTimeScale.scaled(2.5)), "an address's request ran past -m")
+        }
+
         @Test("probe takes fetch's trust options: every address must serve a pinned key")
         func probeWithPins() async throws {
             let leafPin = try fixture.leafCertificate("a.test").publicKeyPin.description

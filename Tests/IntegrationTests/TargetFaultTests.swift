@@ -63,6 +63,22 @@ extension ResolverIntegrationSuites {
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
         }
 
+        @Test("fetch -v describes the response when its head arrives, so also when the body is then cut short: with -i, -o FILE and -o naming stderr",
+              arguments: [["-i"], ["-o", "FILE"], ["-o", "/dev/stderr"], []])
+        func verboseDescribesAtTheHead(options: [String]) async throws {
+            let directory = try scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("out").path
+            let result = try await fixture.httpdns(["fetch", "-v"] + options.map { $0 == "FILE" ? file : $0 } + [
+                server.url("/fault/truncate").absoluteString, "--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path,
+            ])
+            #expect(result.status == 18, "\(result.stderrText)")
+            #expect(result.stderrText.contains("* connected to 127.0.0.1 port \(server.port)"), "\(result.stderrText)")
+            #expect(result.stderrText.contains("* TLS: "), "\(result.stderrText)")
+            #expect(result.stderrText.contains("< HTTP/1.1 200"), "\(result.stderrText)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        }
+
         @Test("fetch -i prints the HTTP/1.1 status line as sent: no trailing space without a reason phrase; a phrase that is not UTF-8 read as Latin-1, not U+FFFD",
               arguments: [("", "HTTP/1.1 200"), ("20", "HTTP/1.1 200"), ("204f4b", "HTTP/1.1 200 OK"),
                           ("20436166e9", "HTTP/1.1 200 Caf\u{E9}"), ("20e68890e58a9f", "HTTP/1.1 200 \u{6210}\u{529F}")])

@@ -158,17 +158,18 @@ extension TrustSuites {
             #expect(none.stdout.isEmpty, "\(String(decoding: none.stdout, as: UTF8.self))")
         }
 
-        @Test("a client identity that cannot be loaded is bad input (2), found before any traffic, and says why",
+        @Test("a client identity that cannot be loaded is bad input (2), found before any traffic, and says why, naming the option and file at fault",
               arguments: [
-                (["--cert", "GARBAGE", "--cert-type", "P12"], "not a PKCS#12 file"),
-                (["--cert", "GARBAGE"], "no certificate found"),
-                (["--cert", "CLIENT_P12:nope"], "wrong password"),
-                (["--cert", "CLIENT_CERT", "--key", "CLIENT_ENCRYPTED_KEY"], "no passphrase was given"),
-                (["--cert", "CLIENT_NOKEY_P12:secret"], "has no private key"),
-                (["--cert", "CLIENT_CERT", "--key", "CLIENT_EXPIRED_KEY"], "does not belong to the client certificate"),
-                (["--cert", "CLIENT_EXPIRED_CERT", "--key", "CLIENT_EXPIRED_KEY"], "is not valid now"),
+                (["--cert", "GARBAGE", "--cert-type", "P12"], "not a PKCS#12 file", "--cert"),
+                (["--cert", "GARBAGE"], "no certificate found", "--cert"),
+                (["--cert", "CLIENT_P12:nope"], "wrong password", "--cert"),
+                (["--cert", "CLIENT_P12"], "a password is required", "--cert"),
+                (["--cert", "CLIENT_CERT", "--key", "CLIENT_ENCRYPTED_KEY"], "no passphrase was given", "--key"),
+                (["--cert", "CLIENT_NOKEY_P12:secret"], "has no private key", "--cert"),
+                (["--cert", "CLIENT_CERT", "--key", "CLIENT_EXPIRED_KEY"], "does not belong to the client certificate", "--key"),
+                (["--cert", "CLIENT_EXPIRED_CERT", "--key", "CLIENT_EXPIRED_KEY"], "is not valid now", "--cert"),
               ])
-        func unloadableIdentityExits2(options: [String], reason: String) async throws {
+        func unloadableIdentityExits2(options: [String], reason: String, option: String) async throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-identity-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -184,6 +185,11 @@ extension TrustSuites {
             #expect(result.status == 2, "\(resolved): \(result.stderrText)")
             #expect(result.stderrText.hasPrefix("httpdns: "), "\(result.stderrText)")
             #expect(result.stderrText.contains(reason), "\(result.stderrText)")
+            // As curl's "could not load client key": the option, then the file it named.
+            let value = try #require(resolved.firstIndex(of: option).map { resolved[$0 + 1] })
+            let path = value.split(separator: ":", maxSplits: 1).first.map(String.init) ?? value
+            #expect(result.stderrText.hasPrefix("httpdns: \(option): "), "\(result.stderrText)")
+            #expect(result.stderrText.contains("'\(path)'"), "\(result.stderrText)")
             #expect(result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
             #expect(result.stdout.isEmpty)
         }

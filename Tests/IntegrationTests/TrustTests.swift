@@ -98,6 +98,26 @@ extension TrustSuites {
             #expect(events.insecureConnections == 2)
         }
 
+        @Test("without verification the event comes when the head arrives, before any body byte reaches a streaming destination, once per connection",
+              arguments: [false, true])
+        func insecureEventPrecedesTheBody(streaming: Bool) async throws {
+            let order = LockedValue<[String]>([])
+            var configuration = HTTPClient.Configuration(trust: TrustPolicy(anchors: fixture.freshAnchors(), verification: .insecureSkippingAllVerification),
+                                                         timeouts: .generous)
+            configuration.trustEventHandler = { event in
+                if case .insecureConnection = event { order.withLock { $0.append("event") } }
+            }
+            let client = HTTPClient(configuration: configuration, resolver: fixture.sharedResolver())
+            let chunk: @Sendable (Data) -> Void = { _ in order.withLock { $0.append("body") } }
+            let destination: ResponseBodyDestination = streaming ? .streaming(head: { _ in order.withLock { $0.append("head") } }, chunk: chunk) : .handler(chunk)
+            let response = try await client.execute(HTTPRequest(url: fixture.url("self-signed.test", "/large")), to: destination)
+            #expect(response.status == 200)
+            let events = order.withLock { $0 }
+            #expect(events.first == "event", "\(events.prefix(3))")
+            #expect(events.filter { $0 == "event" }.count == 1)
+            if streaming { #expect(events.prefix(2) == ["event", "head"]) }
+        }
+
         @Test("pins still apply without verification: -k with a pin accepts only the pinned server")
         func insecureStillEnforcesPins() async throws {
             let certificate = try Certificate.certificates(contentsOf: fixture.file("SELF_SIGNED_CERT"))[0]

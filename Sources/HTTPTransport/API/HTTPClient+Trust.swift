@@ -36,3 +36,22 @@ extension HTTPClient {
         PinReportUploader.shared.upload(report, to: reportURL, client: self, interval: configuration.pinReportInterval)
     }
 }
+
+extension ResponseBodyDestination {
+    /// This destination, with `observe` called with the connection report when the response head
+    /// arrives, before any body byte is handed on. `.memory` and `.file` are returned as they are:
+    /// their body is seen only once the request ends.
+    func observingHead(_ observe: @escaping @Sendable (ConnectionReport) -> Void) -> ResponseBodyDestination {
+        switch self {
+        case .handler(let chunk):
+            .streaming(head: { head in head.connection.map(observe) }, chunk: chunk)
+        case .streaming(let received, let chunk):
+            .streaming(head: { head in
+                head.connection.map(observe)
+                received(head)
+            }, chunk: chunk)
+        case .memory, .file:
+            self
+        }
+    }
+}

@@ -47,9 +47,11 @@ public final class HTTPClient: Sendable {
         /// `trustPolicies.policy(for: host)` instead of `trust`. Default nil.
         public var trustPolicies: TrustPolicyManager?
         /// Receives pin mismatches (enforced and report-only) and connections made without
-        /// verification, in the task that ran the request, on the loop thread (`executor`): keep
-        /// it short and never block in it, as it delays every transfer of the process. nil:
-        /// insecure connections are warned about on stderr, pin mismatches are only in errors
+        /// verification, on the loop thread (`executor`): keep it short and never block in it, as it
+        /// delays every transfer of the process. A connection made without verification is reported
+        /// when its response head arrives, before any body byte reaches a `.handler` or `.streaming`
+        /// destination (a redirect's whose body is dropped, and the rest, when the request ends).
+        /// nil: insecure connections are warned about on stderr, pin mismatches are only in errors
         /// and responses.
         public var trustEventHandler: (@Sendable (TrustEvent) -> Void)?
         /// The most connections open at once to one host, port and address set
@@ -221,6 +223,19 @@ public final class HTTPClient: Sendable {
             }
             spend()
         }
+        // Without verification, the warning (a trust event) goes out when the head arrives, before
+        // any body byte reaches a destination that streams it, as curl's verbose lines precede the body.
+        // (Only then: every other request keeps its destination and allocates nothing more.)
+        var warnedAtHead: LockedValue<Bool>?
+        var destination = destination
+        if policy.verification == .insecureSkippingAllVerification {
+            let warned = LockedValue(false)
+            warnedAtHead = warned
+            destination = destination.observingHead { connection in
+                warned.withLock { $0 = true }
+                self.deliverTrustEvents(of: connection, host: target.host, port: target.port)
+            }
+        }
         let transfer = try Transfer(request: request, target: target, addresses: addresses, resolution: resolution,
                                     configuration: configuration, destination: destination, pool: pool,
                                     proxy: proxy, memo: optionLists)
@@ -239,7 +254,7 @@ public final class HTTPClient: Sendable {
             }
             // The transfer is over: its fields are read here, off the transfer thread.
             response.headers = transfer.receivedHeaders()
-            deliverTrustEvents(of: response.connection, host: target.host, port: target.port)
+            if warnedAtHead?.withLock({ $0 }) != true { deliverTrustEvents(of: response.connection, host: target.host, port: target.port) }
             response.url = request.url
             return response
         } catch var error as HTTPClientError {
