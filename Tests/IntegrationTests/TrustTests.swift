@@ -110,7 +110,7 @@ extension TrustSuites {
             let client = HTTPClient(configuration: configuration, resolver: fixture.sharedResolver())
             let chunk: @Sendable (Data) -> Void = { _ in order.withLock { $0.append("body") } }
             let destination: ResponseBodyDestination = streaming ? .streaming(head: { _ in order.withLock { $0.append("head") } }, chunk: chunk) : .handler(chunk)
-            let response = try await client.execute(HTTPRequest(url: fixture.url("self-signed.test", "/large")), to: destination)
+            let response = try await client.execute(HTTPRequest(url: fixture.url("self-signed.test")), to: destination)
             #expect(response.status == 200)
             let events = order.withLock { $0 }
             #expect(events.first == "event", "\(events.prefix(3))")

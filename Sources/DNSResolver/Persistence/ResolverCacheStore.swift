@@ -237,8 +237,8 @@ final class ResolverCacheStore: Sendable {
                     try check(plain)
                     database = plain
                 } catch let again as SQLiteDatabase.Failure where again.cannotOpen && !isWritableDirectory(of: path) {
-                    // Nothing else can be writing it either, so its main file is all there is (a
-                    // WAL left by a process that did not close it is not read).
+                    // The main file alone, read without locks: a WAL left beside it by a process
+                    // that did not close it is not read (the file is read once, at opening).
                     directoryIsReadOnly = true
                     database = try SQLiteDatabase(path: path, readOnly: true, immutable: true, busyTimeout: busyTimeout)
                     try check(database)
