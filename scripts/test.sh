@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, lints (scripts/lint.sh), builds the documentation
 # (scripts/docs.sh) and runs every test: unit tests and the integration tests,
-# which start real nginx and unbound through scripts/test-servers.sh. Exits non-zero on any failure.
+# against real nginx and unbound that it starts once (scripts/test-servers.sh). Exits non-zero on any failure.
 #
 #   scripts/test.sh [--filter PATTERN]
 #
@@ -37,7 +37,15 @@ scripts/docs.sh
 
 log="$(mktemp /tmp/httpdns-test-log.XXXXXX)"
 load_log="$(mktemp /tmp/httpdns-test-log.XXXXXX)"
-trap 'rm -f "$log" "$load_log"' EXIT
+# The real servers start once, before the tests: started from a test, the start (seconds, more on
+# a busy machine) held Swift concurrency's cooperative threads, so every test of the process
+# waited for it, and those timing an await failed. The test processes use them through
+# HTTPDNS_TEST_SERVERS_DIR (TestServers.shared()); the watchdog stops them if this script dies.
+servers_dir="$(mktemp -d /tmp/httpdns-test-servers.XXXXXX)"
+chmod 755 "$servers_dir"  # as a directory the script makes: tests run the CLI as another user too
+trap 'scripts/test-servers.sh stop "$servers_dir" >/dev/null 2>&1 || true; rm -rf "$servers_dir"; rm -f "$log" "$load_log"' EXIT
+TEST_SERVERS_OWNER_PID=$$ scripts/test-servers.sh start "$servers_dir" >/dev/null
+export HTTPDNS_TEST_SERVERS_DIR="$servers_dir"
 status=0
 logs=("$log")
 if [[ ${#filter[@]} -gt 0 ]]; then
