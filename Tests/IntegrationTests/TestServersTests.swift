@@ -16,8 +16,8 @@ struct TestServersTests {
     }
 
     @Test("a.test is served over HTTP/2 by its own virtual host, chosen by SNI")
-    func virtualHostBySNI() throws {
-        let response = try curl(["--http2", "--include", "--resolve", "a.test:\(servers.httpsPort):127.0.0.1",
+    func virtualHostBySNI() async throws {
+        let response = try await curl(["--http2", "--include", "--resolve", "a.test:\(servers.httpsPort):127.0.0.1",
                                  servers.httpsURL("a.test").absoluteString])
         #expect(response.statusLine == "HTTP/2 200")
         #expect(response.headers["x-sni"] == "a.test")
@@ -27,12 +27,12 @@ struct TestServersTests {
     }
 
     @Test("A request to an IP literal, without SNI, gets the default server and its certificate")
-    func defaultServerForIPLiteral() throws {
-        let response = try curl(["--insecure", "--include", "https://127.0.0.1:\(servers.httpsPort)/"])
+    func defaultServerForIPLiteral() async throws {
+        let response = try await curl(["--insecure", "--include", "https://127.0.0.1:\(servers.httpsPort)/"])
         #expect(response.headers["x-vhost"] == "default.test")
         #expect(response.body == Data("vhost=default.test\n".utf8))
 
-        let handshake = try Command.run(
+        let handshake = try await Command.runDetached(
             URL(fileURLWithPath: "/usr/bin/openssl"),
             ["s_client", "-connect", "127.0.0.1:\(servers.httpsPort)", "-noservername",
              "-CAfile", servers.caCertificate.path, "-verify_return_error"],
@@ -43,17 +43,17 @@ struct TestServersTests {
     }
 
     @Test("wrong.test presents the other.test certificate, which a name-checking client refuses")
-    func wrongHostCertificateIsRefused() throws {
-        let result = try curlResult(["--resolve", "wrong.test:\(servers.httpsPort):127.0.0.1",
+    func wrongHostCertificateIsRefused() async throws {
+        let result = try await curlResult(["--resolve", "wrong.test:\(servers.httpsPort):127.0.0.1",
                                      servers.httpsURL("wrong.test").absoluteString])
         #expect(result.status == 60, "curl: \(result.stderrText)") // CURLE_PEER_FAILED_VERIFICATION
     }
 
     @Test("/echo returns a 1 MiB body byte for byte", arguments: ["--http1.1", "--http2"])
-    func echoIsByteExact(httpVersion: String) throws {
+    func echoIsByteExact(httpVersion: String) async throws {
         var generator = SystemRandomNumberGenerator()
         let body = Data((0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        let result = try curlResult(
+        let result = try await curlResult(
             [httpVersion, "--data-binary", "@-", "--header", "Content-Type: application/octet-stream",
              "--resolve", "b.test:\(servers.httpsPort):127.0.0.1", servers.httpsURL("b.test", path: "/echo").absoluteString],
             stdin: body
@@ -63,16 +63,16 @@ struct TestServersTests {
     }
 
     @Test("DoH answers an A query for a.test with 127.0.0.1")
-    func dohAnswersA() throws {
-        let answer = try doh(query(name: "a.test", type: 1))
+    func dohAnswersA() async throws {
+        let answer = try await doh(query(name: "a.test", type: 1))
         #expect(answer.count > 12)
         #expect(answer[3] & 0x0F == 0) // RCODE NOERROR
         #expect(answer.hex.contains("7f000001"))
     }
 
     @Test("DoH answers NXDOMAIN for a name outside the zone's data")
-    func dohAnswersNXDOMAIN() throws {
-        let answer = try doh(query(name: "nope.test", type: 1))
+    func dohAnswersNXDOMAIN() async throws {
+        let answer = try await doh(query(name: "nope.test", type: 1))
         #expect(answer.count > 12)
         #expect(answer[3] & 0x0F == 3) // RCODE NXDOMAIN
         #expect(answer[6...7] == Data([0, 0])) // ANCOUNT
@@ -80,16 +80,16 @@ struct TestServersTests {
     }
 
     @Test("DoH follows the CNAME chain chain.test → www.a.test → a.test in one answer")
-    func dohFollowsCNAMEChain() throws {
-        let answer = try doh(query(name: "chain.test", type: 1))
+    func dohFollowsCNAMEChain() async throws {
+        let answer = try await doh(query(name: "chain.test", type: 1))
         #expect(answer[3] & 0x0F == 0)
         #expect(answer[6...7] == Data([0, 3])) // two CNAMEs and the A record
         #expect(answer.hex.hasSuffix("7f000001"))
     }
 
     @Test("DoH is served over HTTP/2")
-    func dohUsesHTTP2() throws {
-        let result = try curlResult(
+    func dohUsesHTTP2() async throws {
+        let result = try await curlResult(
             ["--http2", "--output", "/dev/null", "--write-out", "%{http_version} %{http_code}",
              "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
              servers.dohURL.absoluteString + "?dns=" + query(name: "a.test", type: 1).base64URL]
@@ -107,8 +107,8 @@ struct TestServersTests {
     // MARK: - Helpers
 
     /// curl with the test root CA, never a proxy, and a bound on the whole transfer.
-    private func curlResult(_ arguments: [String], stdin: Data? = nil) throws -> CommandResult {
-        try Command.run(
+    private func curlResult(_ arguments: [String], stdin: Data? = nil) async throws -> CommandResult {
+        try await Command.runDetached(
             URL(fileURLWithPath: "/usr/bin/curl"),
             ["--silent", "--show-error", "--noproxy", "*", "--max-time", "20",
              "--cacert", servers.caCertificate.path] + arguments,
@@ -118,14 +118,14 @@ struct TestServersTests {
     }
 
     /// A successful curl call with `--include`, split into status line, headers and body.
-    private func curl(_ arguments: [String]) throws -> HTTPResponse {
-        let result = try curlResult(arguments)
+    private func curl(_ arguments: [String]) async throws -> HTTPResponse {
+        let result = try await curlResult(arguments)
         try #require(result.status == 0, "curl: \(result.stderrText)")
         return try #require(HTTPResponse(result.stdout), "unparsable response: \(result.stdoutText)")
     }
 
     @Test("the watchdog stops the servers once their owner has exited, even as an unreaped zombie")
-    func watchdogStopsServersOfAZombieOwner() throws {
+    func watchdogStopsServersOfAZombieOwner() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-watchdog-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let script = PackagePaths.scripts.appendingPathComponent("test-servers.sh")
@@ -145,11 +145,11 @@ struct TestServersTests {
         let deadline = Date().addingTimeInterval(10)
         while !isZombie, Date() < deadline {
             isZombie = ((try? String(contentsOfFile: "/proc/\(owner)/stat", encoding: .utf8)) ?? "").contains(") Z ")
-            if !isZombie { Thread.sleep(forTimeInterval: 0.02) }
+            if !isZombie { try await Task.sleep(for: .milliseconds(20)) }
         }
         try #require(isZombie, "the owner should be a zombie")
 
-        let started = try Command.run(URL(fileURLWithPath: "/bin/bash"), [script.path, "start", directory.path],
+        let started = try await Command.runDetached(URL(fileURLWithPath: "/bin/bash"), [script.path, "start", directory.path],
                                       environment: ["TEST_SERVERS_OWNER_PID": owner], timeout: 120)
         try #require(started.status == 0, "\(started.stderrText)")
         // From start's own output: the watchdog may already have stopped the servers and removed
@@ -163,15 +163,15 @@ struct TestServersTests {
         while !(stopped && removed), Date() < stopDeadline {
             stopped = !FileManager.default.fileExists(atPath: "/proc/\(nginx)")
             removed = !FileManager.default.fileExists(atPath: environmentFile)
-            if !(stopped && removed) { Thread.sleep(forTimeInterval: 0.2) }
+            if !(stopped && removed) { try await Task.sleep(for: .milliseconds(200)) }
         }
         #expect(stopped, "nginx \(nginx) still runs although its owner \(owner) is a zombie")
         #expect(removed, "servers.env is left behind")
     }
 
     /// POSTs a wire-format query to the DoH endpoint (RFC 8484 §4.1) and returns the answer bytes.
-    private func doh(_ query: Data) throws -> Data {
-        let result = try curlResult(
+    private func doh(_ query: Data) async throws -> Data {
+        let result = try await curlResult(
             ["--data-binary", "@-", "--header", "Content-Type: application/dns-message",
              "--header", "Accept: application/dns-message",
              "--resolve", "dns.test:\(servers.dohPort):127.0.0.1", servers.dohURL.absoluteString],
