@@ -15,7 +15,7 @@ struct ResolverOptions {
               2606:4700:4700::1111), Google (8.8.8.8, 8.8.4.4, 2001:4860:4860::8888) and Quad9 (9.9.9.9,
               149.112.112.112), reached at those bootstrap addresses. An endpoint's own host is reached
               through a --resolve entry for it, or its bootstrap addresses, never through the system
-              resolver. The resolver's policy (cache, failover, hijack checks): Documentation/Resolver.md.
+              resolver. Providers, failover, hijack checks: Documentation/LibraryGuide.md.
               """),
         .init(names: ["--resolve"], arity: .value, valueName: "HOST:PORT:ADDR",
               summary: "Use these addresses for HOST:PORT (PORT may be *), as curl",

@@ -47,6 +47,7 @@ struct TrustOptions {
               detail: """
               Do not verify the server's certificate or name at all: anyone on the path can impersonate
               the server. Pins, if given, still apply. Each connection made so is warned about on stderr.
+              The DoH endpoints stay verified: give --cacert for a private DoH server's CA.
               """),
     ]
 
