@@ -11,7 +11,7 @@ enum ResolveCommand {
         Resolves each HOST over DNS-over-HTTPS (RFC 8484, or the --provider's HTTPDNS API), falling back
         to the system resolver when every endpoint fails (unless --no-fallback). One line per address:
         HOST ADDRESS ttl=SECONDS source=doh|httpdns|cache|system|static|literal (ttl=- when the source
-        gives none).
+        gives none), and "stale" after an expired answer served stale (--stale, --stale-timeout).
 
         With --compare, asks the system resolver and the trusted provider side by side for each HOST
         and prints one line per name: HOST agree|disagree|trusted-failed|system-failed, then both
@@ -93,7 +93,7 @@ enum ResolveCommand {
                 } else {
                     let ttl = resolution.ttl.map { String(Int($0)) } ?? "-"
                     for address in resolution.addresses {
-                        console.print("\(resolution.host) \(address) ttl=\(ttl) source=\(resolution.source)")
+                        console.print("\(resolution.host) \(address) ttl=\(ttl) source=\(resolution.source)\(resolution.isStale ? " stale" : "")")
                     }
                 }
             } catch let timeout as TimeLimitOption.Exceeded {

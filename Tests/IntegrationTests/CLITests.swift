@@ -624,7 +624,7 @@ struct CLITests {
 
         let stale = try await httpdns(["resolve", "--type", "A", "--stale", "--cache-file", cache.path] + doh + ["a.test"])
         #expect(stale.status == 0)
-        #expect(stale.stdoutText == "a.test 192.0.2.1 ttl=0 source=cache\n")
+        #expect(stale.stdoutText == "a.test 192.0.2.1 ttl=0 source=cache stale\n")
         let refreshed = try await httpdns(["resolve", "--type", "A", "--stale", "--cache-file", cache.path] + doh + ["a.test"])
         #expect(refreshed.stdoutText.hasPrefix("a.test 127.0.0.1 ttl="))
         #expect(refreshed.stdoutText.hasSuffix(" source=cache\n"))

@@ -142,7 +142,7 @@ extension ResolverIntegrationSuites {
             let start = ContinuousClock.now
             let result = try await httpdns(["resolve", "--type", "A", "--stale-timeout", "0.5", "-m", "3", "--cache-file", file.path, "a.test"] + options)
             #expect(result.status == 0, "\(result.stderrText)")
-            #expect(result.stdoutText == "a.test 127.0.0.1 ttl=30 source=cache\n")
+            #expect(result.stdoutText == "a.test 127.0.0.1 ttl=30 source=cache stale\n")
             #expect(ContinuousClock.now - start < .seconds(3 + TestTimeScale.scaled(2.5)))
         }
 
