@@ -9,9 +9,8 @@
 #   --scratch-path DIR  its build directory (default: DIR/.build)
 #   --requests N1,N2    the two request counts (default 500,4500)
 #   --only TEXT         only the rows whose workload or caller contains TEXT ("HTTP/1.1")
-#   --repeat R          measure each mode R times and take the median (default 1): the
-#                       16-concurrent figures move by a few percent between runs, as the number of
-#                       completions the loop finds per wake-up depends on timing
+#   --repeat R          measure each mode R times, print the median and the range (default 1;
+#                       a mode's figure moves by up to about 2% between runs)
 #   --top K             after the table, for each of this library's rows: its K most costly
 #                       functions per request, inclusive and exclusive, and the cost by object file
 #   --keep DIR          keep the callgrind.out files, the bench's output and the servers' logs in DIR
