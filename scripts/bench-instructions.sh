@@ -9,9 +9,8 @@
 #   --scratch-path DIR  its build directory (default: DIR/.build)
 #   --requests N1,N2    the two request counts (default 500,4500)
 #   --only TEXT         only the rows whose workload or caller contains TEXT ("HTTP/1.1")
-#   --repeat R          measure each mode R times and take the median (default 1): the
-#                       16-concurrent figures move by a few percent between runs, as the number of
-#                       completions the loop finds per wake-up depends on timing
+#   --repeat R          measure each mode R times, print the median and the range (default 1;
+#                       a mode's figure moves by up to about 2% between runs)
 #   --top K             after the table, for each of this library's rows: its K most costly
 #                       functions per request, inclusive and exclusive, and the cost by object file
 #   --keep DIR          keep the callgrind.out files, the bench's output and the servers' logs in DIR
@@ -126,7 +125,7 @@ for version in h1 h2; do
     rows+=("16 concurrent, $name|raw libcurl|--profile-raw-concurrent $version")
 done
 
-# Runs one mode at one count into $work/STEM.COUNT.*; prints "IR ALLOCATIONS".
+# Runs one mode at one count into $work/STEM.COUNT.*; prints "IR ALLOCATIONS TLS-CONNECTIONS".
 measure() {
     local flags=$1 count=$2 stem=$3
     local out=$work/$stem.$count
@@ -140,28 +139,24 @@ measure() {
     python3 "$here/scripts/callgrind-counts.py" counts "$out.callgrind.out"
 }
 
-# What a concurrent mode's run STEM.COUNT printed of the connections it opened.
-connections() {
-    grep -o '[0-9]* new connections' "$work/$1.$2.txt" || true
-}
-
 # One mode at both counts into STEM; prints "IR-PER-REQUEST ALLOCATIONS-PER-REQUEST".
 pair() {
-    local flags=$1 stem=$2 first second attempt ir1 ir2 alloc1 alloc2
+    local flags=$1 stem=$2 first second attempt ir1 ir2 alloc1 alloc2 tls1 tls2
     first=$(measure "$flags" "$n1" "$stem")
     second=$(measure "$flags" "$n2" "$stem")
-    # A connection opened in one run and not in the other puts a TLS handshake (some 4,000
-    # instructions per request at the default counts) into the difference: run again, the shorter
-    # count first, until both opened as many (the concurrent modes print how many they opened).
+    # A TLS connection made in one run and not in the other (the 16-concurrent pool sometimes
+    # opens 15 or 17) puts a handshake, 3 to 6 million instructions, into the difference: run
+    # again, the shorter count first, until both made as many.
     for attempt in 1 2 3; do
-        [[ $(connections "$stem" "$n1") != "$(connections "$stem" "$n2")" ]] || break
-        echo "bench-instructions: $(connections "$stem" "$n1") at $n1 requests, $(connections "$stem" "$n2") at $n2; again" >&2
+        read -r _ _ tls1 <<<"$first"
+        read -r _ _ tls2 <<<"$second"
+        ((tls1 != tls2)) || break
+        echo "bench-instructions: $tls1 TLS connections at $n1 requests, $tls2 at $n2; again" >&2
         if ((attempt == 2)); then second=$(measure "$flags" "$n2" "$stem"); else first=$(measure "$flags" "$n1" "$stem"); fi
     done
-    [[ $(connections "$stem" "$n1") == "$(connections "$stem" "$n2")" ]] ||
-        echo "$(connections "$stem" "$n1") at $n1 requests, $(connections "$stem" "$n2") at $n2" >"$work/$stem.unmatched"
-    read -r ir1 alloc1 <<<"$first"
-    read -r ir2 alloc2 <<<"$second"
+    read -r ir1 alloc1 tls1 <<<"$first"
+    read -r ir2 alloc2 tls2 <<<"$second"
+    ((tls1 == tls2)) || echo "$tls1 TLS connections at $n1 requests, $tls2 at $n2" >"$work/$stem.unmatched"
     python3 -c "print(($ir2 - $ir1) / ($n2 - $n1), ($alloc2 - $alloc1) / ($n2 - $n1))"
 }
 
@@ -182,7 +177,7 @@ for row in "${rows[@]}"; do
         echo "bench-instructions: $flags at $n1 and $n2 requests, round $round of $repeat ($((SECONDS - started)) s so far)" >&2
         figures+="$round $(pair "$flags" "$slug.$round")"$'\n'
         if [[ -f $work/$slug.$round.unmatched ]]; then
-            notes+=("$workload, $caller, round $round: $(cat "$work/$slug.$round.unmatched"): the difference holds a connection's set-up")
+            notes+=("$workload, $caller, round $round: $(cat "$work/$slug.$round.unmatched"): the difference holds a handshake")
         fi
     done
     # The median round (its files serve --top), and the range over the rounds.

@@ -5,8 +5,9 @@ Start-up, warm-up and exit cost the same at both counts, so (cost(N2) - cost(N1)
 the cost of one request. scripts/bench-instructions.sh runs the workloads; this reads the files.
 
   callgrind-counts.py counts FILE
-      "IR ALLOCATIONS": the run's instructions and its calls to malloc, calloc, realloc,
-      posix_memalign, aligned_alloc and memalign (callgrind's call counts, every thread).
+      "IR ALLOCATIONS TLS": the run's instructions, its calls to malloc, calloc, realloc,
+      posix_memalign, aligned_alloc and memalign, and its calls to SSL_new (one a TLS connection)
+      (callgrind's call counts, every thread).
   callgrind-counts.py top FILE1 N1 FILE2 N2 K
       The K functions with the most inclusive instructions per request (callgrind_annotate
       --inclusive=yes at both counts, differenced; thread entry points and recursion cycles left
@@ -30,7 +31,7 @@ THREAD_ENTRIES = {"start_thread", "clone", "clone3", "(below main)", "_dispatch_
 
 
 def counts(path):
-    """Total Ir and allocator calls of one callgrind.out file (name compression resolved)."""
+    """Total Ir, allocator calls and SSL_new calls of one callgrind.out file (name compression resolved)."""
     names, callee, total, calls = {}, None, None, {}
     with open(path, errors="replace") as lines:
         for line in lines:
@@ -46,7 +47,7 @@ def counts(path):
                 total = int(line.split()[1])
     if total is None:
         sys.exit(f"callgrind-counts: no totals in {path} (did the run finish?)")
-    return total, sum(calls.get(name, 0) for name in ALLOCATORS)
+    return total, sum(calls.get(name, 0) for name in ALLOCATORS), calls.get("SSL_new", 0)
 
 
 def annotate(path, inclusive):
