@@ -99,6 +99,30 @@ struct CLIUnprivilegedOutputTests {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
     }
 
+    @Test("a cache file in a directory the user may not write is read, its answers in the main file, with a warning that new ones are not saved")
+    func cacheFileInUnwritableDirectory() async throws {
+        defer { try? FileManager.default.removeItem(at: sandbox) }
+        let made = try Self.directory("made", in: sandbox, mode: 0o755)
+        let directory = try Self.directory("cache", in: sandbox, mode: 0o755)
+        let file = directory.appendingPathComponent("cache.sqlite")
+        // Filled by root and shipped alone, as a deployment would: the answers must be in the main
+        // file, and there is no -wal or -shm beside it, which the user could not make.
+        let filled = try await fixture.httpdns(["resolve", "--type", "A", "--cache-file", made.appendingPathComponent("cache.sqlite").path, "a.test"]
+                                               + fixture.dohOptions)
+        try #require(filled.status == 0, "\(filled.stderrText)")
+        try FileManager.default.copyItem(at: made.appendingPathComponent("cache.sqlite"), to: file)
+        try #require(chmod(file.path, 0o644) == 0)
+        // An endpoint that refuses: only the file can answer.
+        let refused = try FreePort.tcp()
+        let result = try await asUser(["resolve", "--type", "A", "--no-fallback", "--cache-file", file.path, "a.test",
+                                       "--doh-url", "https://dns.test:\(refused)/dns-query", "--resolve", "dns.test:\(refused):127.0.0.1",
+                                       "--cacert", caCertificate.path])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stdoutText.hasPrefix("a.test 127.0.0.1 ttl="), "\(result.stdoutText)")
+        #expect(result.stdoutText.hasSuffix(" source=cache\n"), "\(result.stdoutText)")
+        #expect(result.stderrText.contains("new ones are not saved"), "\(result.stderrText)")
+    }
+
     @Test("-o /dev/null writes into the device, as curl, though /dev is not writable", arguments: [[], ["-i"]])
     func devNull(options: [String]) async throws {
         defer { try? FileManager.default.removeItem(at: sandbox) }

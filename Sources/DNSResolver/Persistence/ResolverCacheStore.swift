@@ -236,7 +236,7 @@ final class ResolverCacheStore: Sendable {
                     let plain = try SQLiteDatabase(path: path, readOnly: true, busyTimeout: busyTimeout)
                     try check(plain)
                     database = plain
-                } catch let again as SQLiteDatabase.Failure where again.cannotOpen && !isWritableDirectory(of: path) {
+                } catch let again as SQLiteDatabase.Failure where again.isReadOnly && !isWritableDirectory(of: path) {
                     // The main file alone, read without locks: a WAL left beside it by a process
                     // that did not close it is not read (the file is read once, at opening).
                     directoryIsReadOnly = true
@@ -431,7 +431,13 @@ final class ResolverCacheStore: Sendable {
     /// Writes every noted change now and returns when it is on disk or failed, with a warning that
     /// says what was not saved (each call warns: it is what a process does before it exits).
     func writeNow() {
-        queue.sync { writePending(saving: true) }
+        queue.sync {
+            writePending(saving: true)
+            // Into the main file: a copy of it alone, or a read of it where its -wal cannot be
+            // opened (a directory this process may not write), then has every answer. Best effort:
+            // while another process reads, the rest stays in the -wal, where connections find it.
+            if !database.isReadOnly { try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        }
     }
 
     /// Whether changes are waiting to be written (for tests).
