@@ -167,6 +167,7 @@ struct TrustOptions {
             let option = keyPath != nil && Self.file(of: error) == keyPath ? "--key" : "--cert"
             var message = "\(option): \(error)"
             if case .wrongPassword = error, secret == nil { message += " (give it with --pass, or as --cert FILE:PASSWORD)" }
+            if case .noPrivateKey = error, keyPath == nil, type == .pem { message += "; give its key with --key FILE" }
             throw UsageError(message)
         }
     }

@@ -166,6 +166,7 @@ extension TrustSuites {
                 (["--cert", "CLIENT_P12"], "a password is required", "--cert"),
                 (["--cert", "CLIENT_CERT", "--key", "CLIENT_ENCRYPTED_KEY"], "no passphrase was given", "--key"),
                 (["--cert", "CLIENT_NOKEY_P12:secret"], "has no private key", "--cert"),
+                (["--cert", "CLIENT_CERT"], "has no private key (give one with a PEM key file or use a PKCS#12 file that holds it); give its key with --key FILE", "--cert"),
                 (["--cert", "CLIENT_CERT", "--key", "CLIENT_EXPIRED_KEY"], "does not belong to the client certificate", "--key"),
                 (["--cert", "CLIENT_EXPIRED_CERT", "--key", "CLIENT_EXPIRED_KEY"], "is not valid now", "--cert"),
               ])
