@@ -139,10 +139,11 @@ struct CLITests {
         #expect(!result.stderrText.contains(" ::1:\(port)"), "\(result.stderrText)")
     }
 
-    @Test("--max-time on a slow server exits 28")
+    @Test("--max-time on a slow server exits 28, and the message names the limit as given")
     func slowExits28() async throws {
         let result = try await httpdns(["fetch", "--max-time", "1", fixture.url("a.test", "/slow").absoluteString] + doh)
         #expect(result.status == 28)
+        #expect(result.stderrText.hasSuffix(" (-m 1 s)\n"), "\(result.stderrText)")
     }
 
     @Test("--max-time running out during the DoH lookup exits 28, and the process never crashes on its way out")
