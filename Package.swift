@@ -8,7 +8,7 @@ let package = Package(
         .library(name: "HTTPDNS", targets: ["HTTPDNS"]),
         // URLSession integration: a product of its own, so the core library does not link FoundationNetworking.
         .library(name: "HTTPDNSURLSession", targets: ["HTTPDNSURLSession"]),
-        .executable(name: "httpdns", targets: ["httpdns"]),
+        .executable(name: "httpdns", targets: ["httpdns"])
     ],
     targets: [
         // C libraries from Debian (libcurl, OpenSSL, libidn2 for IDNA), and the shim for curl's variadic setters and OpenSSL's macros.
@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "TLSTrustTests", dependencies: ["TLSTrust"]),
         // The transport's rules as pure types (handle reuse, deadlines, failure table), no server.
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport"]),
-        .testTarget(name: "HTTPDNSCLITests", dependencies: ["HTTPDNSCLI", "HTTPDNS"]),
+        .testTarget(name: "HTTPDNSCLITests", dependencies: ["HTTPDNSCLI", "HTTPDNS"])
     ],
     swiftLanguageModes: [.v6]
 )

@@ -18,16 +18,22 @@ enum CacheFileWorkloads {
             try await waitForTheStoreToClose()
         }
         for (label, runs) in [("without a cache file:", without), ("with a cache file:   ", with)] {
-            print(String(format: "   %@ median %6.2f ms (best %6.2f); CPU of the process, writer included: median %6.2f ms (least %6.2f)",
-                         label, ColdStart.median(runs.map(\.wall)) * 1e3, runs.map(\.wall).min()! * 1e3,
-                         ColdStart.median(runs.map(\.cpu)) * 1e3, runs.map(\.cpu).min()! * 1e3))
+            print(
+                String(
+                    format: "   %@ median %6.2f ms (best %6.2f); CPU of the process, writer included: median %6.2f ms (least %6.2f)",
+                    label, ColdStart.median(runs.map(\.wall)) * 1e3, runs.map(\.wall).min()! * 1e3,
+                    ColdStart.median(runs.map(\.cpu)) * 1e3, runs.map(\.cpu).min()! * 1e3))
         }
-        print(String(format: "   lookups alone (the writer still at work): median %6.2f ms without, %6.2f ms with   (%.2fx)",
-                     ColdStart.median(without.map(\.lookups)) * 1e3, ColdStart.median(with.map(\.lookups)) * 1e3,
-                     ColdStart.median(with.map(\.lookups)) / ColdStart.median(without.map(\.lookups))))
-        print(String(format: "   until the rows are on disk: %.2fx wall (medians), %.2fx wall (bests), %.2fx CPU (medians)",
-                     ColdStart.median(with.map(\.wall)) / ColdStart.median(without.map(\.wall)), with.map(\.wall).min()! / without.map(\.wall).min()!,
-                     ColdStart.median(with.map(\.cpu)) / ColdStart.median(without.map(\.cpu))))
+        print(
+            String(
+                format: "   lookups alone (the writer still at work): median %6.2f ms without, %6.2f ms with   (%.2fx)",
+                ColdStart.median(without.map(\.lookups)) * 1e3, ColdStart.median(with.map(\.lookups)) * 1e3,
+                ColdStart.median(with.map(\.lookups)) / ColdStart.median(without.map(\.lookups))))
+        print(
+            String(
+                format: "   until the rows are on disk: %.2fx wall (medians), %.2fx wall (bests), %.2fx CPU (medians)",
+                ColdStart.median(with.map(\.wall)) / ColdStart.median(without.map(\.wall)), with.map(\.wall).min()! / without.map(\.wall).min()!,
+                ColdStart.median(with.map(\.cpu)) / ColdStart.median(without.map(\.cpu))))
         print("")
 
         print("== 100,000 names in the cache file loaded when a resolver is made, 5 rounds (target < 1 s)")
@@ -44,8 +50,9 @@ enum CacheFileWorkloads {
         print("")
 
         print("== cached resolution with a cache file configured, 10,000 names, 1 task (target < 500 ns, as without)")
-        let perLookup = try await ResolverWorkloads.cachedLookups(names: 10_000, lookups: lookups, tasks: 1,
-                                                                   file: directory.appendingPathComponent("hits.sqlite"))
+        let perLookup = try await ResolverWorkloads.cachedLookups(
+            names: 10_000, lookups: lookups, tasks: 1,
+            file: directory.appendingPathComponent("hits.sqlite"))
         print(String(format: "   %5.0f ns per lookup, best round (median %5.0f); %4.0f ns of CPU per lookup", perLookup.wall, perLookup.medianWall, perLookup.cpu))
     }
 

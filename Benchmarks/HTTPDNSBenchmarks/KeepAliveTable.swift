@@ -20,8 +20,10 @@ struct KeepAliveTable {
 
     /// `Rounds.compare` idle and, with a busy loop, again beside it; both kept for `markdown`.
     /// - Returns: The idle figures and the busy ones (nil without a busy loop).
-    mutating func compare(workload: String, caller: String, peer peerName: String, rounds: Int, count: Int,
-                          peer: @Sendable () async throws -> Double, ours: @Sendable () async throws -> Double) async throws -> (idle: Rounds, busy: Rounds?) {
+    mutating func compare(
+        workload: String, caller: String, peer peerName: String, rounds: Int, count: Int,
+        peer: @Sendable () async throws -> Double, ours: @Sendable () async throws -> Double
+    ) async throws -> (idle: Rounds, busy: Rounds?) {
         let idle = try await Rounds.compare(rounds: rounds, count: count, peer: peer, ours: ours)
         var busy: Rounds?
         if let busyLoop {
@@ -33,8 +35,9 @@ struct KeepAliveTable {
 
     /// The line printed under a comparison's idle lines for its busy figures.
     static func busyLine(_ busy: Rounds) -> String {
-        String(format: "   beside a busy core: peer %8.0f req/s %5.0f µs CPU; httpdns %8.0f req/s %5.0f µs CPU   (%.2fx rate, %.2fx CPU)",
-               busy.peer, busy.peerCPU, busy.ours, busy.oursCPU, busy.ratio, busy.oursCPU / busy.peerCPU)
+        String(
+            format: "   beside a busy core: peer %8.0f req/s %5.0f µs CPU; httpdns %8.0f req/s %5.0f µs CPU   (%.2fx rate, %.2fx CPU)",
+            busy.peer, busy.peerCPU, busy.ours, busy.oursCPU, busy.ratio, busy.oursCPU / busy.peerCPU)
     }
 
     /// Every row: rate ratio and CPU per request against the peer's, idle and (when measured) busy.

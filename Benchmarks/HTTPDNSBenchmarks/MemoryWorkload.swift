@@ -30,8 +30,10 @@ enum MemoryWorkload {
     }
 
     /// `total` GETs of https://a.test/ through one client, `width` at a time.
-    static func run(servers: TestServers, ca: [Certificate], total: Int, checkpoint: Int, width: Int,
-                    version: HTTPVersionPreference) async throws -> Report {
+    static func run(
+        servers: TestServers, ca: [Certificate], total: Int, checkpoint: Int, width: Int,
+        version: HTTPVersionPreference
+    ) async throws -> Report {
         let client = Ours.client(servers: servers, ca: ca, version: version)
         let request = HTTPRequest(url: servers.httpsURL("a.test"))
         // Writing 5 to clear_refs resets VmHWM (Linux 4.0+), so the peak is this workload's, not
@@ -43,8 +45,9 @@ enum MemoryWorkload {
         let atCheckpoint = residentSet().current
         try await lanes(client: client, request: request, count: max(0, total - checkpoint), width: width)
         let end = residentSet()
-        return Report(requests: total, checkpoint: checkpoint, rssAtCheckpoint: atCheckpoint, rssAtEnd: end.current,
-                      peak: end.peak, rssBefore: before, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        return Report(
+            requests: total, checkpoint: checkpoint, rssAtCheckpoint: atCheckpoint, rssAtEnd: end.current,
+            peak: end.peak, rssBefore: before, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
 
     private static func lanes(client: HTTPClient, request: HTTPRequest, count: Int, width: Int) async throws {

@@ -4,7 +4,7 @@ import Foundation
 import HTTPDNS
 import TestSupport
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 enum ResolverWorkloads {
@@ -13,8 +13,10 @@ enum ResolverWorkloads {
         print("== cached resolution through HostResolver.resolve(host:port:), 10,000 names cached, 7 rounds (target < 500 ns)")
         for tasks in [1, 2] {
             let perLookup = try await cachedLookups(names: 10_000, lookups: lookups, tasks: tasks)
-            print(String(format: "   %d task%@: %5.0f ns per lookup on each, best round (median %5.0f); %4.0f ns of CPU per lookup   (%.1f M lookups/s in all)",
-                         tasks, tasks == 1 ? " " : "s", perLookup.wall, perLookup.medianWall, perLookup.cpu, Double(tasks) * 1e3 / perLookup.wall))
+            print(
+                String(
+                    format: "   %d task%@: %5.0f ns per lookup on each, best round (median %5.0f); %4.0f ns of CPU per lookup   (%.1f M lookups/s in all)",
+                    tasks, tasks == 1 ? " " : "s", perLookup.wall, perLookup.medianWall, perLookup.cpu, Double(tasks) * 1e3 / perLookup.wall))
         }
         print("")
 
@@ -35,8 +37,10 @@ enum ResolverWorkloads {
         print("== cold start: one fetch of https://a.test/ through DoH in a fresh process, 15 runs each, interleaved (target 1.3x)")
         let cold = try ColdStart.measure(servers: servers, runs: 15)
         print(String(format: "   curl --doh-url:              median %6.1f ms, fastest %6.1f ms", cold.curl.median * 1e3, cold.curl.fastest * 1e3))
-        print(String(format: "   httpdns fetch --doh-url:     median %6.1f ms, fastest %6.1f ms   (%.2fx curl's median, %.2fx its fastest)",
-                     cold.ours.median * 1e3, cold.ours.fastest * 1e3, cold.ours.median / cold.curl.median, cold.ours.fastest / cold.curl.fastest))
+        print(
+            String(
+                format: "   httpdns fetch --doh-url:     median %6.1f ms, fastest %6.1f ms   (%.2fx curl's median, %.2fx its fastest)",
+                cold.ours.median * 1e3, cold.ours.fastest * 1e3, cold.ours.median / cold.curl.median, cold.ours.fastest / cold.curl.fastest))
     }
 
     // MARK: - Workload 2
@@ -44,8 +48,10 @@ enum ResolverWorkloads {
     /// A transport that answers every DoH query (POST: the endpoint below asks for it) with one A
     /// record, so the cache can be filled.
     struct FixedTransport: DoHTransport {
-        func send(url: URL, method: String, headers: [(String, String)], body: Data?, connectTo: [IPAddress],
-                  timeout: TimeInterval, maxResponseBytes: Int) async throws -> DoHHTTPResponse {
+        func send(
+            url: URL, method: String, headers: [(String, String)], body: Data?, connectTo: [IPAddress],
+            timeout: TimeInterval, maxResponseBytes: Int
+        ) async throws -> DoHHTTPResponse {
             var query = try DNSMessage(parsing: body ?? Data())
             query.isResponse = true
             if let question = query.questions.first, question.type == .a {
@@ -63,8 +69,9 @@ enum ResolverWorkloads {
     ///   `cpu`: the process's CPU time over all lookups, which other load on the machine moves less.
     /// - Parameter file: A cache file to configure (the hits must not touch it).
     static func cachedLookups(names: Int, lookups: Int, tasks: Int, rounds: Int = 7, file: URL? = nil) async throws -> (wall: Double, medianWall: Double, cpu: Double) {
-        let resolver = HostResolver(configuration: CacheFileWorkloads.configuration(file: file, capacity: names * 2),
-                                    transport: FixedTransport())
+        let resolver = HostResolver(
+            configuration: CacheFileWorkloads.configuration(file: file, capacity: names * 2),
+            transport: FixedTransport())
         let hosts = (0..<names).map { "host\($0).example" }
         for host in hosts { _ = try await resolver.resolve(host: host, port: 443) }
         var walls: [Double] = []
@@ -112,7 +119,7 @@ enum ResolverWorkloads {
                 throw BenchmarkFailure("unexpected DoH answer for a.test: \(answer)")
             }
         }
-        try await lookup()  // warm the connection
+        try await lookup() // warm the connection
         return try await Lanes.perSecond(count: count, width: width, lookup)
     }
 }
@@ -130,8 +137,12 @@ enum DoHPeer {
 
     static func lookupsPerSecond(python: URL, servers: TestServers, count: Int, width: Int) throws -> Double {
         let script = PackagePaths.scripts.appendingPathComponent("doh-bench-peer.py").path
-        let result = try Command.run(python, [script, servers.dohURL.absoluteString, "127.0.0.1", servers.caCertificate.path,
-                                              "a.test", String(count), String(width), "60", "--get"], timeout: 120)
+        let result = try Command.run(
+            python,
+            [
+                script, servers.dohURL.absoluteString, "127.0.0.1", servers.caCertificate.path,
+                "a.test", String(count), String(width), "60", "--get"
+            ], timeout: 120)
         guard result.status == 0, let rate = Double(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw BenchmarkFailure("doh-bench-peer.py failed: \(result.stderrText)")
         }
@@ -148,8 +159,10 @@ enum ColdStart {
             throw BenchmarkFailure("no httpdns next to httpdns-bench: build every product first (swift build -c release)")
         }
         let curl = URL(fileURLWithPath: "/usr/bin/curl")
-        let common = ["--doh-url", servers.dohURL.absoluteString, "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
-                      "--cacert", servers.caCertificate.path, "-s", "-o", "/dev/null", servers.httpsURL("a.test").absoluteString]
+        let common = [
+            "--doh-url", servers.dohURL.absoluteString, "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
+            "--cacert", servers.caCertificate.path, "-s", "-o", "/dev/null", servers.httpsURL("a.test").absoluteString
+        ]
         let oursArguments = ["fetch"] + common
         // A first run of each checks that it works (and warms the page cache for both).
         for (program, arguments) in [(httpdns, oursArguments), (curl, common)] {

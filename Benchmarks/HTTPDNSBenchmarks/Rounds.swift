@@ -3,7 +3,7 @@
 // one burst of load from deciding a ratio. CPU time per request (this process and the children it
 // waited for, getrusage) does not depend on the load the way throughput does.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Rates measured in alternating rounds.

@@ -43,13 +43,14 @@ enum URLSessionPeer {
         try "127.0.0.1 localhost a.test wrong.test self-signed.test\n".write(to: hosts, atomically: true, encoding: .utf8)
         let binary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let script = """
-        set -e
-        mount --bind '\(servers.caCertificate.path)' /etc/ssl/certs/ca-certificates.crt
-        mount --bind '\(hosts.path)' /etc/hosts
-        exec '\(binary)' \(childFlag) \(servers.httpsPort) \(count) \(width)
-        """
-        let result = try Command.run(URL(fileURLWithPath: "/usr/bin/unshare"),
-                                     ["-m", "--propagation", "private", "/bin/bash", "-c", script], timeout: 600)
+            set -e
+            mount --bind '\(servers.caCertificate.path)' /etc/ssl/certs/ca-certificates.crt
+            mount --bind '\(hosts.path)' /etc/hosts
+            exec '\(binary)' \(childFlag) \(servers.httpsPort) \(count) \(width)
+            """
+        let result = try Command.run(
+            URL(fileURLWithPath: "/usr/bin/unshare"),
+            ["-m", "--propagation", "private", "/bin/bash", "-c", script], timeout: 600)
         guard result.status == 0 else { throw Failure.child("exit \(result.status): \(result.stderrText)") }
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
         guard let rateLine = lines.first(where: { $0.hasPrefix("rate ") }), let rate = Double(rateLine.dropFirst(5)) else {
@@ -58,14 +59,16 @@ enum URLSessionPeer {
         let log = (try? String(contentsOf: servers.nginxAccessLog, encoding: .utf8)) ?? ""
         let last = log.split(separator: "\n").last { $0.contains("host=a.test") }.map(String.init) ?? ""
         let requestLine = last.split(separator: "\"").dropFirst().first.map(String.init) ?? "?"
-        return Measurement(rate: rate, requestLine: requestLine,
-                           verification: lines.filter { $0.hasPrefix("verified ") }.joined(separator: "; "))
+        return Measurement(
+            rate: rate, requestLine: requestLine,
+            verification: lines.filter { $0.hasPrefix("verified ") }.joined(separator: "; "))
     }
 
     /// The child: `--urlsession-peer PORT COUNT WIDTH`. Prints `verified ...` lines, then `rate R`.
     static func runChild(_ arguments: [String]) async throws {
         guard let index = arguments.firstIndex(of: childFlag), arguments.count > index + 3,
-              let port = Int(arguments[index + 1]), let count = Int(arguments[index + 2]), let width = Int(arguments[index + 3]) else {
+            let port = Int(arguments[index + 1]), let count = Int(arguments[index + 2]), let width = Int(arguments[index + 3])
+        else {
             throw Failure.child("usage: \(childFlag) PORT COUNT WIDTH")
         }
         let configuration = URLSessionConfiguration.ephemeral

@@ -4,46 +4,49 @@ import Foundation
 /// minutes (which also installs the Python peer from PyPI).
 enum Usage {
     static let text = """
-    Usage: httpdns-bench [options]     (build with `swift build -c release`; see Benchmarks/README.md)
+        Usage: httpdns-bench [options]     (build with `swift build -c release`; see Benchmarks/README.md)
 
-    Starts the test servers (nginx, unbound) and prints each workload's figures beside its peers'.
-      --requests N              Requests per keep-alive workload (default 2000).
-      --rounds R                Alternating rounds for the keep-alive workloads (default 3).
-      --memory-requests N       Requests of the memory workload (default 100000).
-      --memory-version h1|h2    HTTP version of the memory workload (default h2).
-      --lookups N               Cached lookups per round (default 300000).
-      --busy-core               Measure each keep-alive comparison again beside a process spinning
-                                on one core (not pinned), and print both in the closing table.
-      --busy-core-cpu N         The same with the spinner pinned to CPU N.
-      --no-urlsession           Skip the URLSession peer.
-      --no-memory               Skip the memory workload.
-      --memory-only             Only the memory workload.
-      --keep-alive-only         Only the sequential and 16-concurrent comparisons.
-      --resolver-only           Only the resolver workloads (cached lookups, DoH beside dnspython,
-                                cold start beside curl --doh-url; needs python3-venv and PyPI).
-      --cache-only              Only the cached lookups.
-      --profile-resolver cached|distinct|distinct-file|fill|immediate
-                                One resolver workload alone, for perf record: --lookups cached
-                                lookups (1 task), or 1,000 new names without or with a cache
-                                file, --rounds times; fill writes a cache file of 10,000 names
-                                that immediate loads for --lookups resolveImmediately hits on
-                                one thread (no task: it runs under valgrind --tool=callgrind).
-      --profile h1|h2           Only this library's sequential loop (for perf record).
-      --on-executor             With --profile or --profile-concurrent: callers on the client's
-                                executor.
-      --profile-concurrent h1|h2
-                                Only this library's 16-concurrent loop (for perf record).
-      --profile-raw h1|h2       Only the reused blocking easy handle's sequential loop.
-      --profile-raw-concurrent h1|h2
-                                Only the raw libcurl 16-concurrent loop (for perf record beside
-                                --profile-concurrent).
-      -h, --help                This help.
+        Starts the test servers (nginx, unbound) and prints each workload's figures beside its peers'.
+          --requests N              Requests per keep-alive workload (default 2000).
+          --rounds R                Alternating rounds for the keep-alive workloads (default 3).
+          --memory-requests N       Requests of the memory workload (default 100000).
+          --memory-version h1|h2    HTTP version of the memory workload (default h2).
+          --lookups N               Cached lookups per round (default 300000).
+          --busy-core               Measure each keep-alive comparison again beside a process spinning
+                                    on one core (not pinned), and print both in the closing table.
+          --busy-core-cpu N         The same with the spinner pinned to CPU N.
+          --no-urlsession           Skip the URLSession peer.
+          --no-memory               Skip the memory workload.
+          --memory-only             Only the memory workload.
+          --keep-alive-only         Only the sequential and 16-concurrent comparisons.
+          --resolver-only           Only the resolver workloads (cached lookups, DoH beside dnspython,
+                                    cold start beside curl --doh-url; needs python3-venv and PyPI).
+          --cache-only              Only the cached lookups.
+          --profile-resolver cached|distinct|distinct-file|fill|immediate
+                                    One resolver workload alone, for perf record: --lookups cached
+                                    lookups (1 task), or 1,000 new names without or with a cache
+                                    file, --rounds times; fill writes a cache file of 10,000 names
+                                    that immediate loads for --lookups resolveImmediately hits on
+                                    one thread (no task: it runs under valgrind --tool=callgrind).
+          --profile h1|h2           Only this library's sequential loop (for perf record).
+          --on-executor             With --profile or --profile-concurrent: callers on the client's
+                                    executor.
+          --profile-concurrent h1|h2
+                                    Only this library's 16-concurrent loop (for perf record).
+          --profile-raw h1|h2       Only the reused blocking easy handle's sequential loop.
+          --profile-raw-concurrent h1|h2
+                                    Only the raw libcurl 16-concurrent loop (for perf record beside
+                                    --profile-concurrent).
+          -h, --help                This help.
 
-    HTTPDNS_TEST_SERVERS_DIR=DIR uses the servers `scripts/test-servers.sh start DIR` started instead
-    of starting its own (under valgrind, which cannot start them; scripts/bench-instructions.sh).
-    """
+        HTTPDNS_TEST_SERVERS_DIR=DIR uses the servers `scripts/test-servers.sh start DIR` started instead
+        of starting its own (under valgrind, which cannot start them; scripts/bench-instructions.sh).
+        """
 
-    private static let valued: Set<String> = ["--requests", "--rounds", "--memory-requests", "--memory-version", "--lookups", "--profile", "--profile-concurrent", "--profile-raw-concurrent", "--profile-raw", "--busy-core-cpu", "--profile-resolver"]
+    private static let valued: Set<String> = [
+        "--requests", "--rounds", "--memory-requests", "--memory-version", "--lookups", "--profile", "--profile-concurrent", "--profile-raw-concurrent", "--profile-raw", "--busy-core-cpu",
+        "--profile-resolver"
+    ]
     private static let flags: Set<String> = ["--busy-core", "--keep-alive-only", "--no-urlsession", "--no-memory", "--memory-only", "--resolver-only", "--cache-only", "--on-executor"]
 
     /// nil when the arguments are fine; "" for --help; else what is wrong.

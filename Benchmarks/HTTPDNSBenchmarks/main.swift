@@ -46,8 +46,10 @@ struct Benchmarks {
         if arguments.contains("--cache-only") {
             for tasks in [1, 2] {
                 let perLookup = try await ResolverWorkloads.cachedLookups(names: 10_000, lookups: lookups, tasks: tasks)
-                print(String(format: "cached resolution, %d tasks: %.0f ns per lookup (best round; median %.0f), %.0f ns of CPU",
-                             tasks, perLookup.wall, perLookup.medianWall, perLookup.cpu))
+                print(
+                    String(
+                        format: "cached resolution, %d tasks: %.0f ns per lookup (best round; median %.0f), %.0f ns of CPU",
+                        tasks, perLookup.wall, perLookup.medianWall, perLookup.cpu))
             }
             try await CacheFileWorkloads.run(lookups: lookups)
             return
@@ -58,10 +60,13 @@ struct Benchmarks {
         if let value = flag("--profile-concurrent") {
             let version: HTTPVersionPreference = value == "h2" ? .http2 : .http1_1
             let cpu = ResolverWorkloads.processCPUNanoseconds()
-            let rate = try await Ours.concurrent(servers: servers, ca: ca, count: requests, width: 16, version: version,
-                                                 onExecutor: arguments.contains("--on-executor"))
-            print(String(format: "httpdns HTTPClient 16 concurrent: %.0f req/s, %.1f µs of CPU per request, %d new connections",
-                         rate, Double(ResolverWorkloads.processCPUNanoseconds() - cpu) / 1e3 / Double(requests), Ours.opened.load(ordering: .relaxed)))
+            let rate = try await Ours.concurrent(
+                servers: servers, ca: ca, count: requests, width: 16, version: version,
+                onExecutor: arguments.contains("--on-executor"))
+            print(
+                String(
+                    format: "httpdns HTTPClient 16 concurrent: %.0f req/s, %.1f µs of CPU per request, %d new connections",
+                    rate, Double(ResolverWorkloads.processCPUNanoseconds() - cpu) / 1e3 / Double(requests), Ours.opened.load(ordering: .relaxed)))
             return
         }
         // --profile-raw-concurrent VERSION: the raw libcurl peer of that workload alone.
@@ -75,15 +80,18 @@ struct Benchmarks {
         if let value = flag("--profile-raw") {
             let cpu = ResolverWorkloads.processCPUNanoseconds()
             let rate = RawCurl.sequential(servers: servers, count: requests, http2: value == "h2")
-            print(String(format: "reused blocking easy handle sequential: %.0f req/s, %.1f µs of CPU per request", rate, Double(ResolverWorkloads.processCPUNanoseconds() - cpu) / 1e3 / Double(requests)))
+            print(
+                String(format: "reused blocking easy handle sequential: %.0f req/s, %.1f µs of CPU per request", rate, Double(ResolverWorkloads.processCPUNanoseconds() - cpu) / 1e3 / Double(requests))
+            )
             return
         }
         // --profile VERSION [--on-executor]: only this library's sequential workload, for perf record.
         if let value = flag("--profile") {
             let version: HTTPVersionPreference = value == "h2" ? .http2 : .http1_1
             let cpu = ResolverWorkloads.processCPUNanoseconds()
-            let rate = try await Ours.sequential(servers: servers, ca: ca, count: requests, version: version,
-                                                 onExecutor: arguments.contains("--on-executor"))
+            let rate = try await Ours.sequential(
+                servers: servers, ca: ca, count: requests, version: version,
+                onExecutor: arguments.contains("--on-executor"))
             print(String(format: "httpdns HTTPClient sequential: %.0f req/s, %.1f µs of CPU per request", rate, Double(ResolverWorkloads.processCPUNanoseconds() - cpu) / 1e3 / Double(requests)))
             return
         }
@@ -129,18 +137,22 @@ struct Benchmarks {
             let name = version == .http2 ? "HTTP/2" : "HTTP/1.1"
             print("== sequential requests, 1 in flight, keep-alive, \(name)")
             let blocking = "reused blocking easy handle"
-            let sequential = try await table.compare(workload: "sequential, \(name)", caller: "global executor", peer: blocking, rounds: rounds, count: requests / rounds,
-                                                     peer: { RawCurl.sequential(servers: servers, count: requests / rounds, http2: version == .http2) },
-                                                     ours: { try await Ours.sequential(servers: servers, ca: ca, count: requests / rounds, version: version) })
+            let sequential = try await table.compare(
+                workload: "sequential, \(name)", caller: "global executor", peer: blocking, rounds: rounds, count: requests / rounds,
+                peer: { RawCurl.sequential(servers: servers, count: requests / rounds, http2: version == .http2) },
+                ours: { try await Ours.sequential(servers: servers, ca: ca, count: requests / rounds, version: version) })
             let ours = sequential.idle.ours
             print(String(format: "   reused blocking easy handle: %8.0f req/s   %5.0f µs CPU per request", sequential.idle.peer, sequential.idle.peerCPU))
             print(String(format: "   httpdns HTTPClient:          %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds)", ours, sequential.idle.oursCPU, sequential.idle.ratio, rounds))
             if let busy = sequential.busy { print(KeepAliveTable.busyLine(busy)) }
-            let onLoop = try await table.compare(workload: "sequential, \(name)", caller: "`client.executor`", peer: blocking, rounds: rounds, count: requests / rounds,
-                                                 peer: { RawCurl.sequential(servers: servers, count: requests / rounds, http2: version == .http2) },
-                                                 ours: { try await Ours.sequential(servers: servers, ca: ca, count: requests / rounds, version: version, onExecutor: true) })
+            let onLoop = try await table.compare(
+                workload: "sequential, \(name)", caller: "`client.executor`", peer: blocking, rounds: rounds, count: requests / rounds,
+                peer: { RawCurl.sequential(servers: servers, count: requests / rounds, http2: version == .http2) },
+                ours: { try await Ours.sequential(servers: servers, ca: ca, count: requests / rounds, version: version, onExecutor: true) })
             print(String(format: "   reused blocking easy handle: %8.0f req/s   %5.0f µs CPU per request", onLoop.idle.peer, onLoop.idle.peerCPU))
-            print(String(format: "   httpdns, caller on executor: %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds)", onLoop.idle.ours, onLoop.idle.oursCPU, onLoop.idle.ratio, rounds))
+            print(
+                String(
+                    format: "   httpdns, caller on executor: %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds)", onLoop.idle.ours, onLoop.idle.oursCPU, onLoop.idle.ratio, rounds))
             if let busy = onLoop.busy { print(KeepAliveTable.busyLine(busy)) }
             if !arguments.contains("--no-urlsession") {
                 let peer = try URLSessionPeer.measure(servers: servers, count: requests, width: 1)
@@ -149,34 +161,45 @@ struct Benchmarks {
             print("")
             print("== 16 concurrent, \(name)")
             let workload = "16 concurrent, \(name)"
-            let concurrent = try await table.compare(workload: workload, caller: "global executor", peer: "`curl --parallel-max 16`", rounds: rounds, count: requests * 2,
-                                                     peer: { try CurlCLI.parallel(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
-                                                     ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version) })
+            let concurrent = try await table.compare(
+                workload: workload, caller: "global executor", peer: "`curl --parallel-max 16`", rounds: rounds, count: requests * 2,
+                peer: { try CurlCLI.parallel(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
+                ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version) })
             let oursConcurrent = concurrent.idle.ours
             let opened = Ours.opened.exchange(0, ordering: .relaxed)
             print(String(format: "   curl --parallel-max 16:      %8.0f req/s   %5.0f µs CPU per request", concurrent.idle.peer, concurrent.idle.peerCPU))
-            print(String(format: "   httpdns HTTPClient:          %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds), %d new connections", oursConcurrent, concurrent.idle.oursCPU, concurrent.idle.ratio, rounds, opened))
+            print(
+                String(
+                    format: "   httpdns HTTPClient:          %8.0f req/s   %5.0f µs CPU per request   (%.2fx, median of %d rounds), %d new connections", oursConcurrent, concurrent.idle.oursCPU,
+                    concurrent.idle.ratio, rounds, opened))
             if let busy = concurrent.busy { print(KeepAliveTable.busyLine(busy)) }
             // The ceiling for anything built on libcurl, measured beside the two.
             let rawMulti = "raw libcurl multi, 16 reused easy handles"
-            let ceiling = try await table.compare(workload: workload, caller: "global executor", peer: rawMulti, rounds: rounds, count: requests * 2,
-                                                  peer: { try RawCurl.concurrent(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
-                                                  ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version) })
-            print(String(format: "   libcurl multi, 16 reused easy handles, one thread (no API): %8.0f req/s   %5.0f µs CPU per request = %.2fx curl --parallel; httpdns is %.2fx of it",
-                         ceiling.idle.peer, ceiling.idle.peerCPU, ceiling.idle.peer / concurrent.idle.peer, ceiling.idle.ratio))
+            let ceiling = try await table.compare(
+                workload: workload, caller: "global executor", peer: rawMulti, rounds: rounds, count: requests * 2,
+                peer: { try RawCurl.concurrent(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
+                ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version) })
+            print(
+                String(
+                    format: "   libcurl multi, 16 reused easy handles, one thread (no API): %8.0f req/s   %5.0f µs CPU per request = %.2fx curl --parallel; httpdns is %.2fx of it",
+                    ceiling.idle.peer, ceiling.idle.peerCPU, ceiling.idle.peer / concurrent.idle.peer, ceiling.idle.ratio))
             if let busy = ceiling.busy { print(KeepAliveTable.busyLine(busy)) }
-            let concurrentOnLoop = try await table.compare(workload: workload, caller: "`client.executor`", peer: rawMulti, rounds: rounds, count: requests * 2,
-                                                           peer: { try RawCurl.concurrent(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
-                                                           ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version, onExecutor: true) })
+            let concurrentOnLoop = try await table.compare(
+                workload: workload, caller: "`client.executor`", peer: rawMulti, rounds: rounds, count: requests * 2,
+                peer: { try RawCurl.concurrent(servers: servers, count: requests * 2, width: 16, http2: version == .http2) },
+                ours: { try await Ours.concurrent(servers: servers, ca: ca, count: requests * 2, width: 16, version: version, onExecutor: true) })
             _ = Ours.opened.exchange(0, ordering: .relaxed)
-            print(String(format: "   httpdns, callers on executor: %8.0f req/s   %5.0f µs CPU per request = %.2fx curl --parallel; %.2fx the raw multi's rate (%.0f µs CPU there)",
-                         concurrentOnLoop.idle.ours, concurrentOnLoop.idle.oursCPU, concurrentOnLoop.idle.ours / concurrent.idle.peer, concurrentOnLoop.idle.ratio, concurrentOnLoop.idle.peerCPU))
+            print(
+                String(
+                    format: "   httpdns, callers on executor: %8.0f req/s   %5.0f µs CPU per request = %.2fx curl --parallel; %.2fx the raw multi's rate (%.0f µs CPU there)",
+                    concurrentOnLoop.idle.ours, concurrentOnLoop.idle.oursCPU, concurrentOnLoop.idle.ours / concurrent.idle.peer, concurrentOnLoop.idle.ratio, concurrentOnLoop.idle.peerCPU))
             if let busy = concurrentOnLoop.busy { print(KeepAliveTable.busyLine(busy)) }
             if !arguments.contains("--no-urlsession") {
                 // URLSession picks the version itself (HTTP/2 by ALPN): the line nginx logged shows which.
                 let peer = try URLSessionPeer.measure(servers: servers, count: requests, width: 16)
-                print(String(format: "   URLSession:                  %8.0f req/s   (httpdns is %.2fx)", peer.rate, oursConcurrent / peer.rate)
-                      + "; nginx logged \"\(peer.requestLine)\"; \(peer.verification)")
+                print(
+                    String(format: "   URLSession:                  %8.0f req/s   (httpdns is %.2fx)", peer.rate, oursConcurrent / peer.rate)
+                        + "; nginx logged \"\(peer.requestLine)\"; \(peer.verification)")
             }
             print("")
         }
@@ -214,7 +237,7 @@ enum RawCurl {
         let list = resolveList(servers)
         configure(easy, servers: servers, http2: http2)
         _ = httpdns_easy_setopt_ptr(easy, CURLOPT_RESOLVE, list)
-        _ = curl_easy_perform(easy)  // warm the connection
+        _ = curl_easy_perform(easy) // warm the connection
         let start = DispatchTime.now().uptimeNanoseconds
         for _ in 0..<count { _ = curl_easy_perform(easy) }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -272,7 +295,7 @@ enum RawCurl {
                 if completed < total { curl_multi_poll(multi, nil, 0, 100, nil) }
             }
         }
-        run(width)  // warm: open the connections
+        run(width) // warm: open the connections
         let start = DispatchTime.now().uptimeNanoseconds
         run(count)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -327,8 +350,10 @@ enum Ours {
 
     /// - Parameter onExecutor: the caller runs on the client's executor (`HTTPClient.executor`)
     ///   instead of the global one.
-    static func sequential(servers: TestServers, ca: [Certificate], count: Int, version: HTTPVersionPreference,
-                           onExecutor: Bool = false) async throws -> Double {
+    static func sequential(
+        servers: TestServers, ca: [Certificate], count: Int, version: HTTPVersionPreference,
+        onExecutor: Bool = false
+    ) async throws -> Double {
         let client = client(servers: servers, ca: ca, version: version)
         let request = HTTPRequest(url: servers.httpsURL("a.test"))
         _ = try await client.execute(request)
@@ -339,8 +364,10 @@ enum Ours {
         }
     }
 
-    static func concurrent(servers: TestServers, ca: [Certificate], count: Int, width: Int, version: HTTPVersionPreference,
-                           onExecutor: Bool = false) async throws -> Double {
+    static func concurrent(
+        servers: TestServers, ca: [Certificate], count: Int, width: Int, version: HTTPVersionPreference,
+        onExecutor: Bool = false
+    ) async throws -> Double {
         let client = client(servers: servers, ca: ca, version: version)
         let request = HTTPRequest(url: servers.httpsURL("a.test"))
         // Warm `width` at once, as the raw multi peer does, so the connections are open before the
@@ -388,10 +415,13 @@ enum CurlCLI {
         try lines.write(to: config, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: config) }
         let start = DispatchTime.now().uptimeNanoseconds
-        let result = try Command.run(URL(fileURLWithPath: "/usr/bin/curl"),
-                                     ["-s", "--parallel", "--parallel-max", String(width), http2 ? "--http2" : "--http1.1",
-                                      "--resolve", "a.test:\(servers.httpsPort):127.0.0.1", "--cacert", servers.caCertificate.path,
-                                      "-K", config.path], timeout: 600)
+        let result = try Command.run(
+            URL(fileURLWithPath: "/usr/bin/curl"),
+            [
+                "-s", "--parallel", "--parallel-max", String(width), http2 ? "--http2" : "--http1.1",
+                "--resolve", "a.test:\(servers.httpsPort):127.0.0.1", "--cacert", servers.caCertificate.path,
+                "-K", config.path
+            ], timeout: 600)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         guard result.status == 0 else { throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "curl failed: \(result.stderrText)"]) }
         return Double(count) / seconds

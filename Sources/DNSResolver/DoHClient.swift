@@ -202,7 +202,8 @@ public struct DoHClient: Sendable {
             return .noAddresses(negativeTTL: negativeTTL.map(TimeInterval.init))
         }
         let reasons = Set(failures.map(\.reason))
-        let reason = reasons.count == 1
+        let reason =
+            reasons.count == 1
             ? failures[0].reason
             : failures.map { "\($0.type): \($0.reason)" }.joined(separator: "; ")
         throw .endpointFailed(endpoint.url, reason: reason)

@@ -62,7 +62,8 @@ extension DoHEndpoint {
         guard let encodedHost = components.encodedHost, !encodedHost.isEmpty else { throw .missingHost(text) }
         // Escapes that do not decode to UTF-8 (`%FF`) make no host name.
         guard let rawHost = encodedHost.contains("%") ? encodedHost.removingPercentEncoding : encodedHost,
-              !rawHost.isEmpty else { throw .invalidHost(text) }
+            !rawHost.isEmpty
+        else { throw .invalidHost(text) }
         guard let host = HostName.normalize(rawHost) else { throw .invalidHost(text) }
         if let port = components.port, !(1...65535).contains(port) { throw .invalidPort(text) }
         if components.user != nil || components.password != nil {

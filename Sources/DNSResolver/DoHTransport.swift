@@ -25,7 +25,8 @@ public struct DoHHTTPResponse: Sendable {
     /// ignores the field, and so does the resolver).
     public static func age(fromField value: String?) -> TimeInterval? {
         guard let digits = value?.trimmingWhitespace(), !digits.isEmpty,
-              digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+            digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
         let cap: TimeInterval = 2_147_483_648
         guard digits.utf8.count <= 10, let seconds = Double(digits) else { return cap }
         return min(seconds, cap)

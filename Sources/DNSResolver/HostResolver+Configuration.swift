@@ -151,8 +151,10 @@ extension HostResolver {
             /// lookups of the name are answered stale at once for this long, without asking again.
             public var failureRecheckInterval: TimeInterval
 
-            public init(clientResponseTimeout: TimeInterval = 1.8, staleAnswerTTL: TimeInterval = 30,
-                        maximumStaleAge: TimeInterval = 86_400, failureRecheckInterval: TimeInterval = 30) {
+            public init(
+                clientResponseTimeout: TimeInterval = 1.8, staleAnswerTTL: TimeInterval = 30,
+                maximumStaleAge: TimeInterval = 86_400, failureRecheckInterval: TimeInterval = 30
+            ) {
                 self.clientResponseTimeout = clientResponseTimeout
                 self.staleAnswerTTL = staleAnswerTTL
                 self.maximumStaleAge = maximumStaleAge

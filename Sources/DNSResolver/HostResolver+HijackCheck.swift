@@ -40,7 +40,7 @@ public struct HijackComparison: Sendable, Hashable {
         case (_, .failure(.resolverUnavailable)), (_, .failure(.invalidHostName)):
             return .systemFailed
         case (.failure, .failure):
-            return .agree  // both: no such name / no addresses
+            return .agree // both: no such name / no addresses
         case (.success, .failure), (.failure, .success):
             return .disagree
         }

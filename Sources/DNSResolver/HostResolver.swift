@@ -80,9 +80,11 @@ public final class HostResolver: HostResolving {
         let observer = configuration.observer
         for problem in policy.problems { observer?.warning(problem) }
         let opened = configuration.persistentCacheFile.flatMap { file in
-            ResolverCacheStore.open(file, busyTimeout: configuration.persistentCacheBusyTimeout,
-                                    maximumAge: configuration.persistentCacheMaximumAge,
-                                    loadLimit: configuration.cacheCapacity) { observer?.warning($0) }
+            ResolverCacheStore.open(
+                file, busyTimeout: configuration.persistentCacheBusyTimeout,
+                maximumAge: configuration.persistentCacheMaximumAge,
+                loadLimit: configuration.cacheCapacity
+            ) { observer?.warning($0) }
         }
         self.store = opened?.store
         if let rows = opened?.rows { load(rows) }
@@ -173,11 +175,12 @@ public final class HostResolver: HostResolving {
         var expiredFor: TimeInterval = 0
 
         var resolution: HostResolution {
-            let source: ResolutionSource = switch self.source {
-            case .literal: .literal
-            case .staticMapping: .staticMapping
-            case .cache: .cache
-            }
+            let source: ResolutionSource =
+                switch self.source {
+                case .literal: .literal
+                case .staticMapping: .staticMapping
+                case .cache: .cache
+                }
             return HostResolution(host: host, addresses: addresses, ttl: ttl, source: source, provider: provider, latency: latency, isStale: isStale)
         }
     }
@@ -200,7 +203,8 @@ public final class HostResolver: HostResolving {
         // A flag rather than the key found: a copy of the key costs the hit path a retain and a release.
         var fromBothFamilies = false
         if families != .both, found?.isStale ?? true, let other = bothFamiliesHit(name, families, now: started),
-           found == nil || !other.isStale {
+            found == nil || !other.isStale
+        {
             (found, fromBothFamilies) = (other, true)
         }
         guard let hit = found else {
@@ -217,16 +221,20 @@ public final class HostResolver: HostResolving {
             // Made where it is returned, and again for an observer: one made before the call and
             // returned after it was copied and destroyed again on every hit.
             if let observer = configuration.observer {
-                observer.cacheHit(host: name, resolution: HostResolution(host: name, addresses: addresses, ttl: hit.remaining, source: .cache,
-                                                                         provider: hit.provider, latency: latency))
+                observer.cacheHit(
+                    host: name,
+                    resolution: HostResolution(
+                        host: name, addresses: addresses, ttl: hit.remaining, source: .cache,
+                        provider: hit.provider, latency: latency))
             }
             if let window = configuration.refreshAheadWindow, hit.remaining <= window {
                 refreshInBackground(LookupCoalescer.Key(cacheKey: fromBothFamilies ? ResolutionCache.Key(name: name, families: .both) : key, port: port), reason: .refreshAhead)
             }
             return .hit(HostResolution(host: name, addresses: addresses, ttl: hit.remaining, source: .cache, provider: hit.provider, latency: latency))
         }
-        var answer = Answer(host: name, addresses: addresses, ttl: 0, source: .cache,
-                            provider: hit.provider, latency: now() - started, isStale: true)
+        var answer = Answer(
+            host: name, addresses: addresses, ttl: 0, source: .cache,
+            provider: hit.provider, latency: now() - started, isStale: true)
         switch policy.use(remaining: hit.remaining) {
         case .fresh:
             break
@@ -248,7 +256,8 @@ public final class HostResolver: HostResolving {
     /// TTL or less); nil when it holds none of them (the other family's query may have failed).
     private func bothFamiliesHit(_ name: String, _ family: AddressFamilies, now: TimeInterval) -> ResolutionCache.Hit? {
         guard var hit = cache.lookup(ResolutionCache.Key(name: name, families: .both), now: now, staleLimit: staleRetention),
-              case .addresses(let addresses) = hit.value else { return nil }
+            case .addresses(let addresses) = hit.value
+        else { return nil }
         let wanted = addresses.filter { family.includes($0.family) }
         guard !wanted.isEmpty else { return nil }
         hit.value = .addresses(wanted)
@@ -360,7 +369,6 @@ public final class HostResolver: HostResolving {
         return (names.map { Array($0.utf8) }, suffixes.map { Array($0.utf8) })
     }
 
-
     func concrete(_ families: AddressFamilies) -> AddressFamilies {
         families == .auto ? configuration.routeProbe.families() : families
     }
@@ -449,8 +457,10 @@ public final class HostResolver: HostResolving {
     private static func answer(from hit: ResolutionCache.Hit, name: String) -> Result<Answer, ResolutionError> {
         switch hit.value {
         case .addresses(let addresses):
-            .success(Answer(host: name, addresses: addresses, ttl: max(0, hit.remaining), source: .cache,
-                            provider: hit.provider, isStale: hit.isStale))
+            .success(
+                Answer(
+                    host: name, addresses: addresses, ttl: max(0, hit.remaining), source: .cache,
+                    provider: hit.provider, isStale: hit.isStale))
         case .nameNotFound:
             .failure(.nameNotFound(host: name, negativeTTL: hit.remaining))
         case .noAddresses:

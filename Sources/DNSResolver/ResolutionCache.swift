@@ -2,7 +2,7 @@ import Foundation
 import HTTPDNSCore
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The answers `HostResolver` remembers, keyed by normalized name and family selection, each with an
@@ -85,7 +85,7 @@ final class ResolutionCache: Sendable {
     /// One shard's entries under a pthread mutex of its own. Not a `LockedValue`: that one's
     /// `withLock` is generic and in another module, and a hit called it unspecialized (the
     /// dictionary's metadata looked up, a closure context made); this one is specialized here.
-    private final class Shard: @unchecked Sendable {  // `entries` is only touched with `mutex` held
+    private final class Shard: @unchecked Sendable { // `entries` is only touched with `mutex` held
         private let mutex: UnsafeMutablePointer<pthread_mutex_t>
         /// Behind a pointer rather than a stored `var`, which would be checked for exclusive access
         /// at run time on every use (the mutex already makes it exclusive).

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The time source cache expiry is measured against. Injected so tests can move time without sleeping.
@@ -25,7 +25,7 @@ extension ResolverClock {
 func sleepForSeconds(_ seconds: TimeInterval) async throws {
     var left = seconds.isNaN ? 0 : max(0, seconds)
     repeat {
-        let part = min(left, 1e9)  // about 31 years
+        let part = min(left, 1e9) // about 31 years
         try await Task.sleep(for: .seconds(part))
         left -= part
     } while left > 0

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPDNSCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Which address families this host can reach the internet over, for `AddressFamilies.auto`.

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import HTTPDNSCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The operating system's resolver (`getaddrinfo(3)`: `/etc/hosts`, then DNS as `nsswitch.conf` says).
@@ -67,7 +67,8 @@ public struct SystemResolver: HostResolving {
         case eaiNoData:
             return .failure(.noAddresses(host: name, negativeTTL: nil))
         default:
-            let reason = status == EAI_SYSTEM
+            let reason =
+                status == EAI_SYSTEM
                 ? "getaddrinfo: \(String(cString: strerror(errno)))"
                 : "getaddrinfo: \(String(cString: gai_strerror(status)))"
             return .failure(.resolverUnavailable(host: name, reasons: [reason]))

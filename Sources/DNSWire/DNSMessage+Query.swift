@@ -33,19 +33,19 @@ extension DNSMessage {
 
         var writer = DNSMessageWriter()
         writer.append(id)
-        writer.append(0x0100 as UInt16)  // QR 0, OPCODE 0, RD 1
-        writer.append(1 as UInt16)  // QDCOUNT
-        writer.append(0 as UInt16)  // ANCOUNT
-        writer.append(0 as UInt16)  // NSCOUNT
-        writer.append(1 as UInt16)  // ARCOUNT: the OPT record
+        writer.append(0x0100 as UInt16) // QR 0, OPCODE 0, RD 1
+        writer.append(1 as UInt16) // QDCOUNT
+        writer.append(0 as UInt16) // ANCOUNT
+        writer.append(0 as UInt16) // NSCOUNT
+        writer.append(1 as UInt16) // ARCOUNT: the OPT record
         writer.append(contentsOf: qname)
         writer.append(type.rawValue)
-        writer.append(1 as UInt16)  // QCLASS IN
+        writer.append(1 as UInt16) // QCLASS IN
 
-        writer.append(0 as UInt8)  // OPT owner: root
+        writer.append(0 as UInt8) // OPT owner: root
         writer.append(DNSRecordType.opt.rawValue)
         writer.append(advertisedPayloadSize)
-        writer.append(0 as UInt32)  // extended RCODE 0, version 0, flags 0
+        writer.append(0 as UInt32) // extended RCODE 0, version 0, flags 0
         if let block = paddingBlockSize {
             // RDLENGTH (2) and the option's code and length (4) come before the padding octets.
             let unpadded = writer.count + 2 + 4

@@ -189,8 +189,9 @@ enum DNSName {
         if zone.isEmpty || zone == name { return true }
         // Compare label by label: a text suffix test would be fooled by escaped dots.
         guard let zoneLabels = try? labels(of: zone, allowEscapes: true),
-              let nameLabels = try? labels(of: name, allowEscapes: true),
-              zoneLabels.count <= nameLabels.count else { return false }
+            let nameLabels = try? labels(of: name, allowEscapes: true),
+            zoneLabels.count <= nameLabels.count
+        else { return false }
         return Array(nameLabels.suffix(zoneLabels.count)) == zoneLabels
     }
 

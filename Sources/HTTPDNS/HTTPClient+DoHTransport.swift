@@ -17,8 +17,10 @@ extension HTTPClient: DoHTransport {
     }
 
     /// The request `send` makes for a DoH exchange: HTTP/2, idempotent, `timeout` seconds in all.
-    func dohRequest(url: URL, method: String, headers: [(String, String)], body: Data?,
-                    connectTo: [IPAddress], timeout: TimeInterval) -> HTTPRequest {
+    func dohRequest(
+        url: URL, method: String, headers: [(String, String)], body: Data?,
+        connectTo: [IPAddress], timeout: TimeInterval
+    ) -> HTTPRequest {
         var request = HTTPRequest(url: url, method: method, headers: HTTPHeaders(headers), body: body.map { .data($0) })
         request.connectTo = connectTo.isEmpty ? nil : connectTo
         request.httpVersion = .http2
@@ -33,8 +35,9 @@ extension HTTPClient: DoHTransport {
 extension DoHHTTPResponse {
     /// The status, `Content-Type`, body and `Age` of `response`.
     init(_ response: HTTPResponse) {
-        self.init(status: response.status, contentType: response.headers[first: "Content-Type"], body: response.body,
-                  age: Self.age(fromField: response.headers[first: "Age"]))
+        self.init(
+            status: response.status, contentType: response.headers[first: "Content-Type"], body: response.body,
+            age: Self.age(fromField: response.headers[first: "Age"]))
     }
 }
 

@@ -7,7 +7,7 @@ struct ArgumentParser {
     /// One option: how it parses, and its documentation, from which `--help`, `httpdns help`,
     /// the man pages and the shell completions are made.
     struct Option {
-        let names: [String]   // e.g. ["-X", "--request"]
+        let names: [String] // e.g. ["-X", "--request"]
         let arity: Arity
         /// Whether the value is bytes rather than text (a body given inline), so that it may be
         /// any bytes; every other value, and every positional argument, must be valid UTF-8.

@@ -27,9 +27,11 @@ struct CommandReference {
     let exitStatus: [(status: String, meaning: String)]
 
     /// The `-h` every command takes, last.
-    static let helpSection = Section(title: "Help", options: [
-        .init(names: ["-h", "--help"], arity: .flag, summary: "This help: the most used options (--help all: every one)"),
-    ])
+    static let helpSection = Section(
+        title: "Help",
+        options: [
+            .init(names: ["-h", "--help"], arity: .flag, summary: "This help: the most used options (--help all: every one)")
+        ])
 
     /// Every option, in the order help lists them.
     var options: [ArgumentParser.Option] { sections.flatMap(\.options) }
@@ -142,7 +144,8 @@ struct CommandReference {
             text += "\n"
         }
         text += "## Exit status\n\n"
-        text += name.isEmpty
+        text +=
+            name.isEmpty
             ? "0 on success, 2 for an unknown command or option; each command's own are in [CLI.md](../CLI.md#exit-statuses).\n\n"
             : "\(exitStatus.map(\.status).joined(separator: ", ")): see [CLI.md](../CLI.md#exit-statuses).\n\n"
         let others = (["httpdns"] + HTTPDNSTool.commands.map { "httpdns-\($0.name)" }).filter { $0 != page }

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPDNSCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension Console {

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where a command writes: the body to `output`, messages to `error`, a body sent to standard
@@ -12,8 +12,10 @@ public struct Console: Sendable {
     public var errorOutput: @Sendable (Data) -> Void
 
     /// - Parameter errorOutput: by default the bytes go to `error` as UTF-8 text.
-    public init(output: @escaping @Sendable (Data) -> Void, error: @escaping @Sendable (String) -> Void,
-                errorOutput: (@Sendable (Data) -> Void)? = nil) {
+    public init(
+        output: @escaping @Sendable (Data) -> Void, error: @escaping @Sendable (String) -> Void,
+        errorOutput: (@Sendable (Data) -> Void)? = nil
+    ) {
         self.output = output
         self.error = error
         self.errorOutput = errorOutput ?? { error(String(decoding: $0, as: UTF8.self)) }
@@ -31,7 +33,8 @@ public struct Console: Sendable {
     private static func writeOutput(_ data: Data, to fd: Int32) {
         guard writeAll(data, to: fd) else {
             // EBADF: started with the stream closed (see `occupyClosedStandardDescriptors`).
-            let message = errno == EBADF
+            let message =
+                errno == EBADF
                 ? "cannot write to standard \(fd == 1 ? "output" : "error"): it is closed (or open for reading only)"
                 : "writing the output failed: \(String(cString: strerror(errno)))"
             _ = writeAll(Data("httpdns: \(message)\n".utf8), to: 2)

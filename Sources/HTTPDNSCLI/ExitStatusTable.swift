@@ -21,11 +21,13 @@ enum ExitStatusTable {
         Entry(status: "\(Status.success)", meaning: "success", commands: all),
         Entry(status: "1", meaning: "an address is unhealthy (a trust failure included)", commands: ["probe"]),
         Entry(status: "1", meaning: "with --compare: a name disagrees", commands: ["resolve"]),
-        Entry(status: "\(Status.usage)", meaning: "usage error or bad input, found before any traffic: an unknown option, a malformed URL, a file or value an option names that cannot be used",
-              commands: all),
+        Entry(
+            status: "\(Status.usage)", meaning: "usage error or bad input, found before any traffic: an unknown option, a malformed URL, a file or value an option names that cannot be used",
+            commands: all),
         Entry(status: "\(Status.couldNotResolve)", meaning: "could not resolve host", commands: ["fetch", "probe", "pins"]),
-        Entry(status: "\(Status.couldNotResolve)", meaning: "a name could not be resolved; with --compare: one side failed for a name, and none disagreed",
-              commands: ["resolve"]),
+        Entry(
+            status: "\(Status.couldNotResolve)", meaning: "a name could not be resolved; with --compare: one side failed for a name, and none disagreed",
+            commands: ["resolve"]),
         Entry(status: "\(Status.couldNotConnect)", meaning: "could not connect", commands: ["fetch", "pins"]),
         // libcurl's own codes, which the library keeps for transfers that fail (FailureTable).
         Entry(status: "8", meaning: "a response that cannot be framed (conflicting Content-Length)", commands: ["fetch"]),
@@ -40,12 +42,13 @@ enum ExitStatusTable {
         Entry(status: "\(Status.tooManyRedirects)", meaning: "too many redirects (-L, --max-redirs)", commands: ["fetch"]),
         Entry(status: "52", meaning: "the server sent nothing (a non-idempotent request is never sent twice)", commands: ["fetch"]),
         Entry(status: "56", meaning: "connection broken while receiving", commands: ["fetch"]),
-        Entry(status: "\(Status.clientCertificateProblem)", meaning: "the client certificate was rejected by the server or refused by TLS in the handshake",
-              commands: ["fetch"]),
+        Entry(
+            status: "\(Status.clientCertificateProblem)", meaning: "the client certificate was rejected by the server or refused by TLS in the handshake",
+            commands: ["fetch"]),
         Entry(status: "\(Status.certificateVerificationFailed)", meaning: "certificate verification failed", commands: ["fetch", "pins"]),
         Entry(status: "\(Status.pinMismatch)", meaning: "pin mismatch", commands: ["fetch"]),
         Entry(status: "\(HTTPClientError.exitStatus(for: .certificateStatusInvalid))", meaning: "no valid OCSP staple with --cert-status", commands: ["fetch"]),
-        Entry(status: "\(128 + SIGINT), \(128 + SIGTERM)", meaning: "interrupted by SIGINT, SIGTERM (no partial output file is left)", commands: ["fetch"]),
+        Entry(status: "\(128 + SIGINT), \(128 + SIGTERM)", meaning: "interrupted by SIGINT, SIGTERM (no partial output file is left)", commands: ["fetch"])
     ]
 
     /// `command`'s statuses, for its EXIT STATUS section.

@@ -45,9 +45,11 @@ extension FetchCommand {
             let contents = try read(path, option: "--data-binary", streamsRegularFile: true)
             return contents.map(HTTPRequestBody.data) ?? .file(URL(fileURLWithPath: path))
         }
-        return .data(try joined(pieces.map { piece throws(UsageError) in
-            piece.binary ? try binaryData(piece.bytes) : try formData(piece.bytes)
-        }))
+        return .data(
+            try joined(
+                pieces.map { piece throws(UsageError) in
+                    piece.binary ? try binaryData(piece.bytes) : try formData(piece.bytes)
+                }))
     }
 
     /// curl's `--data-binary`: literal bytes, or `@FILE`'s bytes as they are.
@@ -82,8 +84,9 @@ extension FetchCommand {
     private static func read(_ path: String, option: String, streamsRegularFile: Bool) throws(UsageError) -> Data? {
         do {
             if path == "-" { return try FileContents.read(descriptor: 0, limit: pipedBodyLimit) }
-            return streamsRegularFile ? try FileContents.readUnlessRegular(path, limit: pipedBodyLimit)
-                                      : try FileContents.read(path, limit: pipedBodyLimit)
+            return streamsRegularFile
+                ? try FileContents.readUnlessRegular(path, limit: pipedBodyLimit)
+                : try FileContents.read(path, limit: pipedBodyLimit)
         } catch {
             let name = path == "-" ? "standard input" : "'\(path)'"
             throw UsageError("\(option): cannot read \(name): \(error.reason)", command: "fetch")

@@ -9,205 +9,236 @@ enum FetchCommand {
         synopsis: "[options] URL...",
         summary: "Send curl-style requests straight to the address the trusted resolver gives.",
         description: """
-        Resolves each URL's host over DNS-over-HTTPS (or the --provider's HTTPDNS API) and sends the
-        request straight to the resolved address, with SNI, Host and certificate verification on the
-        host name. The body goes to stdout, or to the file -o or -O names.
+            Resolves each URL's host over DNS-over-HTTPS (or the --provider's HTTPDNS API) and sends the
+            request straight to the resolved address, with SNI, Host and certificate verification on the
+            host name. The body goes to stdout, or to the file -o or -O names.
 
-        Several URLs share one client: connections and TLS sessions are reused between them. Each -o or
-        -O is paired with a URL in order (the first with the first URL, and so on, wherever they stand
-        on the command line), as curl pairs them; a URL without one writes to stdout. The transfers run
-        one after another, or with --parallel several at once. A failed transfer does not stop the
-        others; the exit status is the last transfer's (with --parallel, the last failure's).
-        """,
+            Several URLs share one client: connections and TLS sessions are reused between them. Each -o or
+            -O is paired with a URL in order (the first with the first URL, and so on, wherever they stand
+            on the command line), as curl pairs them; a URL without one writes to stdout. The transfers run
+            one after another, or with --parallel several at once. A failed transfer does not stop the
+            others; the exit status is the last transfer's (with --parallel, the last failure's).
+            """,
         sections: [
-            .init(title: "Request", options: [
-                .init(names: ["-X", "--request"], arity: .value, valueName: "METHOD", summary: "Request method (default GET, or POST with -d)"),
-                .init(names: ["-H", "--header"], arity: .value, valueName: "'NAME: VALUE'",
-                      summary: "Add a header, repeatable ('NAME:' leaves one out, 'NAME;' empty)",
-                      detail: """
-                      Add a header, repeatable. 'NAME:' leaves out one libcurl would add (not Host), 'NAME;' sends
-                      it empty, as in curl.
-                      """),
-                .init(names: ["-d", "--data"], arity: .value, takesBytes: true, valueName: "DATA",
-                      summary: "POST DATA as a form (@FILE reads a file without CR/LF, @- stdin)",
-                      detail: """
-                      POST DATA as application/x-www-form-urlencoded, as curl. @FILE reads the file and drops CR
-                      and LF, as curl does; @- reads standard input. The argument's bytes are sent as given, UTF-8
-                      or not. Repeated or mixed with --data-binary, the pieces are joined with '&' in the order
-                      given. A FILE that is a pipe (@<(command), a FIFO, @/dev/stdin) is read whole first (at most
-                      1 GiB) and sent with its length.
-                      """),
-                .init(names: ["--data-binary"], arity: .value, takesBytes: true, valueName: "DATA",
-                      summary: "POST DATA byte-exact (@FILE streams the file, @- stdin)",
-                      detail: """
-                      POST DATA byte-exact. @FILE streams the file byte-exact, @- sends standard input. Like -d, it
-                      sends Content-Type application/x-www-form-urlencoded unless -H sets one or leaves it out
-                      ('Content-Type:').
-                      """),
-                .init(names: ["-A", "--user-agent"], arity: .value, valueName: "NAME",
-                      summary: "Send User-Agent: NAME (\"\" sends none)"),
-                .init(names: ["-u", "--user"], arity: .value, takesBytes: true, valueName: "USER:PASSWORD",
-                      summary: "HTTP Basic authentication; kept to the same origin after -L",
-                      detail: """
-                      HTTP Basic authentication (RFC 7617); the first ':' ends USER, the password may hold more.
-                      Without ':' curl would prompt for the password; this refuses (exit 2): give -u 'USER:' for an
-                      empty one. Not sent on to another host, port or scheme after a redirect (-L); an -H
-                      Authorization wins. -v names the user, never the password.
-                      """),
-                .init(names: ["-e", "--referer"], arity: .value, valueName: "URL",
-                      summary: "Send Referer: URL; 'URL;auto' also sets it on each redirect (-L)",
-                      detail: """
-                      Send Referer: URL. 'URL;auto' (or ';auto' alone) with -L also sets it on each request after a
-                      redirect to the URL redirected from (without credentials or fragment), as curl. An -H
-                      Referer wins.
-                      """),
-                .init(names: ["-b", "--cookie"], arity: .value, valueName: "FILE|DATA",
-                      summary: "Send cookies from a cookie file (curl's format) or DATA",
-                      detail: """
-                      Send cookies. An argument with '=' is sent as it is to every URL ('NAME=VALUE; NAME2=VALUE2').
-                      Anything else is a cookie file in curl's Netscape format (the one -c writes; '-' is stdin),
-                      whose cookies go to the hosts they are for, by name (RFC 6265 domain and path matching),
-                      never by address; a FILE that does not exist starts an empty jar. Cookies the responses set
-                      are kept for the later requests and URLs of the command. A file that is not in curl's format
-                      is refused before any traffic (exit 2), naming its bad line, and is left as it was.
-                      """),
-                .init(names: ["-c", "--cookie-jar"], arity: .value, valueName: "FILE",
-                      summary: "Write the cookies to FILE at the end (curl's format, atomic)",
-                      detail: """
-                      Write every cookie held at the end (read with -b, set by the responses) to FILE in curl's
-                      Netscape format, also after a failed transfer: to a temporary file beside it, renamed onto
-                      FILE when whole, so it is never half-written. '-' is stdout; -b and -c may name the same
-                      file. A FILE that cannot be written is refused before any traffic with exit 23.
-                      """),
-                .init(names: ["--compressed"], arity: .flag,
-                      summary: "Ask for a compressed response and decode it",
-                      detail: """
-                      Ask for a compressed response (Accept-Encoding: deflate, gzip, br, zstd) and decode it, as
-                      curl's --compressed; without it, as in curl, no encoding is asked for and the body is saved
-                      as sent.
-                      """),
-                .init(names: ["--http1.1"], arity: .flag, summary: "Use HTTP/1.1 only"),
-                .init(names: ["--http2"], arity: .flag, summary: "Use HTTP/2 when the server offers it by ALPN (default)"),
-            ]),
-            .init(title: "Output", options: [
-                .init(names: ["-o", "--output"], arity: .value, valueName: "FILE",
-                      summary: "Write the body to FILE, never left partial on failure ('-': stdout)",
-                      detail: """
-                      Write the body to FILE, paired with the URLs in order, as curl pairs them; '-' is stdout. A
-                      failed transfer never leaves FILE partial or changed.
+            .init(
+                title: "Request",
+                options: [
+                    .init(names: ["-X", "--request"], arity: .value, valueName: "METHOD", summary: "Request method (default GET, or POST with -d)"),
+                    .init(
+                        names: ["-H", "--header"], arity: .value, valueName: "'NAME: VALUE'",
+                        summary: "Add a header, repeatable ('NAME:' leaves one out, 'NAME;' empty)",
+                        detail: """
+                            Add a header, repeatable. 'NAME:' leaves out one libcurl would add (not Host), 'NAME;' sends
+                            it empty, as in curl.
+                            """),
+                    .init(
+                        names: ["-d", "--data"], arity: .value, takesBytes: true, valueName: "DATA",
+                        summary: "POST DATA as a form (@FILE reads a file without CR/LF, @- stdin)",
+                        detail: """
+                            POST DATA as application/x-www-form-urlencoded, as curl. @FILE reads the file and drops CR
+                            and LF, as curl does; @- reads standard input. The argument's bytes are sent as given, UTF-8
+                            or not. Repeated or mixed with --data-binary, the pieces are joined with '&' in the order
+                            given. A FILE that is a pipe (@<(command), a FIFO, @/dev/stdin) is read whole first (at most
+                            1 GiB) and sent with its length.
+                            """),
+                    .init(
+                        names: ["--data-binary"], arity: .value, takesBytes: true, valueName: "DATA",
+                        summary: "POST DATA byte-exact (@FILE streams the file, @- stdin)",
+                        detail: """
+                            POST DATA byte-exact. @FILE streams the file byte-exact, @- sends standard input. Like -d, it
+                            sends Content-Type application/x-www-form-urlencoded unless -H sets one or leaves it out
+                            ('Content-Type:').
+                            """),
+                    .init(
+                        names: ["-A", "--user-agent"], arity: .value, valueName: "NAME",
+                        summary: "Send User-Agent: NAME (\"\" sends none)"),
+                    .init(
+                        names: ["-u", "--user"], arity: .value, takesBytes: true, valueName: "USER:PASSWORD",
+                        summary: "HTTP Basic authentication; kept to the same origin after -L",
+                        detail: """
+                            HTTP Basic authentication (RFC 7617); the first ':' ends USER, the password may hold more.
+                            Without ':' curl would prompt for the password; this refuses (exit 2): give -u 'USER:' for an
+                            empty one. Not sent on to another host, port or scheme after a redirect (-L); an -H
+                            Authorization wins. -v names the user, never the password.
+                            """),
+                    .init(
+                        names: ["-e", "--referer"], arity: .value, valueName: "URL",
+                        summary: "Send Referer: URL; 'URL;auto' also sets it on each redirect (-L)",
+                        detail: """
+                            Send Referer: URL. 'URL;auto' (or ';auto' alone) with -L also sets it on each request after a
+                            redirect to the URL redirected from (without credentials or fragment), as curl. An -H
+                            Referer wins.
+                            """),
+                    .init(
+                        names: ["-b", "--cookie"], arity: .value, valueName: "FILE|DATA",
+                        summary: "Send cookies from a cookie file (curl's format) or DATA",
+                        detail: """
+                            Send cookies. An argument with '=' is sent as it is to every URL ('NAME=VALUE; NAME2=VALUE2').
+                            Anything else is a cookie file in curl's Netscape format (the one -c writes; '-' is stdin),
+                            whose cookies go to the hosts they are for, by name (RFC 6265 domain and path matching),
+                            never by address; a FILE that does not exist starts an empty jar. Cookies the responses set
+                            are kept for the later requests and URLs of the command. A file that is not in curl's format
+                            is refused before any traffic (exit 2), naming its bad line, and is left as it was.
+                            """),
+                    .init(
+                        names: ["-c", "--cookie-jar"], arity: .value, valueName: "FILE",
+                        summary: "Write the cookies to FILE at the end (curl's format, atomic)",
+                        detail: """
+                            Write every cookie held at the end (read with -b, set by the responses) to FILE in curl's
+                            Netscape format, also after a failed transfer: to a temporary file beside it, renamed onto
+                            FILE when whole, so it is never half-written. '-' is stdout; -b and -c may name the same
+                            file. A FILE that cannot be written is refused before any traffic with exit 23.
+                            """),
+                    .init(
+                        names: ["--compressed"], arity: .flag,
+                        summary: "Ask for a compressed response and decode it",
+                        detail: """
+                            Ask for a compressed response (Accept-Encoding: deflate, gzip, br, zstd) and decode it, as
+                            curl's --compressed; without it, as in curl, no encoding is asked for and the body is saved
+                            as sent.
+                            """),
+                    .init(names: ["--http1.1"], arity: .flag, summary: "Use HTTP/1.1 only"),
+                    .init(names: ["--http2"], arity: .flag, summary: "Use HTTP/2 when the server offers it by ALPN (default)")
+                ]),
+            .init(
+                title: "Output",
+                options: [
+                    .init(
+                        names: ["-o", "--output"], arity: .value, valueName: "FILE",
+                        summary: "Write the body to FILE, never left partial on failure ('-': stdout)",
+                        detail: """
+                            Write the body to FILE, paired with the URLs in order, as curl pairs them; '-' is stdout. A
+                            failed transfer never leaves FILE partial or changed.
 
-                      A new FILE, or an existing one you own whose only hard link is in a directory you may write,
-                      is written to a temporary file beside it and renamed onto it when the transfer succeeds:
-                      atomic.
+                            A new FILE, or an existing one you own whose only hard link is in a directory you may write,
+                            is written to a temporary file beside it and renamed onto it when the transfer succeeds:
+                            atomic.
 
-                      A device or FIFO (/dev/null) is written in place, as curl writes it. A FILE that is stdout or
-                      stderr (/dev/stdout, /dev/fd/2, the file either is redirected to) is written through that
-                      descriptor.
+                            A device or FIFO (/dev/null) is written in place, as curl writes it. A FILE that is stdout or
+                            stderr (/dev/stdout, /dev/fd/2, the file either is redirected to) is written through that
+                            descriptor.
 
-                      A FILE with other hard links, in a directory you may not write, or owned by someone else is
-                      downloaded to a temporary file (beside it, else in TMPDIR or /tmp), then copied into FILE in
-                      place, so its inode, links, mode and owner stay, as with curl. That copy is not atomic: a
-                      reader during it sees the new body's start over the old body's rest. If the copy fails (disk
-                      full, ulimit -f), exit 23 names the temporary file, which is kept with the complete body.
+                            A FILE with other hard links, in a directory you may not write, or owned by someone else is
+                            downloaded to a temporary file (beside it, else in TMPDIR or /tmp), then copied into FILE in
+                            place, so its inode, links, mode and owner stay, as with curl. That copy is not atomic: a
+                            reader during it sees the new body's start over the old body's rest. If the copy fails (disk
+                            full, ulimit -f), exit 23 names the temporary file, which is kept with the complete body.
 
-                      A symbolic link is followed, each one on the way held to the kernel's fs.protected_symlinks
-                      rule whatever that setting: in a sticky world-writable directory such as /tmp, a link is
-                      followed only when you or the directory's owner own it.
+                            A symbolic link is followed, each one on the way held to the kernel's fs.protected_symlinks
+                            rule whatever that setting: in a sticky world-writable directory such as /tmp, a link is
+                            followed only when you or the directory's owner own it.
 
-                      A FILE you may not write, a link that rule refuses, or a new file in a missing or unwritable
-                      directory is refused before any traffic with exit 23, as curl's.
-                      """),
-                .init(names: ["-O", "--remote-name"], arity: .flag,
-                      summary: "Write the body to a file named as the URL's last path segment",
-                      detail: """
-                      Write the body to a file in the current directory named as the URL's last path segment, as
-                      curl 7.88: percent-encoding kept, without the query (.../a/b%20c.txt?x=1 writes
-                      'b%20c.txt'); never a directory from the URL; written as -o writes. A URL whose path ends
-                      in '/' names no file: exit 23 before any traffic. Paired with the URLs in order, as -o.
-                      """),
-                .init(names: ["-i", "--include"], arity: .flag, summary: "Print the status line and response headers before the body",
-                      detail: "Print the status line and response headers before the body (into FILE with -o, as curl does)."),
-                .init(names: ["-I", "--head"], arity: .flag, summary: "Send HEAD and print the status line and response headers"),
-                .init(names: ["-w", "--write-out"], arity: .value, valueName: "FORMAT",
-                      summary: "After each transfer write FORMAT (%{http_code}, %{json}...)",
-                      detail: """
-                      After each transfer, also a failed one, write FORMAT to stdout, as curl 7.88: %{variable},
-                      %% for '%', \\n \\r \\t. @FILE reads it from FILE (line ends dropped), @- from stdin.
+                            A FILE you may not write, a link that rule refuses, or a new file in a missing or unwritable
+                            directory is refused before any traffic with exit 23, as curl's.
+                            """),
+                    .init(
+                        names: ["-O", "--remote-name"], arity: .flag,
+                        summary: "Write the body to a file named as the URL's last path segment",
+                        detail: """
+                            Write the body to a file in the current directory named as the URL's last path segment, as
+                            curl 7.88: percent-encoding kept, without the query (.../a/b%20c.txt?x=1 writes
+                            'b%20c.txt'); never a directory from the URL; written as -o writes. A URL whose path ends
+                            in '/' names no file: exit 23 before any traffic. Paired with the URLs in order, as -o.
+                            """),
+                    .init(
+                        names: ["-i", "--include"], arity: .flag, summary: "Print the status line and response headers before the body",
+                        detail: "Print the status line and response headers before the body (into FILE with -o, as curl does)."),
+                    .init(names: ["-I", "--head"], arity: .flag, summary: "Send HEAD and print the status line and response headers"),
+                    .init(
+                        names: ["-w", "--write-out"], arity: .value, valueName: "FORMAT",
+                        summary: "After each transfer write FORMAT (%{http_code}, %{json}...)",
+                        detail: """
+                            After each transfer, also a failed one, write FORMAT to stdout, as curl 7.88: %{variable},
+                            %% for '%', \\n \\r \\t. @FILE reads it from FILE (line ends dropped), @- from stdin.
 
-                      Variables: http_code (response_code; 000 without a response), http_version, remote_ip and
-                      remote_port (the address connected to), size_download (body bytes received, before
-                      --compressed decoding), size_header, time_namelookup (this tool's own DoH/HTTPDNS
-                      resolution included), time_connect, time_appconnect, time_starttransfer, time_total (seconds
-                      from the start, summed over -L's requests as curl does), num_redirects, url (as given),
-                      url_effective, urlnum (the URL's place, from 0), content_type, exitcode, errormsg (this
-                      tool's message, not libcurl's), ssl_verify_result (OpenSSL's code for a chain that failed;
-                      0 with -k, which checks nothing), and json: all of them as one JSON object, as curl's.
-                      Another name is warned about on stderr and writes nothing. Nothing is written for input
-                      refused before any traffic or after a signal.
-                      """),
-                .init(names: ["--json"], arity: .flag,
-                      summary: "After each transfer write -w's variables as one JSON line",
-                      detail: """
-                      After each transfer, write -w's variables as one JSON object on a line of its own, as
-                      -w '%{json}\\n' does. (curl's --json sends a JSON body instead: use -H 'Content-Type:
-                      application/json' --data-binary DATA for that.)
-                      """),
-                .init(names: ["-v", "--verbose"], arity: .flag,
-                      summary: "Report address and its source, SNI, ALPN, certificate on stderr",
-                      detail: """
-                      Report on stderr: the address used and where it came from, the resolver's events, the SNI
-                      sent, the ALPN protocol, the server certificate's subject and issuer; each response as its
-                      head arrives, before its body, as curl does.
-                      """),
-                .init(names: ["-s", "--silent"], arity: .flag, summary: "No error messages (unless -S), nor -k's warning"),
-                .init(names: ["-S", "--show-error"], arity: .flag, summary: "With -s, still print error messages"),
-                .init(names: ["-f", "--fail"], arity: .flag, summary: "Exit 22 without the body for HTTP status >= 400",
-                      detail: "Exit 22 without the body for HTTP status >= 400 (with -i or -I the head is still printed, as curl)."),
-            ]),
-            .init(title: "Redirects and several URLs", options: [
-                .init(names: ["-L", "--location"], arity: .flag,
-                      summary: "Follow redirects; each new host is resolved and verified anew",
-                      detail: """
-                      Follow redirects (301, 302, 303, 307, 308): each new host is resolved over DoH again and gets
-                      its own SNI, Host and certificate check; a relative Location is resolved against the URL,
-                      never the address. 301/302 turn POST into GET, 303 any method but HEAD; 307/308 keep method
-                      and body. -i and -I print every response's head, as curl.
-                      """),
-                .init(names: ["--max-redirs"], arity: .value, valueName: "NUM",
-                      summary: "With -L, follow at most NUM redirects (default 50)",
-                      detail: "With -L, follow at most NUM redirects (default 50, as curl; a negative NUM: no limit); one more exits 47."),
-                .init(names: ["-Z", "--parallel"], arity: .flag, summary: "Run the URLs' transfers at once, not one after another"),
-                .init(names: ["--parallel-max"], arity: .value, valueName: "NUM",
-                      summary: "With --parallel, at most NUM at once (1-300, default 50)"),
-            ]),
-            .init(title: "Connection", options: [
-                .init(names: ["-4", "--ipv4"], arity: .flag, summary: "Connect only to the IPv4 addresses of the resolution"),
-                .init(names: ["-6", "--ipv6"], arity: .flag, summary: "Connect only to the IPv6 addresses of the resolution"),
-                .init(names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
-                      summary: "Limit for each whole transfer, resolution included (0: none)"),
-                .init(names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
-                      summary: "Limit for resolving the name, then for connecting (default 10)",
-                      detail: """
-                      Limit for resolving the name (DoH/HTTPDNS included, as curl's includes the resolve), then
-                      again for connecting, TLS included (default 10; 0: libcurl's 300 s). Exceeded: exit 28.
-                      """),
-                .init(names: ["-x", "--proxy"], arity: .value, valueName: "URL",
-                      summary: "Send the requests through this HTTP proxy, by host name",
-                      detail: """
-                      Send the requests through this HTTP proxy (http:// or https://; no scheme means http://), by
-                      host name: the proxy resolves it, no IP replacement, TLS still verified for the name. Without
-                      -x the environment decides, as in curl: https_proxy, http_proxy, all_proxy. -x '' uses none.
-                      """),
-                .init(names: ["--noproxy"], arity: .value, valueName: "LIST",
-                      summary: "Hosts that go direct (over DoH) even with a proxy",
-                      detail: """
-                      Hosts that go direct (over DoH) even with a proxy, comma-separated: names (and the names
-                      under them), IP addresses, CIDR blocks (10.0.0.0/8) or '*'. Overrides no_proxy.
-                      """),
-            ] + ProviderOptions.connectionOptions),
+                            Variables: http_code (response_code; 000 without a response), http_version, remote_ip and
+                            remote_port (the address connected to), size_download (body bytes received, before
+                            --compressed decoding), size_header, time_namelookup (this tool's own DoH/HTTPDNS
+                            resolution included), time_connect, time_appconnect, time_starttransfer, time_total (seconds
+                            from the start, summed over -L's requests as curl does), num_redirects, url (as given),
+                            url_effective, urlnum (the URL's place, from 0), content_type, exitcode, errormsg (this
+                            tool's message, not libcurl's), ssl_verify_result (OpenSSL's code for a chain that failed;
+                            0 with -k, which checks nothing), and json: all of them as one JSON object, as curl's.
+                            Another name is warned about on stderr and writes nothing. Nothing is written for input
+                            refused before any traffic or after a signal.
+                            """),
+                    .init(
+                        names: ["--json"], arity: .flag,
+                        summary: "After each transfer write -w's variables as one JSON line",
+                        detail: """
+                            After each transfer, write -w's variables as one JSON object on a line of its own, as
+                            -w '%{json}\\n' does. (curl's --json sends a JSON body instead: use -H 'Content-Type:
+                            application/json' --data-binary DATA for that.)
+                            """),
+                    .init(
+                        names: ["-v", "--verbose"], arity: .flag,
+                        summary: "Report address and its source, SNI, ALPN, certificate on stderr",
+                        detail: """
+                            Report on stderr: the address used and where it came from, the resolver's events, the SNI
+                            sent, the ALPN protocol, the server certificate's subject and issuer; each response as its
+                            head arrives, before its body, as curl does.
+                            """),
+                    .init(names: ["-s", "--silent"], arity: .flag, summary: "No error messages (unless -S), nor -k's warning"),
+                    .init(names: ["-S", "--show-error"], arity: .flag, summary: "With -s, still print error messages"),
+                    .init(
+                        names: ["-f", "--fail"], arity: .flag, summary: "Exit 22 without the body for HTTP status >= 400",
+                        detail: "Exit 22 without the body for HTTP status >= 400 (with -i or -I the head is still printed, as curl).")
+                ]),
+            .init(
+                title: "Redirects and several URLs",
+                options: [
+                    .init(
+                        names: ["-L", "--location"], arity: .flag,
+                        summary: "Follow redirects; each new host is resolved and verified anew",
+                        detail: """
+                            Follow redirects (301, 302, 303, 307, 308): each new host is resolved over DoH again and gets
+                            its own SNI, Host and certificate check; a relative Location is resolved against the URL,
+                            never the address. 301/302 turn POST into GET, 303 any method but HEAD; 307/308 keep method
+                            and body. -i and -I print every response's head, as curl.
+                            """),
+                    .init(
+                        names: ["--max-redirs"], arity: .value, valueName: "NUM",
+                        summary: "With -L, follow at most NUM redirects (default 50)",
+                        detail: "With -L, follow at most NUM redirects (default 50, as curl; a negative NUM: no limit); one more exits 47."),
+                    .init(names: ["-Z", "--parallel"], arity: .flag, summary: "Run the URLs' transfers at once, not one after another"),
+                    .init(
+                        names: ["--parallel-max"], arity: .value, valueName: "NUM",
+                        summary: "With --parallel, at most NUM at once (1-300, default 50)")
+                ]),
+            .init(
+                title: "Connection",
+                options: [
+                    .init(names: ["-4", "--ipv4"], arity: .flag, summary: "Connect only to the IPv4 addresses of the resolution"),
+                    .init(names: ["-6", "--ipv6"], arity: .flag, summary: "Connect only to the IPv6 addresses of the resolution"),
+                    .init(
+                        names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
+                        summary: "Limit for each whole transfer, resolution included (0: none)"),
+                    .init(
+                        names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
+                        summary: "Limit for resolving the name, then for connecting (default 10)",
+                        detail: """
+                            Limit for resolving the name (DoH/HTTPDNS included, as curl's includes the resolve), then
+                            again for connecting, TLS included (default 10; 0: libcurl's 300 s). Exceeded: exit 28.
+                            """),
+                    .init(
+                        names: ["-x", "--proxy"], arity: .value, valueName: "URL",
+                        summary: "Send the requests through this HTTP proxy, by host name",
+                        detail: """
+                            Send the requests through this HTTP proxy (http:// or https://; no scheme means http://), by
+                            host name: the proxy resolves it, no IP replacement, TLS still verified for the name. Without
+                            -x the environment decides, as in curl: https_proxy, http_proxy, all_proxy. -x '' uses none.
+                            """),
+                    .init(
+                        names: ["--noproxy"], arity: .value, valueName: "LIST",
+                        summary: "Hosts that go direct (over DoH) even with a proxy",
+                        detail: """
+                            Hosts that go direct (over DoH) even with a proxy, comma-separated: names (and the names
+                            under them), IP addresses, CIDR blocks (10.0.0.0/8) or '*'. Overrides no_proxy.
+                            """)
+                ] + ProviderOptions.connectionOptions),
             .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
             .init(title: "TLS, certificates and pins", options: TrustOptions.parserOptions),
-            CommandReference.helpSection,
+            CommandReference.helpSection
         ],
         mostUsed: ["-X", "-H", "-d", "-o", "-O", "-i", "-w", "-v", "-s", "-f", "-L", "-m", "--doh-url", "--resolve", "--cacert", "--pinnedpubkey", "-k", "-h"],
         exitStatus: ExitStatusTable.entries(for: "fetch"))
@@ -425,11 +456,12 @@ enum FetchCommand {
         request.reportsTLSDetails = parsed.has("verbose")
         request.timeouts = timeouts
         request.httpVersion = version
-        let first = Plan(request: request, output: output, include: parsed.has("include") || head, verbose: parsed.has("verbose"),
-                         silent: parsed.has("silent") && !parsed.has("show-error"), resolverOptions: resolverOptions, timeouts: timeouts, httpVersion: version,
-                         trustOptions: trustOptions, redirects: redirects, proxy: proxy, compressed: parsed.has("compressed"),
-                         writeOut: writeOut, user: user, json: parsed.has("json"), cookies: cookies, families: families,
-                         parallel: parsed.has("parallel"), parallelMaximum: parallelMaximum)
+        let first = Plan(
+            request: request, output: output, include: parsed.has("include") || head, verbose: parsed.has("verbose"),
+            silent: parsed.has("silent") && !parsed.has("show-error"), resolverOptions: resolverOptions, timeouts: timeouts, httpVersion: version,
+            trustOptions: trustOptions, redirects: redirects, proxy: proxy, compressed: parsed.has("compressed"),
+            writeOut: writeOut, user: user, json: parsed.has("json"), cookies: cookies, families: families,
+            parallel: parsed.has("parallel"), parallelMaximum: parallelMaximum)
         return zip(urls, outputs).enumerated().map { index, pair in
             var plan = first
             plan.request.url = pair.0
@@ -455,14 +487,14 @@ enum FetchCommand {
         }
         let withScheme = text.contains("://") ? text : "http://" + text
         guard let url = URL(string: withScheme), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = url.host, !host.isEmpty else {
+            let host = url.host, !host.isEmpty
+        else {
             throw UsageError("-x: '\(text)' is not an HTTP proxy URL (expected http://HOST:PORT or https://HOST:PORT)", command: "fetch")
         }
         let list = (bypass ?? environment["no_proxy"] ?? environment["NO_PROXY"] ?? "")
             .split(separator: ",").map { $0.trimmingWhitespace() }
         return .fixed(url, bypass: list)
     }
-
 
     /// Runs every plan on one client, so the transfers share its connections, one after another
     /// or (`--parallel`) up to `parallelMaximum` at once. The exit status is the last transfer's,
@@ -557,8 +589,10 @@ enum FetchCommand {
 
     /// One URL's transfer on the shared client, with its -v, -i, -o and -w.
     /// - Parameter signalled: The exit status of the signal that cancelled the run, if one did.
-    static func transfer(_ plan: Plan, client: HTTPClient, jar: CookieFileJar?, signalled: @escaping @Sendable () -> Int32?,
-                         console: Console) async -> Int32 {
+    static func transfer(
+        _ plan: Plan, client: HTTPClient, jar: CookieFileJar?, signalled: @escaping @Sendable () -> Int32?,
+        console: Console
+    ) async -> Int32 {
         // -w: what the requests came to (each followed redirect's too), the error message, and
         // whether a signal ended the transfer (then nothing is written, as curl killed writes none).
         let transferStarted = ContinuousClock.now
@@ -604,13 +638,14 @@ enum FetchCommand {
             if case .file(let output) = plan.output, headAndBody == nil {
                 destination = .file(output)
             } else if include || verbose {
-                destination = .streaming(head: { head in
-                    shownAtHead.withLock { $0 = true }
-                    if verbose, let connection = head.connection {
-                        describe(connection, statusLine: statusLine(head.version, head.status, head.reasonPhrase), url: hop.withLock { $0 }, console: console)
-                    }
-                    if include { write(headText(head)) }
-                }, chunk: write)
+                destination = .streaming(
+                    head: { head in
+                        shownAtHead.withLock { $0 = true }
+                        if verbose, let connection = head.connection {
+                            describe(connection, statusLine: statusLine(head.version, head.status, head.reasonPhrase), url: hop.withLock { $0 }, console: console)
+                        }
+                        if include { write(headText(head)) }
+                    }, chunk: write)
             } else {
                 destination = .handler(write)
             }
@@ -623,18 +658,21 @@ enum FetchCommand {
             if verbose, let user = plan.user { console.note("* Server auth using Basic with user '\(user)'") }
             let transfer = Task {
                 if let redirects {
-                    return try await client.execute(request, to: destination, redirects: redirects, cookies: jar, redirected: { response, redirect in
-                        written.withLock { $0.record(response, followed: redirect != nil) }
-                        // -i -L: every response's head, the redirects' included, as curl prints them
-                        // (the last one's as it arrives, by the destination's head callback).
-                        if include { write(headText(response)) }
-                        if verbose {
-                            describe(response.connection, statusLine: statusLine(response.version, response.status, response.reasonPhrase),
-                                     url: response.url ?? hop.withLock { $0 }, console: console)
-                            if let redirect { console.note("* following the \(redirect.status) redirect to \(redirect.location.absoluteString)") }
-                        }
-                        if let redirect { hop.withLock { $0 = redirect.location } }
-                    })
+                    return try await client.execute(
+                        request, to: destination, redirects: redirects, cookies: jar,
+                        redirected: { response, redirect in
+                            written.withLock { $0.record(response, followed: redirect != nil) }
+                            // -i -L: every response's head, the redirects' included, as curl prints them
+                            // (the last one's as it arrives, by the destination's head callback).
+                            if include { write(headText(response)) }
+                            if verbose {
+                                describe(
+                                    response.connection, statusLine: statusLine(response.version, response.status, response.reasonPhrase),
+                                    url: response.url ?? hop.withLock { $0 }, console: console)
+                                if let redirect { console.note("* following the \(redirect.status) redirect to \(redirect.location.absoluteString)") }
+                            }
+                            if let redirect { hop.withLock { $0 = redirect.location } }
+                        })
                 } else {
                     var sent = request
                     if let jar, let value = jar.cookieHeader(for: request.url) {
@@ -765,7 +803,9 @@ enum FetchCommand {
         }
         if let tls = connection.tls {
             console.note("* TLS: \(tls.protocolVersion ?? "?"), SNI \(tls.serverName ?? "(none sent)"), ALPN \(tls.alpn ?? "(none)")")
-            console.note("* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(tls.verified ? "verified" : "NOT verified (-k)") for \(url.host(percentEncoded: false).map { HostName.normalize($0) ?? $0 } ?? "?")")
+            console.note(
+                "* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(tls.verified ? "verified" : "NOT verified (-k)") for \(url.host(percentEncoded: false).map { HostName.normalize($0) ?? $0 } ?? "?")"
+            )
         }
         console.note("< \(statusLine)")
     }

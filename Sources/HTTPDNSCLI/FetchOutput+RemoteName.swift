@@ -9,8 +9,9 @@ extension FetchOutput {
     ///   in `/`, or is empty); else the refusals of `init(path:option:)` (status 2).
     init(remoteNameOf url: URL) throws(UsageError) {
         guard let name = Self.remoteName(of: url) else {
-            throw UsageError("-O: remote file name has no length: '\(url.redactedString)' has no file name after the last '/' of its path; name the file with -o FILE",
-                             command: "fetch", status: HTTPDNSTool.ExitStatus.writeFailed)
+            throw UsageError(
+                "-O: remote file name has no length: '\(url.redactedString)' has no file name after the last '/' of its path; name the file with -o FILE",
+                command: "fetch", status: HTTPDNSTool.ExitStatus.writeFailed)
         }
         // "./": a name such as "-" is a file here, never standard output.
         try self.init(path: "./" + name, option: "-O")

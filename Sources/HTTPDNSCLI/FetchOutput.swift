@@ -1,7 +1,7 @@
 import Foundation
 import HTTPDNSCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where `fetch` writes the body: `-o FILE`, checked before any traffic.
@@ -19,7 +19,7 @@ enum FetchOutput: Equatable {
     /// Names that are the process's own descriptors 1 and 2, whatever they are open on.
     private static let descriptorNames: [String: Int32] = [
         "/dev/stdout": 1, "/dev/fd/1": 1, "/proc/self/fd/1": 1,
-        "/dev/stderr": 2, "/dev/fd/2": 2, "/proc/self/fd/2": 2,
+        "/dev/stderr": 2, "/dev/fd/2": 2, "/proc/self/fd/2": 2
     ]
 
     /// The output for `-o path`; nil or "-" is standard output, as in curl.
@@ -91,7 +91,7 @@ enum FetchOutput: Equatable {
 ///
 /// Written by the streaming destination's callbacks (one at a time, on the thread driving the
 /// transfer); read by the command once the transfer is over.
-final class HeadAndBodyFile: @unchecked Sendable {  // the callbacks run one at a time and the command acts after the transfer ended; `state` holds the lock for every access
+final class HeadAndBodyFile: @unchecked Sendable { // the callbacks run one at a time and the command acts after the transfer ended; `state` holds the lock for every access
     private let file: OutputFile
     private struct State {
         var failure: String?

@@ -36,30 +36,37 @@ public enum HTTPDNSTool {
         synopsis: "COMMAND [options] | --version | --generate-{man,markdown,completion} ARG",
         summary: "HTTPS requests that resolve names over DNS-over-HTTPS and connect straight to the resolved address.",
         description: """
-        Names are resolved over DNS-over-HTTPS (RFC 8484) or a vendor HTTPDNS API instead of the
-        network's resolver, and the request goes straight to the resolved address, while SNI, Host and
-        certificate verification keep using the host name.
+            Names are resolved over DNS-over-HTTPS (RFC 8484) or a vendor HTTPDNS API instead of the
+            network's resolver, and the request goes straight to the resolved address, while SNI, Host and
+            certificate verification keep using the host name.
 
-        Commands: resolve HOST... (resolve names, one line per address), fetch URL... (send requests,
-        curl-like options), probe URL (check every address of URL's host: connect, TLS, certificate,
-        status), pins URL (print the verified certificate chain with pins ready to paste), help
-        [COMMAND] (a command's options, explained). Each command's options are in its own page:
-        httpdns-resolve(1), httpdns-fetch(1), httpdns-probe(1), httpdns-pins(1).
+            Commands: resolve HOST... (resolve names, one line per address), fetch URL... (send requests,
+            curl-like options), probe URL (check every address of URL's host: connect, TLS, certificate,
+            status), pins URL (print the verified certificate chain with pins ready to paste), help
+            [COMMAND] (a command's options, explained). Each command's options are in its own page:
+            httpdns-resolve(1), httpdns-fetch(1), httpdns-probe(1), httpdns-pins(1).
 
-        Environment: HTTPDNS_DOH_URL (comma-separated DoH endpoints, when no --doh-url is given);
-        https_proxy, http_proxy, all_proxy and no_proxy for fetch, as curl reads them; TMPDIR for
-        fetch -o's temporary files.
-        """,
-        sections: [.init(title: "Options", options: [
-            .init(names: ["--version"], arity: .flag, summary: "Print the version"),
-            .init(names: ["--generate-man"], arity: .value, valueName: "DIR",
-                  summary: "Write the man pages (httpdns.1, httpdns-fetch.1, ...) into DIR"),
-            .init(names: ["--generate-markdown"], arity: .value, valueName: "DIR",
-                  summary: "Write the man pages as Markdown (httpdns-fetch.md, ...) into DIR"),
-            .init(names: ["--generate-completion"], arity: .value, valueName: "bash|zsh",
-                  summary: "Print the shell completion script for bash or zsh", values: ["bash", "zsh"]),
-            .init(names: ["-h", "--help"], arity: .flag, summary: "This help"),
-        ])],
+            Environment: HTTPDNS_DOH_URL (comma-separated DoH endpoints, when no --doh-url is given);
+            https_proxy, http_proxy, all_proxy and no_proxy for fetch, as curl reads them; TMPDIR for
+            fetch -o's temporary files.
+            """,
+        sections: [
+            .init(
+                title: "Options",
+                options: [
+                    .init(names: ["--version"], arity: .flag, summary: "Print the version"),
+                    .init(
+                        names: ["--generate-man"], arity: .value, valueName: "DIR",
+                        summary: "Write the man pages (httpdns.1, httpdns-fetch.1, ...) into DIR"),
+                    .init(
+                        names: ["--generate-markdown"], arity: .value, valueName: "DIR",
+                        summary: "Write the man pages as Markdown (httpdns-fetch.md, ...) into DIR"),
+                    .init(
+                        names: ["--generate-completion"], arity: .value, valueName: "bash|zsh",
+                        summary: "Print the shell completion script for bash or zsh", values: ["bash", "zsh"]),
+                    .init(names: ["-h", "--help"], arity: .flag, summary: "This help")
+                ])
+        ],
         mostUsed: ["--version", "--generate-man", "--generate-markdown", "--generate-completion", "-h"],
         exitStatus: [("0", "success; else the command's own status (its page lists them)"), ("2", "an unknown command or option")])
 

@@ -8,29 +8,34 @@ enum PinsCommand {
         synopsis: "[options] URL",
         summary: "Print the certificate chain URL's server presents, with pins ready to paste.",
         description: """
-        Connects to URL's host the way fetch does (DoH, IP-direct, SNI and verification on the name)
-        and prints the chain the handshake verified, leaf first: subject, issuer, expiry, the SPKI pin
-        (for fetch --pinnedpubkey) and the certificate's SHA-256 (for fetch --pin-cert).
+            Connects to URL's host the way fetch does (DoH, IP-direct, SNI and verification on the name)
+            and prints the chain the handshake verified, leaf first: subject, issuer, expiry, the SPKI pin
+            (for fetch --pinnedpubkey) and the certificate's SHA-256 (for fetch --pin-cert).
 
-        The last line is a fetch --pinnedpubkey option with the server's own key pin, ready to paste (add a
-        backup key's pin before relying on it). The line before it lists the issuers' pins apart: a pin
-        matches anywhere in the chain, so an issuer's pin lets through every certificate that issuer
-        signs, for any host.
-        """,
+            The last line is a fetch --pinnedpubkey option with the server's own key pin, ready to paste (add a
+            backup key's pin before relying on it). The line before it lists the issuers' pins apart: a pin
+            matches anywhere in the chain, so an issuer's pin lets through every certificate that issuer
+            signs, for any host.
+            """,
         sections: [
-            .init(title: "Connection", options: [
-                .init(names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
-                      summary: "Limit for resolving the name, then for connecting (default 10)",
-                      detail: """
-                      Limit for resolving the name (DoH/HTTPDNS included, as curl's), then again for connecting,
-                      TLS included (default 10).
-                      """),
-            ]),
+            .init(
+                title: "Connection",
+                options: [
+                    .init(
+                        names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
+                        summary: "Limit for resolving the name, then for connecting (default 10)",
+                        detail: """
+                            Limit for resolving the name (DoH/HTTPDNS included, as curl's), then again for connecting,
+                            TLS included (default 10).
+                            """)
+                ]),
             .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
-            .init(title: "TLS", options: ResolverOptions.trustOptions + [
-                .init(names: ["-k", "--insecure"], arity: .flag, summary: "Show the chain even when it does not verify"),
-            ]),
-            CommandReference.helpSection,
+            .init(
+                title: "TLS",
+                options: ResolverOptions.trustOptions + [
+                    .init(names: ["-k", "--insecure"], arity: .flag, summary: "Show the chain even when it does not verify")
+                ]),
+            CommandReference.helpSection
         ],
         mostUsed: ["--connect-timeout", "--doh-url", "--resolve", "--no-fallback", "--cacert", "-k", "-h"],
         exitStatus: ExitStatusTable.entries(for: "pins"))

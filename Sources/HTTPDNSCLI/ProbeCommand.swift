@@ -9,39 +9,45 @@ enum ProbeCommand {
         synopsis: "[options] URL",
         summary: "Check every address of URL's host: connect, TLS, certificate, status.",
         description: """
-        Resolves URL's host (as fetch does) and, for each address, connects with SNI set to the host,
-        verifies the certificate for the host, sends GET and reports one line per address: ADDRESS
-        ok|FAILED connect=MS tls=MS status=CODE total=MS cert="SUBJECT" expires=DATE, or the failure
-        (could not connect, TLS handshake, certificate verification, time-out). An address is healthy
-        when the request completes with a status below 400.
+            Resolves URL's host (as fetch does) and, for each address, connects with SNI set to the host,
+            verifies the certificate for the host, sends GET and reports one line per address: ADDRESS
+            ok|FAILED connect=MS tls=MS status=CODE total=MS cert="SUBJECT" expires=DATE, or the failure
+            (could not connect, TLS handshake, certificate verification, time-out). An address is healthy
+            when the request completes with a status below 400.
 
-        Trust options apply to every address: with --pinnedpubkey, probe checks that each address
-        serves a pinned key. Any trust failure (pin mismatch, verification, --cert-status without a
-        staple) makes that address FAILED, so probe exits 1, not fetch's 60/90/91.
-        """,
+            Trust options apply to every address: with --pinnedpubkey, probe checks that each address
+            serves a pinned key. Any trust failure (pin mismatch, verification, --cert-status without a
+            staple) makes that address FAILED, so probe exits 1, not fetch's 60/90/91.
+            """,
         sections: [
-            .init(title: "Output", options: [
-                .init(names: ["--json"], arity: .flag, summary: "One JSON object per address instead"),
-                .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events on stderr"),
-            ]),
-            .init(title: "Connection", options: [
-                .init(names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
-                      summary: "Limit for connecting to each address and DoH endpoint (default 5)",
-                      detail: """
-                      Limit for connecting to each address, TLS included (default 5), and to each DoH/HTTPDNS
-                      endpoint.
-                      """),
-                .init(names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
-                      summary: "Limit for resolving, then for each address's request (default 15)",
-                      detail: """
-                      As fetch's -m: a limit for resolving the name (DoH/HTTPDNS included), exit 28 when it passes
-                      first, then again for each address's whole request, which is FAILED timedOut past it
-                      (default 15; 0: no limit).
-                      """),
-            ] + ProviderOptions.connectionOptions),
+            .init(
+                title: "Output",
+                options: [
+                    .init(names: ["--json"], arity: .flag, summary: "One JSON object per address instead"),
+                    .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events on stderr")
+                ]),
+            .init(
+                title: "Connection",
+                options: [
+                    .init(
+                        names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
+                        summary: "Limit for connecting to each address and DoH endpoint (default 5)",
+                        detail: """
+                            Limit for connecting to each address, TLS included (default 5), and to each DoH/HTTPDNS
+                            endpoint.
+                            """),
+                    .init(
+                        names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
+                        summary: "Limit for resolving, then for each address's request (default 15)",
+                        detail: """
+                            As fetch's -m: a limit for resolving the name (DoH/HTTPDNS included), exit 28 when it passes
+                            first, then again for each address's whole request, which is FAILED timedOut past it
+                            (default 15; 0: no limit).
+                            """)
+                ] + ProviderOptions.connectionOptions),
             .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
             .init(title: "TLS, certificates and pins", options: TrustOptions.parserOptions),
-            CommandReference.helpSection,
+            CommandReference.helpSection
         ],
         mostUsed: ["--json", "-v", "--connect-timeout", "-m", "--doh-url", "--resolve", "--cacert", "--pinnedpubkey", "-E", "-k", "-h"],
         exitStatus: ExitStatusTable.entries(for: "probe"))
@@ -159,11 +165,14 @@ enum ProbeCommand {
                 "address": address.description, "healthy": ok, "status": response.status,
                 "connect_ms": timing.map { milliseconds($0.connect) } as Any? ?? NSNull(),
                 "tls_ms": timing.map { milliseconds($0.tlsHandshake) } as Any? ?? NSNull(),
-                "total_ms": timing.map { milliseconds($0.total) } as Any? ?? NSNull(),
+                "total_ms": timing.map { milliseconds($0.total) } as Any? ?? NSNull()
             ]
             if let tls {
-                object["tls"] = ["sni": tls.serverName ?? NSNull(), "verified": tls.verified, "version": tls.protocolVersion ?? NSNull(),
-                                 "subject": tls.peerSubject ?? NSNull(), "expires": expires ?? NSNull()] as [String: Any]
+                object["tls"] =
+                    [
+                        "sni": tls.serverName ?? NSNull(), "verified": tls.verified, "version": tls.protocolVersion ?? NSNull(),
+                        "subject": tls.peerSubject ?? NSNull(), "expires": expires ?? NSNull()
+                    ] as [String: Any]
             }
             return encode(object)
         }

@@ -8,12 +8,12 @@ struct ProviderOptions {
         names: ["--provider"], arity: .value, valueName: "NAME",
         summary: "doh, json, httpdns-ali or httpdns-dnspod (default doh)",
         detail: """
-        The protocol of the --doh-url/--endpoint URLs. doh (the default): RFC 8484. json: JSON DoH
-        (GET ?name=&type=, application/dns-json). httpdns-ali: Alibaba-style HTTPDNS (needs
-        --account-id; signed with --secret). httpdns-dnspod: DNSPod-style HTTPDNS (AES-encrypted
-        with --key-id and --secret). Every provider fails over to the next URL; HTTP 429 and 5xx,
-        time-outs and garbage are failures, never NXDOMAIN.
-        """,
+            The protocol of the --doh-url/--endpoint URLs. doh (the default): RFC 8484. json: JSON DoH
+            (GET ?name=&type=, application/dns-json). httpdns-ali: Alibaba-style HTTPDNS (needs
+            --account-id; signed with --secret). httpdns-dnspod: DNSPod-style HTTPDNS (AES-encrypted
+            with --key-id and --secret). Every provider fails over to the next URL; HTTP 429 and 5xx,
+            time-outs and garbage are failures, never NXDOMAIN.
+            """,
         values: ["doh", "json", "httpdns-ali", "httpdns-dnspod"])
 
     static let parserOptions: [ArgumentParser.Option] = [
@@ -21,36 +21,41 @@ struct ProviderOptions {
         .init(names: ["--account-id"], arity: .value, valueName: "ID", summary: "Account of an httpdns-ali endpoint"),
         .init(names: ["--secret"], arity: .value, valueName: "SECRET", summary: "Signing secret (httpdns-ali) or AES key (httpdns-dnspod)"),
         .init(names: ["--key-id"], arity: .value, valueName: "ID", summary: "Key ID of an encrypted httpdns-dnspod endpoint"),
-        .init(names: ["--cache-file"], arity: .value, valueName: "PATH",
-              summary: "Keep the answer cache in PATH across runs (SQLite)"),
-        .init(names: ["--stale"], arity: .flag,
-              summary: "Answer from an expired cache entry, refreshing it meanwhile",
-              detail: """
-              Answer at once from an expired cache entry (at most --max-stale seconds old, default 3600)
-              while refreshing it in the background.
-              """),
-        .init(names: ["--max-stale"], arity: .value, valueName: "SECONDS",
-              summary: "With --stale, the oldest expired answer served (default 3600)"),
-        .init(names: ["--bypass"], arity: .value, valueName: "NAME|.SUFFIX",
-              summary: "Resolve NAME (or names under it) with the system resolver",
-              detail: """
-              Resolve NAME, or every name under .SUFFIX, with the system resolver. Repeatable. localhost
-              always is.
-              """),
-        .init(names: ["--race"], arity: .flag, summary: "Ask the first two endpoints at once and take the first answer"),
+        .init(
+            names: ["--cache-file"], arity: .value, valueName: "PATH",
+            summary: "Keep the answer cache in PATH across runs (SQLite)"),
+        .init(
+            names: ["--stale"], arity: .flag,
+            summary: "Answer from an expired cache entry, refreshing it meanwhile",
+            detail: """
+                Answer at once from an expired cache entry (at most --max-stale seconds old, default 3600)
+                while refreshing it in the background.
+                """),
+        .init(
+            names: ["--max-stale"], arity: .value, valueName: "SECONDS",
+            summary: "With --stale, the oldest expired answer served (default 3600)"),
+        .init(
+            names: ["--bypass"], arity: .value, valueName: "NAME|.SUFFIX",
+            summary: "Resolve NAME (or names under it) with the system resolver",
+            detail: """
+                Resolve NAME, or every name under .SUFFIX, with the system resolver. Repeatable. localhost
+                always is.
+                """),
+        .init(names: ["--race"], arity: .flag, summary: "Ask the first two endpoints at once and take the first answer")
     ]
 
     /// The options of commands that connect to the host's addresses themselves (`fetch`, `probe`).
     static let connectionOptions: [ArgumentParser.Option] = [
-        .init(names: ["--no-happy-eyeballs"], arity: .flag,
-              summary: "Try the addresses one after another instead of racing them",
-              detail: """
-              Do not race connections to the host's addresses; libcurl tries them one after another,
-              giving a black-holed one its share of the connect time limit (half of it for the first of
-              two). By default they race (Happy Eyeballs v2, RFC 8305: families interleaved, 250 ms apart),
-              so a dead first address costs 250 ms.
-              """),
-        .init(names: ["--happy-eyeballs"], arity: .flag, summary: "Race connections to the addresses (the default)"),
+        .init(
+            names: ["--no-happy-eyeballs"], arity: .flag,
+            summary: "Try the addresses one after another instead of racing them",
+            detail: """
+                Do not race connections to the host's addresses; libcurl tries them one after another,
+                giving a black-holed one its share of the connect time limit (half of it for the first of
+                two). By default they race (Happy Eyeballs v2, RFC 8305: families interleaved, 250 ms apart),
+                so a dead first address costs 250 ms.
+                """),
+        .init(names: ["--happy-eyeballs"], arity: .flag, summary: "Race connections to the addresses (the default)")
     ]
 
     var kind = "doh"
@@ -78,7 +83,8 @@ struct ProviderOptions {
         }
         // Account IDs are numbers; letters, "-" and "_" are let through, anything else is a typo.
         if let accountID, !accountID.isEmpty,
-           !accountID.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }) {
+            !accountID.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") })
+        {
             throw UsageError("--account-id must be letters, digits, '-' or '_' (the API's account number), not '\(accountID)'", command: command)
         }
         for (option, value) in [("--secret", secret), ("--key-id", keyID)] where value?.isEmpty == true {
@@ -120,15 +126,20 @@ struct ProviderOptions {
     func providers(urls: [String], endpoints: [DoHEndpoint], command: String) throws(UsageError) -> [any ResolutionProvider] {
         // DoH URL parsing (https, host, port) validated them; the vendor APIs take the URL as given
         // (no default /dns-query path), with the same --resolve bootstrap.
-        let given = urls.isEmpty ? [] : zip(urls, endpoints).map { text, endpoint in
-            DoHEndpoint(url: URL(string: text) ?? endpoint.url, bootstrapAddresses: endpoint.bootstrapAddresses)
-        }
+        let given =
+            urls.isEmpty
+            ? []
+            : zip(urls, endpoints).map { text, endpoint in
+                DoHEndpoint(url: URL(string: text) ?? endpoint.url, bootstrapAddresses: endpoint.bootstrapAddresses)
+            }
         switch kind {
         case "json":
-            let list = given.isEmpty ? [
-                DoHEndpoint(url: URL(string: "https://dns.google/resolve")!, bootstrapAddresses: DoHEndpoint.google.bootstrapAddresses),
-                DoHEndpoint(url: URL(string: "https://cloudflare-dns.com/dns-query")!, bootstrapAddresses: DoHEndpoint.cloudflare.bootstrapAddresses),
-            ] : given
+            let list =
+                given.isEmpty
+                ? [
+                    DoHEndpoint(url: URL(string: "https://dns.google/resolve")!, bootstrapAddresses: DoHEndpoint.google.bootstrapAddresses),
+                    DoHEndpoint(url: URL(string: "https://cloudflare-dns.com/dns-query")!, bootstrapAddresses: DoHEndpoint.cloudflare.bootstrapAddresses)
+                ] : given
             return list.map { JSONDoHEndpoint(url: $0.url, bootstrapAddresses: $0.bootstrapAddresses) }
         case "httpdns-ali":
             let list = given.isEmpty ? [DoHEndpoint(url: URL(string: "https://203.107.1.1")!, bootstrapAddresses: [])] : given
@@ -188,13 +199,14 @@ struct ConsoleResolverObserver: ResolverObserver {
     }
     func cacheMiss(host: String) { say("cache miss \(host)") }
     func staleAnswerServed(host: String, resolution: HostResolution, expiredFor: TimeInterval, reason: StaleAnswerReason) {
-        let why = switch reason {
-        case .staleReuse: "refreshing in the background"
-        case .clientResponseTimeout: "no fresh answer within the client response timer; the lookup goes on"
-        case .lookupFailed: "no resolver could be reached"
-        case .failureRecheck: "a lookup failed moments ago, so none is made yet"
-        case .withoutWaiting: "a lookup started"
-        }
+        let why =
+            switch reason {
+            case .staleReuse: "refreshing in the background"
+            case .clientResponseTimeout: "no fresh answer within the client response timer; the lookup goes on"
+            case .lookupFailed: "no resolver could be reached"
+            case .failureRecheck: "a lookup failed moments ago, so none is made yet"
+            case .withoutWaiting: "a lookup started"
+            }
         say("stale answer for \(host) (expired \(Int(expiredFor)) s ago): \(why)")
     }
     func refreshStarted(host: String, reason: RefreshReason) { say("refreshing \(host) (\(reason.rawValue))") }

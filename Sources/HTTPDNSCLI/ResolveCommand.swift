@@ -8,29 +8,33 @@ enum ResolveCommand {
         synopsis: "[options] HOST...",
         summary: "Resolve names over DNS-over-HTTPS and print each address and its source.",
         description: """
-        Resolves each HOST over DNS-over-HTTPS (RFC 8484, or the --provider's HTTPDNS API), falling back
-        to the system resolver when every endpoint fails (unless --no-fallback). One line per address:
-        HOST ADDRESS ttl=SECONDS source=doh|httpdns|cache|system|static|literal (ttl=- when the source
-        gives none), and "stale" after an expired answer served stale (--stale, --stale-timeout).
+            Resolves each HOST over DNS-over-HTTPS (RFC 8484, or the --provider's HTTPDNS API), falling back
+            to the system resolver when every endpoint fails (unless --no-fallback). One line per address:
+            HOST ADDRESS ttl=SECONDS source=doh|httpdns|cache|system|static|literal (ttl=- when the source
+            gives none), and "stale" after an expired answer served stale (--stale, --stale-timeout).
 
-        With --compare, asks the system resolver and the trusted provider side by side for each HOST
-        and prints one line per name: HOST agree|disagree|trusted-failed|system-failed, then both
-        answers (a possible DNS hijack when they disagree).
-        """,
+            With --compare, asks the system resolver and the trusted provider side by side for each HOST
+            and prints one line per name: HOST agree|disagree|trusted-failed|system-failed, then both
+            answers (a possible DNS hijack when they disagree).
+            """,
         sections: [
-            .init(title: "Lookup", options: [
-                typeOption,
-                .init(names: ["--json"], arity: .flag,
-                      summary: "One JSON object per host instead",
-                      detail: "One JSON object per host instead: addresses, ttl, source, provider, latency_ms, stale."),
-                .init(names: ["--compare"], arity: .flag, summary: "Hijack check: compare the system resolver with the provider"),
-                .init(names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
-                      summary: "Limit for the whole command (exit 28 when exceeded)"),
-                .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events (cache, providers, fallback) on stderr"),
-            ]),
+            .init(
+                title: "Lookup",
+                options: [
+                    typeOption,
+                    .init(
+                        names: ["--json"], arity: .flag,
+                        summary: "One JSON object per host instead",
+                        detail: "One JSON object per host instead: addresses, ttl, source, provider, latency_ms, stale."),
+                    .init(names: ["--compare"], arity: .flag, summary: "Hijack check: compare the system resolver with the provider"),
+                    .init(
+                        names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
+                        summary: "Limit for the whole command (exit 28 when exceeded)"),
+                    .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events (cache, providers, fallback) on stderr")
+                ]),
             .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
             .init(title: "TLS to the resolver", options: ResolverOptions.trustOptions),
-            CommandReference.helpSection,
+            CommandReference.helpSection
         ],
         mostUsed: ["--type", "--json", "--compare", "-m", "-v", "--doh-url", "--resolve", "--no-fallback", "--provider", "--cache-file", "--cacert", "-h"],
         exitStatus: ExitStatusTable.entries(for: "resolve"))

@@ -4,80 +4,89 @@ import HTTPDNS
 /// The resolver and trust options `resolve` and `fetch` share.
 struct ResolverOptions {
     /// Where names are resolved: the endpoints, static entries, fallback, provider and cache.
-    static let resolutionOptions: [ArgumentParser.Option] = [
-        .init(names: ["--doh-url", "--endpoint"], arity: .value, valueName: "URL",
-              summary: "Resolver endpoint (DoH unless --provider), repeatable, in order",
-              detail: """
-              The resolver's endpoint: DNS-over-HTTPS (RFC 8484) unless --provider names another protocol.
-              Repeatable; endpoints are tried in order, a failing one (network error, a time-out of 5 s
-              per exchange, HTTP error, malformed answer) handing over to the next. Default:
-              $HTTPDNS_DOH_URL (comma-separated), else Cloudflare (1.1.1.1, 1.0.0.1,
-              2606:4700:4700::1111), Google (8.8.8.8, 8.8.4.4, 2001:4860:4860::8888) and Quad9 (9.9.9.9,
-              149.112.112.112), reached at those bootstrap addresses. An endpoint's own host is reached
-              through a --resolve entry for it, or its bootstrap addresses, never through the system
-              resolver. Providers, failover, hijack checks: Documentation/LibraryGuide.md.
-              """),
-        .init(names: ["--resolve"], arity: .value, valueName: "HOST:PORT:ADDR",
-              summary: "Use these addresses for HOST:PORT (PORT may be *), as curl",
-              detail: """
-              [+]HOST:PORT:ADDR[,ADDR]...: use these addresses for HOST:PORT (PORT may be *), as curl does; also how a --doh-url host is
-              reached without system DNS. A later entry for the same HOST:PORT replaces an earlier one,
-              and -HOST:PORT removes it, as in curl.
-              """),
-        .init(names: ["--no-fallback"], arity: .flag,
-              summary: "Fail, not ask the system resolver, when every endpoint fails",
-              detail: """
-              Do not fall back to the system resolver when every endpoint fails (network error, timeout,
-              HTTP error, malformed answer): the name cannot be resolved (exit 6). A fallback is always
-              reported on stderr. An NXDOMAIN is an answer, never a reason to fall back.
-              """),
-        dohMethodOption,
-        .init(names: ["--stale-timeout"], arity: .value, valueName: "SECONDS",
-              summary: "Serve a stale answer (RFC 8767) after SECONDS without a fresh one",
-              detail: """
-              Serve stale data (RFC 8767): answer from an expired cache entry when a fresh lookup fails
-              or has not answered within SECONDS (the client response timer; 1.8 is RFC 8767's
-              suggestion), refreshing the entry in the background. Documentation/Resolver.md.
-              """),
-        .init(names: ["--pre-resolve"], arity: .value, valueName: "HOST,...",
-              summary: "Resolve these names into the cache at start",
-              detail: """
-              Resolve these names into the cache at start, repeatable; the command waits for them (within
-              its time limit) before it writes the cache file and exits.
-              """),
-    ] + ProviderOptions.parserOptions
+    static let resolutionOptions: [ArgumentParser.Option] =
+        [
+            .init(
+                names: ["--doh-url", "--endpoint"], arity: .value, valueName: "URL",
+                summary: "Resolver endpoint (DoH unless --provider), repeatable, in order",
+                detail: """
+                    The resolver's endpoint: DNS-over-HTTPS (RFC 8484) unless --provider names another protocol.
+                    Repeatable; endpoints are tried in order, a failing one (network error, a time-out of 5 s
+                    per exchange, HTTP error, malformed answer) handing over to the next. Default:
+                    $HTTPDNS_DOH_URL (comma-separated), else Cloudflare (1.1.1.1, 1.0.0.1,
+                    2606:4700:4700::1111), Google (8.8.8.8, 8.8.4.4, 2001:4860:4860::8888) and Quad9 (9.9.9.9,
+                    149.112.112.112), reached at those bootstrap addresses. An endpoint's own host is reached
+                    through a --resolve entry for it, or its bootstrap addresses, never through the system
+                    resolver. Providers, failover, hijack checks: Documentation/LibraryGuide.md.
+                    """),
+            .init(
+                names: ["--resolve"], arity: .value, valueName: "HOST:PORT:ADDR",
+                summary: "Use these addresses for HOST:PORT (PORT may be *), as curl",
+                detail: """
+                    [+]HOST:PORT:ADDR[,ADDR]...: use these addresses for HOST:PORT (PORT may be *), as curl does; also how a --doh-url host is
+                    reached without system DNS. A later entry for the same HOST:PORT replaces an earlier one,
+                    and -HOST:PORT removes it, as in curl.
+                    """),
+            .init(
+                names: ["--no-fallback"], arity: .flag,
+                summary: "Fail, not ask the system resolver, when every endpoint fails",
+                detail: """
+                    Do not fall back to the system resolver when every endpoint fails (network error, timeout,
+                    HTTP error, malformed answer): the name cannot be resolved (exit 6). A fallback is always
+                    reported on stderr. An NXDOMAIN is an answer, never a reason to fall back.
+                    """),
+            dohMethodOption,
+            .init(
+                names: ["--stale-timeout"], arity: .value, valueName: "SECONDS",
+                summary: "Serve a stale answer (RFC 8767) after SECONDS without a fresh one",
+                detail: """
+                    Serve stale data (RFC 8767): answer from an expired cache entry when a fresh lookup fails
+                    or has not answered within SECONDS (the client response timer; 1.8 is RFC 8767's
+                    suggestion), refreshing the entry in the background. Documentation/Resolver.md.
+                    """),
+            .init(
+                names: ["--pre-resolve"], arity: .value, valueName: "HOST,...",
+                summary: "Resolve these names into the cache at start",
+                detail: """
+                    Resolve these names into the cache at start, repeatable; the command waits for them (within
+                    its time limit) before it writes the cache file and exits.
+                    """)
+        ] + ProviderOptions.parserOptions
 
     static let dohMethodOption = ArgumentParser.Option(
         names: ["--doh-method"], arity: .value, valueName: "GET|POST",
         summary: "How RFC 8484 queries are sent (default GET)",
         detail: """
-        How RFC 8484 queries are sent. GET (the default) sends ?dns=, and queries share one HTTP/2
-        connection; POST sends each query as a body, on a connection of its own, as curl --doh-url
-        sends them. Only with the doh provider.
-        """,
+            How RFC 8484 queries are sent. GET (the default) sends ?dns=, and queries share one HTTP/2
+            connection; POST sends each query as a body, on a connection of its own, as curl --doh-url
+            sends them. Only with the doh provider.
+            """,
         values: ["GET", "POST"])
 
     /// The CA files every command takes (the DoH endpoints' TLS too); listed with the pins in help.
     static let anchorOptions: [ArgumentParser.Option] = [
-        .init(names: ["--cacert"], arity: .value, valueName: "FILE",
-              summary: "Also trust the CA certificates in this PEM file (DoH's TLS too)",
-              detail: """
-              Also trust the CA certificates in this PEM file, beside the system roots, for every TLS
-              connection of the command, the DoH server's included. FILE may be a pipe.
-              """),
-        .init(names: ["--doh-cacert"], arity: .value, valueName: "FILE",
-              summary: "Also trust these CA certificates, for the DoH endpoints only"),
+        .init(
+            names: ["--cacert"], arity: .value, valueName: "FILE",
+            summary: "Also trust the CA certificates in this PEM file (DoH's TLS too)",
+            detail: """
+                Also trust the CA certificates in this PEM file, beside the system roots, for every TLS
+                connection of the command, the DoH server's included. FILE may be a pipe.
+                """),
+        .init(
+            names: ["--doh-cacert"], arity: .value, valueName: "FILE",
+            summary: "Also trust these CA certificates, for the DoH endpoints only")
     ]
 
     /// The DoH endpoints' own pins.
     static let dohPinOptions: [ArgumentParser.Option] = [
-        .init(names: ["--doh-pinnedpubkey"], arity: .value, valueName: "PINS",
-              summary: "Public-key pins for the DoH endpoints only",
-              detail: """
-              Public-key pins ('sha256//BASE64[;sha256//BASE64]...', SPKI SHA-256) for the DoH endpoints only: an endpoint whose verified chain
-              carries none of them fails, and the next endpoint is asked (then the system resolver, with a
-              warning, unless --no-fallback).
-              """),
+        .init(
+            names: ["--doh-pinnedpubkey"], arity: .value, valueName: "PINS",
+            summary: "Public-key pins for the DoH endpoints only",
+            detail: """
+                Public-key pins ('sha256//BASE64[;sha256//BASE64]...', SPKI SHA-256) for the DoH endpoints only: an endpoint whose verified chain
+                carries none of them fails, and the next endpoint is asked (then the system resolver, with a
+                warning, unless --no-fallback).
+                """)
     ]
 
     /// The TLS options of a command that has no target pins of its own (`resolve`, `pins`).
@@ -205,8 +214,10 @@ struct ResolverOptions {
     ///   calls itself: each DoH or HTTPDNS exchange gets at most that long to connect (as curl gives
     ///   its DoH requests the transfer's connect timeout, lib/doh.c), within the resolver's 5 s per
     ///   exchange. nil: 5 s. (Through `HTTPClient`, the client's connect limit covers resolution.)
-    func makeResolver(families: AddressFamilies = .both, observer: (any ResolverObserver)? = nil,
-                      connectTimeout: Double? = nil) -> HostResolver {
+    func makeResolver(
+        families: AddressFamilies = .both, observer: (any ResolverObserver)? = nil,
+        connectTimeout: Double? = nil
+    ) -> HostResolver {
         var configuration = HostResolver.Configuration(endpoints: endpoints)
         configuration.providers = providers
         configuration.staticEntries = staticEntries
@@ -217,8 +228,9 @@ struct ResolverOptions {
         configuration.serveStale = staleTimeout.map { .init(clientResponseTimeout: $0) }
         configuration.preResolveHosts = preResolve
         guard let connectTimeout else { return HostResolver(configuration: configuration, dohTrust: dohTrust) }
-        let client = HTTPClient(configuration: HTTPClient.Configuration(trust: dohTrust, timeouts: Timeouts(connect: connectTimeout)),
-                                resolver: SystemResolver())
+        let client = HTTPClient(
+            configuration: HTTPClient.Configuration(trust: dohTrust, timeouts: Timeouts(connect: connectTimeout)),
+            resolver: SystemResolver())
         return HostResolver(configuration: configuration, transport: client)
     }
 }

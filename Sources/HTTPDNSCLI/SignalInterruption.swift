@@ -1,12 +1,12 @@
 import Foundation
 import Dispatch
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Turns SIGINT and SIGTERM into cancellation of one task while it runs, so a transfer stops
 /// cleanly (its temporary output file removed) instead of the process dying mid-write.
-final class SignalInterruption: @unchecked Sendable {  // `received` is guarded by `lock`; sources are touched only in init/stop
+final class SignalInterruption: @unchecked Sendable { // `received` is guarded by `lock`; sources are touched only in init/stop
     private var sources: [DispatchSourceSignal] = []
     private let lock = NSLock()
     private var received: Int32?

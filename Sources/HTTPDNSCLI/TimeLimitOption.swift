@@ -27,8 +27,10 @@ enum TimeLimitOption {
     /// `resolver.resolve(host:port:)`, given up at `deadline`, the end of `-m`'s `maxTime` seconds
     /// (the lookup itself then goes on, for the cache).
     /// - Throws: `Exceeded` at the deadline, else what the resolver throws.
-    static func resolve(_ host: String, port: Int, with resolver: HostResolver, before deadline: ContinuousClock.Instant?,
-                        maxTime: TimeInterval?) async throws -> HostResolution {
+    static func resolve(
+        _ host: String, port: Int, with resolver: HostResolver, before deadline: ContinuousClock.Instant?,
+        maxTime: TimeInterval?
+    ) async throws -> HostResolution {
         guard let deadline, let maxTime else { return try await resolver.resolve(host: host, port: port) }
         return try await withThrowingTaskGroup(of: HostResolution.self) { group in
             group.addTask { try await resolver.resolve(host: host, port: port) }

@@ -12,43 +12,47 @@ struct TrustOptions {
     }
 
     private static let pinOptions: [ArgumentParser.Option] = [
-        .init(names: ["--pinnedpubkey"], arity: .value, valueName: "PINS|FILE",
-              summary: "Public-key pins; the verified chain must carry one (exit 90)",
-              detail: """
-              Public-key pins ('sha256//BASE64[;sha256//BASE64]...', SPKI SHA-256, RFC 7469): a certificate of the verified chain
-              must carry one, or the request fails with exit 90, listing the pins the server presented.
-              'httpdns pins URL' prints them ready to paste. FILE is a PEM or DER public key (or a
-              certificate, whose key is pinned), as curl's; it may be a pipe.
-              """),
-        .init(names: ["--pin-cert"], arity: .value, valueName: "SHA256HEX",
-              summary: "Whole-certificate pin (SHA-256 fingerprint, hex), repeatable",
-              detail: """
-              Whole-certificate pin: the certificate's SHA-256 fingerprint in hex, colons allowed.
-              Repeatable; combines with --pinnedpubkey.
-              """),
+        .init(
+            names: ["--pinnedpubkey"], arity: .value, valueName: "PINS|FILE",
+            summary: "Public-key pins; the verified chain must carry one (exit 90)",
+            detail: """
+                Public-key pins ('sha256//BASE64[;sha256//BASE64]...', SPKI SHA-256, RFC 7469): a certificate of the verified chain
+                must carry one, or the request fails with exit 90, listing the pins the server presented.
+                'httpdns pins URL' prints them ready to paste. FILE is a PEM or DER public key (or a
+                certificate, whose key is pinned), as curl's; it may be a pipe.
+                """),
+        .init(
+            names: ["--pin-cert"], arity: .value, valueName: "SHA256HEX",
+            summary: "Whole-certificate pin (SHA-256 fingerprint, hex), repeatable",
+            detail: """
+                Whole-certificate pin: the certificate's SHA-256 fingerprint in hex, colons allowed.
+                Repeatable; combines with --pinnedpubkey.
+                """)
     ]
 
     /// The client certificate, OCSP stapling and `-k`.
     private static let certificateOptions: [ArgumentParser.Option] = [
-        .init(names: ["-E", "--cert"], arity: .value, valueName: "FILE[:PASSWORD]",
-              summary: "Client certificate for mutual TLS (PKCS#12, or PEM with --key)",
-              detail: """
-              Client certificate for mutual TLS: PKCS#12 (AES or legacy 3DES/RC2) or PEM with the key
-              inside or in --key. It is loaded before any traffic: a file that cannot be used (not a
-              certificate, wrong or missing password, no key or another certificate's key, expired)
-              exits 2. A server that rejects it is exit 58. FILE may be a pipe.
-              """),
+        .init(
+            names: ["-E", "--cert"], arity: .value, valueName: "FILE[:PASSWORD]",
+            summary: "Client certificate for mutual TLS (PKCS#12, or PEM with --key)",
+            detail: """
+                Client certificate for mutual TLS: PKCS#12 (AES or legacy 3DES/RC2) or PEM with the key
+                inside or in --key. It is loaded before any traffic: a file that cannot be used (not a
+                certificate, wrong or missing password, no key or another certificate's key, expired)
+                exits 2. A server that rejects it is exit 58. FILE may be a pipe.
+                """),
         certificateTypeOption,
         .init(names: ["--key"], arity: .value, valueName: "FILE", summary: "PEM private key for a PEM --cert (may be encrypted)"),
         .init(names: ["--pass"], arity: .value, valueName: "PASSWORD", summary: "Password of the PKCS#12 file or passphrase of the key"),
         .init(names: ["--cert-status"], arity: .flag, summary: "Require a stapled OCSP response (exit 91 without one)"),
-        .init(names: ["-k", "--insecure"], arity: .flag,
-              summary: "Verify no certificate or name at all (pins still apply)",
-              detail: """
-              Do not verify the server's certificate or name at all: anyone on the path can impersonate
-              the server. Pins, if given, still apply. Each connection made so is warned about on stderr.
-              The DoH endpoints stay verified: give --cacert for a private DoH server's CA.
-              """),
+        .init(
+            names: ["-k", "--insecure"], arity: .flag,
+            summary: "Verify no certificate or name at all (pins still apply)",
+            detail: """
+                Do not verify the server's certificate or name at all: anyone on the path can impersonate
+                the server. Pins, if given, still apply. Each connection made so is warned about on stderr.
+                The DoH endpoints stay verified: give --cacert for a private DoH server's CA.
+                """)
     ]
 
     static let certificateTypeOption = ArgumentParser.Option(
@@ -74,7 +78,8 @@ struct TrustOptions {
             // "sha1//...", "md5//...": a hash curl does not take either, not a file name (a path
             // such as "keys//a.pem" still is one).
             if let range = trimmed.range(of: "//"),
-               ["md5", "sha1", "sha224", "sha384", "sha512"].contains(trimmed[..<range.lowerBound].lowercased()) {
+                ["md5", "sha1", "sha224", "sha384", "sha512"].contains(trimmed[..<range.lowerBound].lowercased())
+            {
                 throw UsageError("--pinnedpubkey: unsupported pin '\(trimmed[..<range.upperBound])...' (only sha256// public-key pins, as curl, and cert-sha256//)", command: command)
             }
             do {

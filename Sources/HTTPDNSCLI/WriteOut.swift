@@ -251,7 +251,7 @@ struct WriteOut: Equatable {
                 ("time_total", Self.seconds(total)),
                 ("url", string(requested)),
                 ("url_effective", string(url)),
-                ("urlnum", String(urlNumber)),
+                ("urlnum", String(urlNumber))
             ]
             return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
         }

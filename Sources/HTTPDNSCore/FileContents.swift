@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads a whole file into memory, whatever kind of file it is: a regular file, or one that has no

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A temporary file beside a destination, to be renamed onto it once complete, so that readers

@@ -55,9 +55,11 @@ public struct HostResolution: Sendable, Hashable {
     /// (opt-in stale reuse); `ttl` is then 0.
     public var isStale: Bool
 
-    public init(host: String, addresses: [IPAddress], ttl: TimeInterval?, source: ResolutionSource,
-                provider: String? = nil, latency: TimeInterval? = nil, isStale: Bool = false,
-                fallbackReasons: [String] = []) {
+    public init(
+        host: String, addresses: [IPAddress], ttl: TimeInterval?, source: ResolutionSource,
+        provider: String? = nil, latency: TimeInterval? = nil, isStale: Bool = false,
+        fallbackReasons: [String] = []
+    ) {
         self.host = host
         self.addresses = addresses
         self.ttl = ttl
@@ -105,9 +107,10 @@ public enum ResolutionError: Error, Sendable, Hashable, CustomStringConvertible 
             "could not resolve host '\(host)': the name has no addresses of the requested type"
         case .resolverUnavailable(let host, let reasons) where reasons.contains(where: { $0.contains("\n") }):
             // A reason of several lines (a pin mismatch with the presented chain) reads as a list.
-            "could not resolve host '\(host)': no resolver answered:\n" + reasons.map { reason in
-                "  - " + reason.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n    ")
-            }.joined(separator: "\n")
+            "could not resolve host '\(host)': no resolver answered:\n"
+                + reasons.map { reason in
+                    "  - " + reason.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n    ")
+                }.joined(separator: "\n")
         case .resolverUnavailable(let host, let reasons):
             "could not resolve host '\(host)': no resolver answered (\(reasons.joined(separator: "; ")))"
         }

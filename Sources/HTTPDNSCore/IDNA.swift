@@ -1,6 +1,6 @@
 internal import CIDN2
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// IDNA through libidn2: UTS #46 non-transitional processing and RFC 3492 Punycode.

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An IPv4 or IPv6 address, as DNS answers carry it (RFC 1035 §3.4.1 A, RFC 3596 §2.2 AAAA).
@@ -108,7 +108,8 @@ extension IPAddress {
         bytes.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
-                 UInt8(ascii: "."), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"): true
+                UInt8(ascii: "."), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
+                true
             default: false
             }
         }

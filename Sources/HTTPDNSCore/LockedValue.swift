@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A value behind a pthread mutex, for state that several threads touch briefly.
@@ -8,7 +8,7 @@ import Glibc
 /// Used instead of `Synchronization.Mutex`, whose contended futex wait ThreadSanitizer does not
 /// model (every access under it would be reported as a race), and instead of `NSLock`, whose class
 /// dispatch costs on the cached lookup's path.
-package final class LockedValue<Value>: @unchecked Sendable {  // every access to `value` holds `mutex`
+package final class LockedValue<Value>: @unchecked Sendable { // every access to `value` holds `mutex`
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A download's destination (`-o FILE`, `ResponseBodyDestination.file`), written so that a failed
@@ -143,7 +143,8 @@ package struct OutputFile: Sendable {
             guard followed <= 40 else { throw .notWritable(path: requested, reason: String(cString: strerror(ELOOP))) }
             var directory = stat()
             if lstat(path(resolved), &directory) == 0, directory.st_mode & S_ISVTX != 0, directory.st_mode & S_IWOTH != 0,
-               link.st_uid != geteuid(), link.st_uid != directory.st_uid {
+                link.st_uid != geteuid(), link.st_uid != directory.st_uid
+            {
                 throw .protectedSymlink(path: requested, link: candidate)
             }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

@@ -67,7 +67,8 @@ public struct StaticHostResolver: HostResolving {
     /// The addresses fixed for `host:port`, if any (an exact port wins over `*`).
     public func addresses(host: String, port: Int) -> [IPAddress]? {
         guard !entries.isEmpty, let name = HostName.normalize(host) else { return nil }
-        return (entries.first { $0.host == name && $0.port == port }
+        return
+            (entries.first { $0.host == name && $0.port == port }
             ?? entries.first { $0.host == name && $0.port == nil })?.addresses
     }
 

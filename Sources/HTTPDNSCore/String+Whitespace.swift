@@ -15,7 +15,8 @@ extension Substring {
         // By scalar, as `NSString` trims: a combining mark after a leading space stays.
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !Self.isWhitespace($0) }),
-              let last = scalars.lastIndex(where: { !Self.isWhitespace($0) }) else { return "" }
+            let last = scalars.lastIndex(where: { !Self.isWhitespace($0) })
+        else { return "" }
         return String(Substring(scalars[first...last]))
     }
 

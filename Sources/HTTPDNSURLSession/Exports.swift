@@ -3,7 +3,7 @@
 // link FoundationNetworking.
 @_exported import HTTPDNS
 #if canImport(FoundationNetworking)
-// URLSession and its types live in FoundationNetworking on Linux: `import HTTPDNSURLSession` is
-// enough to use them with the protocol.
-@_exported import FoundationNetworking
+    // URLSession and its types live in FoundationNetworking on Linux: `import HTTPDNSURLSession` is
+    // enough to use them with the protocol.
+    @_exported import FoundationNetworking
 #endif

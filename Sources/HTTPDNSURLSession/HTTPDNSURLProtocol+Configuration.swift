@@ -1,7 +1,7 @@
 import Foundation
 import HTTPDNSCore
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Synchronization
 import HTTPDNS
@@ -30,8 +30,10 @@ extension HTTPDNSURLProtocol {
         ///   - client: The IP-direct client (resolver and trust policy set there).
         ///   - maximumRedirects: Default 20.
         ///   - handles: Which requests to take. Default: every http/https request.
-        public init(client: HTTPClient, maximumRedirects: Int = 20,
-                    handles: @escaping @Sendable (URLRequest) -> Bool = { _ in true }) {
+        public init(
+            client: HTTPClient, maximumRedirects: Int = 20,
+            handles: @escaping @Sendable (URLRequest) -> Bool = { _ in true }
+        ) {
             self.client = client
             self.maximumRedirects = max(0, maximumRedirects)
             self.handles = handles

@@ -2,7 +2,7 @@ import Foundation
 import HTTPDNSCore
 import Synchronization
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import HTTPDNS
 
@@ -57,7 +57,8 @@ open class HTTPDNSURLProtocol: URLProtocol {
     /// system resolver.
     open override class func canInit(with request: URLRequest) -> Bool {
         guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              url.host(percentEncoded: false)?.isEmpty == false else { return false }
+            url.host(percentEncoded: false)?.isEmpty == false
+        else { return false }
         guard let configuration = configuration else { return true }
         return configuration.handles(request)
     }

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension SessionContext {
@@ -35,18 +35,18 @@ extension SessionContext {
 }
 
 /// Carries the delegate onto the delegate queue, where Foundation calls it anyway.
-private struct DelegateBox: @unchecked Sendable {  // used only on the session's delegate queue, as Foundation does
+private struct DelegateBox: @unchecked Sendable { // used only on the session's delegate queue, as Foundation does
     let delegate: any URLSessionTaskDelegate
 }
 
 /// An input stream handed from the delegate queue to the loading task, its only user afterwards.
-private struct StreamBox: @unchecked Sendable {  // handed over once, never shared
+private struct StreamBox: @unchecked Sendable { // handed over once, never shared
     let stream: InputStream?
 }
 
 /// Resumes a continuation at most once: a delegate that calls its completion handler twice must
 /// not crash the process.
-private final class ResumeOnce<Value: Sendable>: @unchecked Sendable {  // `continuation` is guarded by `lock`
+private final class ResumeOnce<Value: Sendable>: @unchecked Sendable { // `continuation` is guarded by `lock`
     private let lock = NSLock()
     private var continuation: CheckedContinuation<Value, Never>?
 

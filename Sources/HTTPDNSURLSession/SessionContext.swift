@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What a protocol needs to know about the session of its task, which Foundation does not expose
@@ -12,7 +12,7 @@ import FoundationNetworking
 /// future Foundation changes them, `session` is nil and `streamsChunks` false: the request still
 /// works, redirects are followed without asking a delegate, cookies use
 /// `Configuration.fallbackCookieStorage`, and the body arrives in one piece.
-struct SessionContext: @unchecked Sendable {  // the session, task and delegate are thread-safe Foundation objects used as Foundation documents
+struct SessionContext: @unchecked Sendable { // the session, task and delegate are thread-safe Foundation objects used as Foundation documents
     let task: URLSessionTask?
     let session: URLSession?
     /// True when the session's delegate receives the body (`urlSession(_:dataTask:didReceive:)`);
@@ -32,8 +32,9 @@ struct SessionContext: @unchecked Sendable {  // the session, task and delegate 
         self.session = session
         var delivery: String?
         if let registry = Self.child(of: session, named: "taskRegistry"),
-           let behaviours = Self.child(of: registry, named: "behaviours") as? [Int: Any],
-           let behaviour = behaviours[task.taskIdentifier] {
+            let behaviours = Self.child(of: registry, named: "behaviours") as? [Int: Any],
+            let behaviour = behaviours[task.taskIdentifier]
+        {
             delivery = Mirror(reflecting: behaviour).children.first?.label ?? String(describing: behaviour)
         }
         streamsChunks = delivery == "callDelegate"

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import HTTPDNS
 
@@ -70,12 +70,13 @@ extension URLError {
         case .certificateVerificationFailed:
             if message.contains("expired") || message.contains("not yet valid") { return .serverCertificateHasBadDate }
             if message.contains("unable to get local issuer") || message.contains("self-signed") || message.contains("self signed")
-                || message.contains("unable to get issuer") {
+                || message.contains("unable to get issuer")
+            {
                 return .serverCertificateHasUnknownRoot
             }
             return .serverCertificateUntrusted
         case .tlsHandshakeFailed where Self.rejectsClientCertificate(message),
-             .transferFailed where Self.rejectsClientCertificate(message):
+            .transferFailed where Self.rejectsClientCertificate(message):
             return .clientCertificateRejected
         case .tlsHandshakeFailed, .trustConfigurationInvalid: return .secureConnectionFailed
         // A pin mismatch is the server's certificate being refused, as Apple's stack reports it.
@@ -97,8 +98,10 @@ extension URLError {
     /// TLS alerts a server sends when it refuses or requires our certificate (RFC 8446 §6.2),
     /// as OpenSSL words them.
     private static func rejectsClientCertificate(_ message: String) -> Bool {
-        ["alert certificate required", "alert bad certificate", "alert unknown ca", "alert certificate unknown",
-         "alert certificate revoked", "alert certificate expired", "alert unsupported certificate",
-         "alert access denied"].contains { message.contains($0) }
+        [
+            "alert certificate required", "alert bad certificate", "alert unknown ca", "alert certificate unknown",
+            "alert certificate revoked", "alert certificate expired", "alert unsupported certificate",
+            "alert access denied"
+        ].contains { message.contains($0) }
     }
 }

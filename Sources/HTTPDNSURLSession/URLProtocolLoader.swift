@@ -1,14 +1,14 @@
 import Foundation
 import HTTPDNSCore
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Synchronization
 import HTTPDNS
 
 /// Loads one `HTTPDNSURLProtocol` request: body, hops, cookies, delegate questions, delivery to
 /// the protocol's client, and cancellation.
-final class URLProtocolLoader: @unchecked Sendable {  // immutable after init except `state`, which a Mutex guards
+final class URLProtocolLoader: @unchecked Sendable { // immutable after init except `state`, which a Mutex guards
     private struct State {
         var cancelled = false
         var task: Task<Void, Never>?
@@ -89,13 +89,16 @@ final class URLProtocolLoader: @unchecked Sendable {  // immutable after init ex
         while true {
             let hopURL = current.url ?? url
             state.withLock { $0.url = hopURL }
-            let hop = current.httpdnsRequest(body: body, additionalHeaders: context.session?.configuration.httpAdditionalHeaders,
-                                             sessionStallTimeout: sessionStall, resourceTimeout: resourceTimeout)
+            let hop = current.httpdnsRequest(
+                body: body, additionalHeaders: context.session?.configuration.httpAdditionalHeaders,
+                sessionStallTimeout: sessionStall, resourceTimeout: resourceTimeout)
             let collector = HopCollector(url: hopURL, method: hop.method, cookies: cookies, streams: context.streamsChunks, loader: self)
             let response: HTTPResponse?
             do {
-                response = try await configuration.client.execute(hop, to: .streaming(
-                    head: { collector.receiveHead($0) }, chunk: { collector.receiveChunk($0) }))
+                response = try await configuration.client.execute(
+                    hop,
+                    to: .streaming(
+                        head: { collector.receiveHead($0) }, chunk: { collector.receiveChunk($0) }))
             } catch let error as HTTPClientError where error.kind == .transferFailed || error.kind == .bodyReadFailed {
                 // A redirect answered before the request body was read, then the stream reset
                 // (see HTTPClient.execute(_:to:redirects:cookies:)): the head is all we need.
@@ -105,7 +108,8 @@ final class URLProtocolLoader: @unchecked Sendable {  // immutable after init ex
 
             guard let redirect = collector.redirect, let redirectResponse = collector.response else {
                 if collector.response == nil, let response {
-                    let head = HTTPURLResponse.httpdns(url: hopURL, head: HTTPResponseHead(status: response.status, headers: response.headers, version: response.version, reasonPhrase: response.reasonPhrase))
+                    let head = HTTPURLResponse.httpdns(
+                        url: hopURL, head: HTTPResponseHead(status: response.status, headers: response.headers, version: response.version, reasonPhrase: response.reasonPhrase))
                     deliver { $0.urlProtocol($1, didReceive: head, cacheStoragePolicy: .notAllowed) }
                 }
                 if !collector.body.isEmpty { deliver { $0.urlProtocol($1, didLoad: collector.body) } }
@@ -163,7 +167,7 @@ final class URLProtocolLoader: @unchecked Sendable {  // immutable after init ex
 /// One hop's response as the transfer thread delivers it: cookies stored and the redirect decided
 /// when the head arrives; a final response's head and chunks passed on at once when the task
 /// streams, else collected.
-private final class HopCollector: @unchecked Sendable {  // written only on the transfer thread during the transfer; read after it completes
+private final class HopCollector: @unchecked Sendable { // written only on the transfer thread during the transfer; read after it completes
     /// Redirect bodies are kept for a declined redirect, up to this many bytes.
     private static let redirectBodyLimit = 1 << 20
 

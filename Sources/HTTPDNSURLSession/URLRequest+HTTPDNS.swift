@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import HTTPDNS
 
@@ -16,8 +16,10 @@ extension URLRequest {
     /// `timeoutInterval`, or `sessionStallTimeout` (the session's `timeoutIntervalForRequest`) when
     /// shorter, limits connecting (resolving the name included) and stalls; `resourceTimeout` the
     /// whole request.
-    func httpdnsRequest(body: HTTPRequestBody?, additionalHeaders: [AnyHashable: Any]?,
-                        sessionStallTimeout: Double? = nil, resourceTimeout: Double?) -> HTTPRequest {
+    func httpdnsRequest(
+        body: HTTPRequestBody?, additionalHeaders: [AnyHashable: Any]?,
+        sessionStallTimeout: Double? = nil, resourceTimeout: Double?
+    ) -> HTTPRequest {
         var headers = HTTPHeaders()
         for (name, value) in (allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard !name.caseInsensitiveEquals("Content-Length") else { continue }
@@ -70,7 +72,8 @@ extension URLRequest {
     /// holds for the host, which cannot be told apart).
     func withoutSessionCookies(from storage: HTTPCookieStorage) -> URLRequest {
         guard let url, let existing = value(forHTTPHeaderField: "Cookie"),
-              existing == HTTPCookie.requestHeaderFields(with: storage.cookies(for: url) ?? [])["Cookie"] else { return self }
+            existing == HTTPCookie.requestHeaderFields(with: storage.cookies(for: url) ?? [])["Cookie"]
+        else { return self }
         var request = self
         request.setValue(nil, forHTTPHeaderField: "Cookie")
         return request

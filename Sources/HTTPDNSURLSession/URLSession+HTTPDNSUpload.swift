@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import HTTPDNS
 
@@ -22,8 +22,10 @@ extension URLSession {
     }
 
     /// `uploadTask(with:from:completionHandler:)` for sessions using `HTTPDNSURLProtocol`.
-    public func httpdnsUploadTask(with request: URLRequest, from bodyData: Data,
-                                  completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) -> URLSessionUploadTask {
+    public func httpdnsUploadTask(
+        with request: URLRequest, from bodyData: Data,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> URLSessionUploadTask {
         let task = uploadTask(with: request, from: bodyData, completionHandler: completionHandler)
         UploadBodyRegistry.register(.data(bodyData), for: task)
         return task
@@ -37,8 +39,10 @@ extension URLSession {
     }
 
     /// `uploadTask(with:fromFile:completionHandler:)` for sessions using `HTTPDNSURLProtocol`.
-    public func httpdnsUploadTask(with request: URLRequest, fromFile fileURL: URL,
-                                  completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) -> URLSessionUploadTask {
+    public func httpdnsUploadTask(
+        with request: URLRequest, fromFile fileURL: URL,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> URLSessionUploadTask {
         let task = uploadTask(with: request, fromFile: fileURL, completionHandler: completionHandler)
         UploadBodyRegistry.register(.file(fileURL), for: task)
         return task
@@ -46,20 +50,26 @@ extension URLSession {
 
     /// `upload(for:from:delegate:)` for sessions using `HTTPDNSURLProtocol`.
     /// - Throws: `URLError`; cancelling the calling task cancels the upload.
-    public func httpdnsUpload(for request: URLRequest, from bodyData: Data,
-                              delegate: (any URLSessionTaskDelegate)? = nil) async throws -> (Data, URLResponse) {
+    public func httpdnsUpload(
+        for request: URLRequest, from bodyData: Data,
+        delegate: (any URLSessionTaskDelegate)? = nil
+    ) async throws -> (Data, URLResponse) {
         try await run(delegate: delegate) { self.httpdnsUploadTask(with: request, from: bodyData, completionHandler: $0) }
     }
 
     /// `upload(for:fromFile:delegate:)` for sessions using `HTTPDNSURLProtocol`.
     /// - Throws: `URLError`; cancelling the calling task cancels the upload.
-    public func httpdnsUpload(for request: URLRequest, fromFile fileURL: URL,
-                              delegate: (any URLSessionTaskDelegate)? = nil) async throws -> (Data, URLResponse) {
+    public func httpdnsUpload(
+        for request: URLRequest, fromFile fileURL: URL,
+        delegate: (any URLSessionTaskDelegate)? = nil
+    ) async throws -> (Data, URLResponse) {
         try await run(delegate: delegate) { self.httpdnsUploadTask(with: request, fromFile: fileURL, completionHandler: $0) }
     }
 
-    private func run(delegate: (any URLSessionTaskDelegate)?,
-                     _ makeTask: (@escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) -> URLSessionUploadTask) async throws -> (Data, URLResponse) {
+    private func run(
+        delegate: (any URLSessionTaskDelegate)?,
+        _ makeTask: (@escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) -> URLSessionUploadTask
+    ) async throws -> (Data, URLResponse) {
         let box = TaskBox()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -83,7 +93,7 @@ extension URLSession {
 }
 
 /// The task of an `async` upload, for cancellation from another thread.
-private final class TaskBox: @unchecked Sendable {  // `task` and `cancelled` are guarded by `lock`
+private final class TaskBox: @unchecked Sendable { // `task` and `cancelled` are guarded by `lock`
     private let lock = NSLock()
     private var task: URLSessionTask?
     private var cancelled = false

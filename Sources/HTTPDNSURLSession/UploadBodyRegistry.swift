@@ -1,7 +1,7 @@
 import Foundation
 import HTTPDNSCore
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Synchronization
 import HTTPDNS

@@ -66,8 +66,10 @@ extension ClientIdentity {
     ///   - date: The moment the certificate must be valid at (default: now).
     /// - Throws: `TrustError.unreadableFile`, `.noCertificates`, `.invalidPEM`, `.wrongPassword`,
     ///   `.noPrivateKey`, `.keyMismatch`, `.identityExpired`.
-    public static func pem(certificate certificateFile: URL, key keyFile: URL? = nil, passphrase: String? = nil,
-                           validAt date: Date = Date()) throws(TrustError) -> ClientIdentity {
+    public static func pem(
+        certificate certificateFile: URL, key keyFile: URL? = nil, passphrase: String? = nil,
+        validAt date: Date = Date()
+    ) throws(TrustError) -> ClientIdentity {
         let certificateData = try FileContents.trustFile(certificateFile.path)
         let certificates = try Certificate.certificates(pem: certificateData, source: certificateFile.path)
         let keySource = keyFile ?? certificateFile
@@ -87,17 +89,22 @@ extension ClientIdentity {
         guard let key else { throw TrustError.noPrivateKey(source: keySource.path) }
         defer { httpdns_private_key_free(key) }
         let leaf = certificates[0]
-        guard let result = leaf.withX509({ x509 -> Result<ClientIdentity, TrustError> in
-            Result { () throws(TrustError) -> ClientIdentity in
-                try make(certificate: x509, key: key, chain: Array(certificates.dropFirst()), source: certificateFile.path,
-                         keySource: keySource.path, date: date)
-            }
-        }) else { throw TrustError.invalidIdentity(source: certificateFile.path, reason: "unreadable certificate") }
+        guard
+            let result = leaf.withX509({ x509 -> Result<ClientIdentity, TrustError> in
+                Result { () throws(TrustError) -> ClientIdentity in
+                    try make(
+                        certificate: x509, key: key, chain: Array(certificates.dropFirst()), source: certificateFile.path,
+                        keySource: keySource.path, date: date)
+                }
+            })
+        else { throw TrustError.invalidIdentity(source: certificateFile.path, reason: "unreadable certificate") }
         return try result.get()
     }
 
-    private static func make(certificate: OpaquePointer, key: OpaquePointer, chain: [Certificate], source: String,
-                             keySource: String? = nil, date: Date) throws(TrustError) -> ClientIdentity {
+    private static func make(
+        certificate: OpaquePointer, key: OpaquePointer, chain: [Certificate], source: String,
+        keySource: String? = nil, date: Date
+    ) throws(TrustError) -> ClientIdentity {
         // Name the file the key came from: with --key that is not the certificate's file.
         guard httpdns_key_matches(certificate, key) != 0 else { throw TrustError.keyMismatch(source: keySource ?? source) }
         var out: UnsafeMutablePointer<UInt8>?

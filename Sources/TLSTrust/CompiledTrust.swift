@@ -6,7 +6,7 @@ internal import CHTTPDNSShims
 /// (`struct httpdns_trust`: anchors, verification, client identity).
 ///
 /// One per connection pool; it must outlive every transfer that uses it.
-public final class CompiledTrust: @unchecked Sendable {  // immutable after init; C side only reads it
+public final class CompiledTrust: @unchecked Sendable { // immutable after init; C side only reads it
     /// The policy this was compiled from.
     public let policy: TrustPolicy
     /// Why the policy cannot be used, if it cannot; every transfer under it then fails with this.

@@ -75,7 +75,12 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible, Expressi
 
     /// More specific patterns sort first: exact, then one label, then any depth; longer domains first.
     var specificity: (Int, Int) {
-        let rank = switch kind { case .exact: 0; case .oneLabel: 1; case .anyDepth: 2 }
+        let rank =
+            switch kind {
+            case .exact: 0;
+            case .oneLabel: 1;
+            case .anyDepth: 2
+            }
         return (rank, -domain.count)
     }
 

@@ -62,7 +62,8 @@ public struct PinReport: Sendable, Hashable, CustomStringConvertible {
             "  \(certificate.publicKeyPin)  \(showsCertificatePins ? "\(certificate.certificatePin)  " : "")\(certificate.subject)"
         }.joined(separator: "\n")
         let expected = pinSet.pins.map(\.description).sorted().joined(separator: "; ")
-        return "certificate pinning failed for \(IPAddress.authority(host: host, port: port))\(remoteAddress.map { " (\($0))" } ?? ""): no certificate of the chain matches \(expected)\nthe server presented:\n\(presented)"
+        return
+            "certificate pinning failed for \(IPAddress.authority(host: host, port: port))\(remoteAddress.map { " (\($0))" } ?? ""): no certificate of the chain matches \(expected)\nthe server presented:\n\(presented)"
     }
 
     /// The JSON body POSTed to `PinSet.reportURL` (RFC 7469 §3 field names).
@@ -78,7 +79,7 @@ public struct PinReport: Sendable, Hashable, CustomStringConvertible {
             "served-public-key-pins": presentedChain.map(\.publicKeyPin.description),
             "known-pins": pinSet.pins.map(\.description).sorted(),
             "enforced": enforced,
-            "remote-address": remoteAddress ?? NSNull(),
+            "remote-address": remoteAddress ?? NSNull()
         ]
         return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
     }

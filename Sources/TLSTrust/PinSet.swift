@@ -35,8 +35,10 @@ public struct PinSet: Sendable, Hashable {
     public var reportURL: URL?
 
     /// A pin set; the defaults enforce the pins for every host, forever, without a backup rule or report URL.
-    public init(hosts: [HostPattern] = [], pins: Set<CertificatePin>, expires: Date? = nil,
-                enforcement: Enforcement = .enforce, requiresBackupPin: Bool = false, reportURL: URL? = nil) {
+    public init(
+        hosts: [HostPattern] = [], pins: Set<CertificatePin>, expires: Date? = nil,
+        enforcement: Enforcement = .enforce, requiresBackupPin: Bool = false, reportURL: URL? = nil
+    ) {
         self.hosts = hosts
         self.pins = pins
         self.expires = expires

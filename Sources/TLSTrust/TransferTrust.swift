@@ -6,7 +6,7 @@ internal import CHTTPDNSShims
 /// govern its host, and what the handshake found (`struct httpdns_tls_transfer`).
 ///
 /// Passed to libcurl as CURLOPT_SSL_CTX_DATA; it must outlive the transfer's easy handle.
-package final class TransferTrust: @unchecked Sendable {  // written by the TLS callbacks on the transfer thread, read there after completion
+package final class TransferTrust: @unchecked Sendable { // written by the TLS callbacks on the transfer thread, read there after completion
     /// What the handshake's pin check concluded.
     package enum PinOutcome: Sendable, Equatable {
         case notEvaluated, matched, mismatch, mismatchReported, anchoredByPin
@@ -34,11 +34,12 @@ package final class TransferTrust: @unchecked Sendable {  // written by the TLS 
         }
         let transfer = spki.withUnsafeBytes { spkiBytes in
             whole.withUnsafeBytes { wholeBytes in
-                httpdns_tls_transfer_new(compiled.trust,
-                                         spkiBytes.bindMemory(to: UInt8.self).baseAddress, spkiCount,
-                                         wholeBytes.bindMemory(to: UInt8.self).baseAddress, wholeCount,
-                                         pinSet?.enforcement == .reportOnly ? 0 : 1,
-                                         compiled.policy.pinnedCertificatesAreAnchors ? 1 : 0)
+                httpdns_tls_transfer_new(
+                    compiled.trust,
+                    spkiBytes.bindMemory(to: UInt8.self).baseAddress, spkiCount,
+                    wholeBytes.bindMemory(to: UInt8.self).baseAddress, wholeCount,
+                    pinSet?.enforcement == .reportOnly ? 0 : 1,
+                    compiled.policy.pinnedCertificatesAreAnchors ? 1 : 0)
             }
         }
         callbackData = transfer.map { UnsafeMutableRawPointer($0) }

@@ -53,9 +53,11 @@ public struct TrustPolicy: Sendable, Hashable {
     public var requiresOCSPStapling: Bool
 
     /// A policy; the defaults are full verification, no pins, no client identity, no OCSP requirement.
-    public init(anchors: Anchors, verification: Verification = .full, pinSets: [PinSet] = [],
-                pinnedCertificatesAreAnchors: Bool = false, identity: ClientIdentity? = nil,
-                requiresOCSPStapling: Bool = false) {
+    public init(
+        anchors: Anchors, verification: Verification = .full, pinSets: [PinSet] = [],
+        pinnedCertificatesAreAnchors: Bool = false, identity: ClientIdentity? = nil,
+        requiresOCSPStapling: Bool = false
+    ) {
         self.anchors = anchors
         self.verification = verification
         self.pinSets = pinSets

@@ -11,7 +11,7 @@ struct DoHClientTests {
     static let zone = FakeZone(hosts: [
         "both.test": .init(ipv4: ["192.0.2.1", "192.0.2.2"], ipv6: ["2001:db8::1"], ttl: 300),
         "v4only.test": .init(ipv4: ["192.0.2.4"], ttl: 120),
-        "none.test": .init(),
+        "none.test": .init()
     ])
 
     private func lookup(
@@ -113,21 +113,27 @@ struct DoHClientTests {
     @Test func addressesListIPv6FirstWithTheLesserTTL() async throws {
         let transport = FakeDoHTransport { request in
             let question = request.question!
-            let answers: [DNSFixture.Record] = question.type == DNSFixture.typeA
+            let answers: [DNSFixture.Record] =
+                question.type == DNSFixture.typeA
                 ? [.a("both.test", "192.0.2.1", ttl: 60), .a("both.test", "192.0.2.2", ttl: 60)]
                 : [.aaaa("both.test", "2001:db8::1", ttl: 300)]
             return .dns(DNSFixture.response(to: request.query, answers: answers))
         }
         let answer = try await lookup("both.test", transport: transport)
-        #expect(answer == .addresses(
-            [IPAddress("2001:db8::1")!, IPAddress("192.0.2.1")!, IPAddress("192.0.2.2")!], ttl: 60))
+        #expect(
+            answer
+                == .addresses(
+                    [IPAddress("2001:db8::1")!, IPAddress("192.0.2.1")!, IPAddress("192.0.2.2")!], ttl: 60))
     }
 
     @Test func addressesAtTheEndOfACNAMEChainAreUsed() async throws {
         let transport = FakeDoHTransport { request in
-            .dns(DNSFixture.response(to: request.query, answers: [
-                .cname("www.test", "edge.test", ttl: 30), .a("edge.test", "192.0.2.9", ttl: 600),
-            ]))
+            .dns(
+                DNSFixture.response(
+                    to: request.query,
+                    answers: [
+                        .cname("www.test", "edge.test", ttl: 30), .a("edge.test", "192.0.2.9", ttl: 600)
+                    ]))
         }
         let answer = try await lookup("www.test", families: .ipv4, transport: transport)
         #expect(answer == .addresses([IPAddress("192.0.2.9")!], ttl: 30))
@@ -184,8 +190,9 @@ struct DoHClientTests {
             return response
         }
         // both.test: 300 s for both families; missing.test: NXDOMAIN, SOA MINIMUM 60 s.
-        #expect(try await lookup("both.test", endpoint: Self.get, transport: transport)
-            == .addresses([IPAddress("2001:db8::1")!, IPAddress("192.0.2.1")!, IPAddress("192.0.2.2")!], ttl: 200))
+        #expect(
+            try await lookup("both.test", endpoint: Self.get, transport: transport)
+                == .addresses([IPAddress("2001:db8::1")!, IPAddress("192.0.2.1")!, IPAddress("192.0.2.2")!], ttl: 200))
         #expect(try await lookup("none.test", endpoint: Self.get, transport: transport) == .noAddresses(negativeTTL: 0))
         #expect(try await lookup("missing.test", endpoint: Self.get, transport: transport) == .nameNotFound(negativeTTL: 0))
     }
@@ -201,9 +208,10 @@ struct DoHClientTests {
         #expect(try await lookup("v4only.test", families: .ipv4, transport: fresh) == .addresses([IPAddress("192.0.2.4")!], ttl: 120))
     }
 
-    @Test(arguments: [
-        ("120", 120.0), (" 7 ", 7), ("0", 0), ("99999999999", 2_147_483_648), ("2147483649", 2_147_483_648),
-    ] as [(String, TimeInterval)])
+    @Test(
+        arguments: [
+            ("120", 120.0), (" 7 ", 7), ("0", 0), ("99999999999", 2_147_483_648), ("2147483649", 2_147_483_648)
+        ] as [(String, TimeInterval)])
     func ageFieldIsDeltaSeconds(field: String, seconds: TimeInterval) {
         #expect(DoHHTTPResponse.age(fromField: field) == seconds)
     }
@@ -230,8 +238,9 @@ struct DoHClientTests {
             response.contentType = contentType
             return response
         }
-        #expect(failure?.description
-            == "https://dns.test:8443/dns-query: unexpected Content-Type '\(shown)' (expected application/dns-message)")
+        #expect(
+            failure?.description
+                == "https://dns.test:8443/dns-query: unexpected Content-Type '\(shown)' (expected application/dns-message)")
     }
 
     @Test func aMissingContentTypeIsAnEndpointFailure() async {

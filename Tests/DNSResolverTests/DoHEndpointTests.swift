@@ -7,14 +7,16 @@ import Testing
 struct DoHEndpointTests {
     @Test func wellKnownEndpointsAreHTTPSWithDocumentedBootstrapAddresses() {
         let table = DoHEndpoint.wellKnown.map { ($0.url.absoluteString, $0.bootstrapAddresses.map(\.description)) }
-        #expect(table.map(\.0) == [
-            "https://cloudflare-dns.com/dns-query", "https://dns.google/dns-query", "https://dns.quad9.net/dns-query",
-        ])
-        #expect(table.map(\.1) == [
-            ["1.1.1.1", "1.0.0.1", "2606:4700:4700::1111"],
-            ["8.8.8.8", "8.8.4.4", "2001:4860:4860::8888"],
-            ["9.9.9.9", "149.112.112.112"],
-        ])
+        #expect(
+            table.map(\.0) == [
+                "https://cloudflare-dns.com/dns-query", "https://dns.google/dns-query", "https://dns.quad9.net/dns-query"
+            ])
+        #expect(
+            table.map(\.1) == [
+                ["1.1.1.1", "1.0.0.1", "2606:4700:4700::1111"],
+                ["8.8.8.8", "8.8.4.4", "2001:4860:4860::8888"],
+                ["9.9.9.9", "149.112.112.112"]
+            ])
     }
 
     @Test func methodDefaultsToGET() throws {
@@ -89,7 +91,7 @@ struct DoHEndpointTests {
     @Test(arguments: [
         ("https://user:pw@dns.test/dns-query", "user info"),
         ("https://dns.test/dns-query#frag", "fragment"),
-        ("https://dns.test/dns-query?ct", "query"),
+        ("https://dns.test/dns-query?ct", "query")
     ])
     func parsingRejectsComponentsDoHCannotUse(text: String, component: String) {
         #expect(throws: DoHEndpoint.ParseError.unsupportedComponent(text, component: component)) {
@@ -124,12 +126,14 @@ struct DoHEndpointTests {
         #expect(throws: DoHEndpoint.ParseError.invalidHost("https://%FF.test/dns-query")) {
             try DoHEndpoint(parsing: "https://%FF.test/dns-query")
         }
-        #expect(DoHEndpoint.ParseError.invalidHost("https://%FF.test/dns-query").description
+        #expect(
+            DoHEndpoint.ParseError.invalidHost("https://%FF.test/dns-query").description
                 == "bad DoH URL 'https://%FF.test/dns-query': the host is not a valid host name or IP address")
     }
 
     @Test func parseErrorsSayWhatToFix() {
-        #expect(DoHEndpoint.ParseError.notHTTPS("http://x").description
-            == "bad DoH URL 'http://x': the scheme must be https (RFC 8484 §3)")
+        #expect(
+            DoHEndpoint.ParseError.notHTTPS("http://x").description
+                == "bad DoH URL 'http://x': the scheme must be https (RFC 8484 §3)")
     }
 }

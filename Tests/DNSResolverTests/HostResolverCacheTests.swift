@@ -77,8 +77,9 @@ struct HostResolverCacheTests {
             try await harness.resolve("missing.test")
         }
         #expect(harness.queries == 2)
-        #expect(events.events.filter { $0.hasSuffix(" missing.test") && !$0.hasPrefix("answer") }
-            == ["miss missing.test", "negative hit missing.test"], "the cached NXDOMAIN is reported as a hit")
+        #expect(
+            events.events.filter { $0.hasSuffix(" missing.test") && !$0.hasPrefix("answer") }
+                == ["miss missing.test", "negative hit missing.test"], "the cached NXDOMAIN is reported as a hit")
         harness.clock.advance(by: 15)
         await #expect(throws: ResolutionError.nameNotFound(host: "missing.test", negativeTTL: 60)) {
             try await harness.resolve("missing.test")
@@ -145,8 +146,10 @@ struct HostResolverCacheTests {
         _ = try await harness.resolve("a.test")
         harness.clock.advance(by: 1)
         let cached = try #require(harness.resolver.cachedResolution(host: "A.TEST"))
-        #expect(cached == HostResolution(
-            host: "a.test", addresses: [IPAddress("2001:db8::1")!, IPAddress("192.0.2.1")!], ttl: 299, source: .cache))
+        #expect(
+            cached
+                == HostResolution(
+                    host: "a.test", addresses: [IPAddress("2001:db8::1")!, IPAddress("192.0.2.1")!], ttl: 299, source: .cache))
         #expect(harness.queries == 2)
     }
 

@@ -9,11 +9,12 @@ struct HostResolverCoalescingTests {
     /// so only sharing the query in flight can keep the query count down.
     static func held(by gate: Gate, observeCancellation: Recorder<Bool>? = nil) -> ResolverHarness {
         let zone = FakeZone(hosts: ["a.test": .init(ipv4: ["192.0.2.1"], ipv6: ["2001:db8::1"], ttl: 0)])
-        return ResolverHarness(transport: FakeDoHTransport { request in
-            await gate.wait()
-            observeCancellation?.append(Task.isCancelled)
-            return zone.respond(to: request.query)
-        })
+        return ResolverHarness(
+            transport: FakeDoHTransport { request in
+                await gate.wait()
+                observeCancellation?.append(Task.isCancelled)
+                return zone.respond(to: request.query)
+            })
     }
 
     @Test func concurrentLookupsOfOneNameShareOneQueryPerFamily() async throws {
@@ -31,8 +32,9 @@ struct HostResolverCoalescingTests {
             #expect(results.count == lookups)
             #expect(results.allSatisfy { $0.addresses == [IPAddress("2001:db8::1")!, IPAddress("192.0.2.1")!] })
         }
-        #expect(harness.transport.requests.compactMap { $0.question?.type }.sorted()
-            == [DNSFixture.typeA, DNSFixture.typeAAAA])
+        #expect(
+            harness.transport.requests.compactMap { $0.question?.type }.sorted()
+                == [DNSFixture.typeA, DNSFixture.typeAAAA])
     }
 
     @Test func cancellingOneWaiterLeavesTheSharedQueryForTheOthers() async throws {
@@ -67,10 +69,11 @@ struct HostResolverCoalescingTests {
     @Test func aQueryFinishedAfterFlushIsNotCached() async throws {
         let gate = Gate()
         let zone = ResolverHarness.zone
-        let harness = ResolverHarness(transport: FakeDoHTransport { request in
-            await gate.wait()
-            return zone.respond(to: request.query)
-        })
+        let harness = ResolverHarness(
+            transport: FakeDoHTransport { request in
+                await gate.wait()
+                return zone.respond(to: request.query)
+            })
         let lookup = Task { try await harness.resolve("a.test") }
         #expect(await eventually { harness.transport.requests.count == 2 })
         harness.resolver.flush(host: "a.test")

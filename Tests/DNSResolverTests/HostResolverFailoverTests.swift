@@ -10,12 +10,15 @@ struct HostResolverFailoverTests {
 
     static let faults: [(String, @Sendable (FakeDoHTransport.Request) throws -> DoHHTTPResponse)] = [
         ("HTTP 500", { _ in DoHHTTPResponse(status: 500, contentType: "text/html", body: Data()) }),
-        ("wrong content type", { request in
-            DoHHTTPResponse(status: 200, contentType: "application/json", body: ResolverHarness.zone.respond(to: request.query).body)
-        }),
+        (
+            "wrong content type",
+            { request in
+                DoHHTTPResponse(status: 200, contentType: "application/json", body: ResolverHarness.zone.respond(to: request.query).body)
+            }
+        ),
         ("garbage body", { _ in .dns(Data("not dns".utf8)) }),
         ("SERVFAIL", { request in .dns(DNSFixture.response(to: request.query, code: .serverFailure)) }),
-        ("transport error", { _ in throw TransportFailure(description: "TLS handshake failed") }),
+        ("transport error", { _ in throw TransportFailure(description: "TLS handshake failed") })
     ]
 
     @Test(arguments: 0..<faults.count)
@@ -28,18 +31,20 @@ struct HostResolverFailoverTests {
     }
 
     @Test func endpointsAreTriedInOrder() async throws {
-        let harness = ResolverHarness(transport: ResolverHarness.transport(failing: [Self.first]) { _ in
-            DoHHTTPResponse(status: 503, contentType: nil, body: Data())
-        })
+        let harness = ResolverHarness(
+            transport: ResolverHarness.transport(failing: [Self.first]) { _ in
+                DoHHTTPResponse(status: 503, contentType: nil, body: Data())
+            })
         _ = try await harness.resolve("a.test")
         let order = harness.transport.requests.map(\.endpoint)
         #expect(order == [Self.first, Self.first, Self.second, Self.second])
     }
 
     @Test func everyEndpointFailingFallsBackToTheSystemResolver() async throws {
-        let harness = ResolverHarness(transport: ResolverHarness.transport(failing: [Self.first, Self.second]) { _ in
-            DoHHTTPResponse(status: 500, contentType: nil, body: Data())
-        })
+        let harness = ResolverHarness(
+            transport: ResolverHarness.transport(failing: [Self.first, Self.second]) { _ in
+                DoHHTTPResponse(status: 500, contentType: nil, body: Data())
+            })
         let resolution = try await harness.resolve("a.test")
         #expect(resolution.source == .system)
         #expect(resolution.addresses.map(\.description) == ResolverHarness.systemAddresses)
@@ -53,10 +58,14 @@ struct HostResolverFailoverTests {
                 return DoHHTTPResponse(status: 500, contentType: nil, body: Data())
             },
             configure: { $0.fallbackToSystemResolver = false })
-        await #expect(throws: ResolutionError.resolverUnavailable(host: "a.test", reasons: [
-            "https://one.test/dns-query: connection timed out",
-            "https://two.test:8443/dns-query: HTTP 500",
-        ])) {
+        await #expect(
+            throws: ResolutionError.resolverUnavailable(
+                host: "a.test",
+                reasons: [
+                    "https://one.test/dns-query: connection timed out",
+                    "https://two.test:8443/dns-query: HTTP 500"
+                ])
+        ) {
             try await harness.resolve("a.test")
         }
         #expect(harness.system.lookups.isEmpty)
@@ -71,11 +80,15 @@ struct HostResolverFailoverTests {
                 DoHHTTPResponse(status: 500, contentType: nil, body: Data())
             },
             system: system)
-        await #expect(throws: ResolutionError.resolverUnavailable(host: "a.test", reasons: [
-            "https://one.test/dns-query: HTTP 500",
-            "https://two.test:8443/dns-query: HTTP 500",
-            "system resolver: getaddrinfo: Temporary failure in name resolution",
-        ])) {
+        await #expect(
+            throws: ResolutionError.resolverUnavailable(
+                host: "a.test",
+                reasons: [
+                    "https://one.test/dns-query: HTTP 500",
+                    "https://two.test:8443/dns-query: HTTP 500",
+                    "system resolver: getaddrinfo: Temporary failure in name resolution"
+                ])
+        ) {
             try await harness.resolve("a.test")
         }
     }
@@ -108,9 +121,10 @@ struct HostResolverFailoverTests {
     }
 
     @Test func systemAnswersAreNotCached() async throws {
-        let harness = ResolverHarness(transport: ResolverHarness.transport(failing: [Self.first, Self.second]) { _ in
-            throw TransportFailure(description: "unreachable")
-        })
+        let harness = ResolverHarness(
+            transport: ResolverHarness.transport(failing: [Self.first, Self.second]) { _ in
+                throw TransportFailure(description: "unreachable")
+            })
         _ = try await harness.resolve("a.test")
         _ = try await harness.resolve("a.test")
         #expect(harness.system.lookups.count == 2)

@@ -10,9 +10,11 @@ import TestSupport
 @Suite("HostResolver hit path")
 struct HostResolverHitPathTests {
     static let names = (0..<40).map { "host\($0).test" }
-    static let zone = FakeZone(hosts: Dictionary(uniqueKeysWithValues: names.enumerated().map { index, name in
-        (name, FakeZone.Host(ipv4: ["192.0.2.\(index + 1)"], ttl: 300))
-    } + [("cafe.de", FakeZone.Host(ipv4: ["192.0.2.200"], ttl: 300))]))
+    static let zone = FakeZone(
+        hosts: Dictionary(
+            uniqueKeysWithValues: names.enumerated().map { index, name in
+                (name, FakeZone.Host(ipv4: ["192.0.2.\(index + 1)"], ttl: 300))
+            } + [("cafe.de", FakeZone.Host(ipv4: ["192.0.2.200"], ttl: 300))]))
 
     @Test func aNameOfHexDigitsAndDotsIsResolvedNotTakenForALiteral() async throws {
         let harness = ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) { $0.families = .ipv4 }
@@ -57,7 +59,9 @@ struct HostResolverHitPathTests {
     }
 
     @Test func evictionIsLeastRecentlyUsedAcrossTheWholeCache() async throws {
-        let harness = ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) { $0.cacheCapacity = 30; $0.families = .ipv4 }
+        let harness = ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) {
+            $0.cacheCapacity = 30; $0.families = .ipv4
+        }
         for name in Self.names.prefix(30) { _ = try await harness.resolve(name) }
         // Every name but host7 is used again, so host7 is the least recently used whatever its shard.
         for name in Self.names.prefix(30) where name != "host7.test" { _ = try await harness.resolve(name) }
@@ -104,8 +108,9 @@ struct HostResolverHitPathTests {
 
     @Test func aHitOnTheSystemClockReportsTheLatencyMeasured() async throws {
         // The default clock is read directly on the hit path rather than through the protocol.
-        let resolver = HostResolver(configuration: .init(endpoints: [ResolverHarness.first], families: .ipv4),
-                                    transport: FakeDoHTransport(zone: Self.zone), systemResolver: FakeSystemResolver(addresses: []))
+        let resolver = HostResolver(
+            configuration: .init(endpoints: [ResolverHarness.first], families: .ipv4),
+            transport: FakeDoHTransport(zone: Self.zone), systemResolver: FakeSystemResolver(addresses: []))
         _ = try await resolver.resolve(host: "host1.test", port: 443)
         let hit = try await resolver.resolve(host: "host1.test", port: 443)
         #expect(hit.source == .cache)

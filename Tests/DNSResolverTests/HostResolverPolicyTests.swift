@@ -39,9 +39,11 @@ struct HostResolverPolicyTests {
     }
 
     @Test func whenEveryProviderIsInBackOffTheyAreStillTried() async throws {
-        let harness = ResolverHarness(transport: ResolverHarness.transport(failing: [ResolverHarness.first.url.absoluteString, ResolverHarness.second.url.absoluteString]) { _ in
-            throw TransportFailure(description: "connection refused")
-        }) {
+        let harness = ResolverHarness(
+            transport: ResolverHarness.transport(failing: [ResolverHarness.first.url.absoluteString, ResolverHarness.second.url.absoluteString]) { _ in
+                throw TransportFailure(description: "connection refused")
+            }
+        ) {
             $0.failureThreshold = 1
             $0.fallbackToSystemResolver = false
             $0.families = .ipv4
@@ -84,7 +86,7 @@ struct HostResolverPolicyTests {
     @Test func racingTakesTheFirstAnswerAndCancelsTheSlowProvider() async throws {
         let transport = FakeDoHTransport { request in
             if request.endpoint == ResolverHarness.first.url.absoluteString {
-                try await Task.sleep(for: .seconds(60))  // cancelled by the race, never waited out
+                try await Task.sleep(for: .seconds(60)) // cancelled by the race, never waited out
             }
             return ResolverHarness.zone.respond(to: request.query)
         }
@@ -99,9 +101,11 @@ struct HostResolverPolicyTests {
     }
 
     @Test func aProviderAnswering429FailsOverToTheNextNeverNXDOMAIN() async throws {
-        let harness = ResolverHarness(transport: ResolverHarness.transport(failing: [ResolverHarness.first.url.absoluteString]) { _ in
-            DoHHTTPResponse(status: 429, contentType: "text/plain", body: Data("slow down".utf8))
-        }) { $0.fallbackToSystemResolver = false }
+        let harness = ResolverHarness(
+            transport: ResolverHarness.transport(failing: [ResolverHarness.first.url.absoluteString]) { _ in
+                DoHHTTPResponse(status: 429, contentType: "text/plain", body: Data("slow down".utf8))
+            }
+        ) { $0.fallbackToSystemResolver = false }
         let resolution = try await harness.resolve("a.test")
         #expect(resolution.source == .doh(endpoint: ResolverHarness.second.url))
         #expect(resolution.provider == "doh")
@@ -111,7 +115,9 @@ struct HostResolverPolicyTests {
 
     @Test func aStaleAnswerIsServedAtOnceWhileABackgroundRefreshRuns() async throws {
         let events = EventRecorder()
-        let harness = ResolverHarness { $0.maximumStaleness = 600; $0.observer = events }
+        let harness = ResolverHarness {
+            $0.maximumStaleness = 600; $0.observer = events
+        }
         _ = try await harness.resolve("a.test")
         harness.clock.advance(by: 310)
         let stale = try await harness.resolve("a.test")
@@ -144,7 +150,9 @@ struct HostResolverPolicyTests {
 
     @Test func anAnswerUsedShortlyBeforeExpiryIsRefreshedAhead() async throws {
         let events = EventRecorder()
-        let harness = ResolverHarness { $0.refreshAheadWindow = 30; $0.observer = events }
+        let harness = ResolverHarness {
+            $0.refreshAheadWindow = 30; $0.observer = events
+        }
         _ = try await harness.resolve("a.test")
         harness.clock.advance(by: 200)
         #expect(try await harness.resolve("a.test").source == .cache)
@@ -161,17 +169,21 @@ struct HostResolverPolicyTests {
 
     @Test func aZeroTTLAnswerIsNotCachedEvenWithAMinimumTTL() async throws {
         let transport = FakeDoHTransport(zone: FakeZone(hosts: ["zero.test": .init(ipv4: ["192.0.2.9"], ttl: 0)]))
-        let harness = ResolverHarness(transport: transport) { $0.minimumTTL = 60; $0.families = .ipv4 }
+        let harness = ResolverHarness(transport: transport) {
+            $0.minimumTTL = 60; $0.families = .ipv4
+        }
         #expect(try await harness.resolve("zero.test").ttl == 0)
         _ = try await harness.resolve("zero.test")
         #expect(harness.queries == 2)
     }
 
     @Test func theLeastRecentlyUsedEntryIsEvictedWhenFull() async throws {
-        let harness = ResolverHarness { $0.cacheCapacity = 2; $0.families = .ipv4 }
+        let harness = ResolverHarness {
+            $0.cacheCapacity = 2; $0.families = .ipv4
+        }
         _ = try await harness.resolve("a.test")
         _ = try await harness.resolve("v4only.test")
-        _ = try await harness.resolve("a.test")  // a.test is now the most recently used
+        _ = try await harness.resolve("a.test") // a.test is now the most recently used
         await #expect(throws: ResolutionError.self) { try await harness.resolve("nodata.test") }
         #expect(harness.resolver.cachedResolution(host: "a.test") != nil)
         #expect(harness.resolver.cachedResolution(host: "v4only.test") == nil)
@@ -180,7 +192,9 @@ struct HostResolverPolicyTests {
     @Test func preResolveUsesTheBatchAPIOfTheFirstProvider() async throws {
         let transport = FakeDoHTransport { request in
             #expect(request.url.path == "/7/resolve")
-            return DoHHTTPResponse(status: 200, contentType: "application/json", body: Data(#"{"dns":[{"host":"a.test","ips":["192.0.2.1"],"type":1,"ttl":60},{"host":"b.test","ips":["192.0.2.2"],"type":1,"ttl":60}]}"#.utf8))
+            return DoHHTTPResponse(
+                status: 200, contentType: "application/json",
+                body: Data(#"{"dns":[{"host":"a.test","ips":["192.0.2.1"],"type":1,"ttl":60},{"host":"b.test","ips":["192.0.2.2"],"type":1,"ttl":60}]}"#.utf8))
         }
         let harness = ResolverHarness(transport: transport) {
             $0.providers = [AlibabaHTTPDNSEndpoint(url: URL(string: "https://ali.test")!, accountID: "7")]
@@ -197,7 +211,9 @@ struct HostResolverPolicyTests {
 
     @Test func localhostAndTheBypassListGoToTheSystemResolver() async throws {
         let events = EventRecorder()
-        let harness = ResolverHarness { $0.bypassList = ["intranet.test", ".corp.test"]; $0.observer = events }
+        let harness = ResolverHarness {
+            $0.bypassList = ["intranet.test", ".corp.test"]; $0.observer = events
+        }
         for name in ["localhost", "app.localhost", "intranet.test", "corp.test", "git.corp.test"] {
             let resolution = try await harness.resolve(name)
             #expect(resolution.source == .system)
@@ -220,7 +236,9 @@ struct HostResolverPolicyTests {
 
     @Test func observerSeesMissProviderAndHit() async throws {
         let events = EventRecorder()
-        let harness = ResolverHarness(transport: Self.failing) { $0.observer = events; $0.families = .ipv4 }
+        let harness = ResolverHarness(transport: Self.failing) {
+            $0.observer = events; $0.families = .ipv4
+        }
         _ = try await harness.resolve("a.test")
         _ = try await harness.resolve("a.test")
         #expect(events.events == ["miss a.test", "failed a.test one.test", "answer a.test doh two.test", "hit a.test"])
@@ -228,9 +246,13 @@ struct HostResolverPolicyTests {
 
     @Test func fallbackIsObserved() async throws {
         let events = EventRecorder()
-        let harness = ResolverHarness(transport: ResolverHarness.transport(failing: [ResolverHarness.first.url.absoluteString, ResolverHarness.second.url.absoluteString]) { _ in
-            throw TransportFailure(description: "down")
-        }) { $0.observer = events; $0.families = .ipv4 }
+        let harness = ResolverHarness(
+            transport: ResolverHarness.transport(failing: [ResolverHarness.first.url.absoluteString, ResolverHarness.second.url.absoluteString]) { _ in
+                throw TransportFailure(description: "down")
+            }
+        ) {
+            $0.observer = events; $0.families = .ipv4
+        }
         #expect(try await harness.resolve("a.test").source == .system)
         #expect(events.events.last == "fallback a.test")
     }
@@ -251,7 +273,9 @@ struct AddressFamilyPolicyTests {
         // fe80::1 without a scope has no route (EINVAL / ENETUNREACH), 127.0.0.1 always has one.
         let probe = RouteProbe(ipv4Target: IPAddress("127.0.0.1")!, ipv6Target: IPAddress("fe80::1")!)
         #expect(probe.families() == .ipv4)
-        let harness = ResolverHarness { $0.families = .auto; $0.routeProbe = probe }
+        let harness = ResolverHarness {
+            $0.families = .auto; $0.routeProbe = probe
+        }
         let resolution = try await harness.resolve("a.test")
         #expect(resolution.addresses == [IPAddress("192.0.2.1")!])
         #expect(harness.transport.requests.count == 1, "only A was asked")

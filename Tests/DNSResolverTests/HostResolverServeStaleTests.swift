@@ -8,8 +8,10 @@ import Testing
 @Suite("HostResolver serve-stale (RFC 8767)")
 struct HostResolverServeStaleTests {
     /// A harness with a.test cached and then expired by 10 s, the transport now in `mode`.
-    static func expired(_ mode: TransportMode, events: EventRecorder = EventRecorder(),
-                        settings: HostResolver.Configuration.ServeStale = .rfc8767) async throws -> (ResolverHarness, LockedValue<TransportMode>) {
+    static func expired(
+        _ mode: TransportMode, events: EventRecorder = EventRecorder(),
+        settings: HostResolver.Configuration.ServeStale = .rfc8767
+    ) async throws -> (ResolverHarness, LockedValue<TransportMode>) {
         let switchable = LockedValue(TransportMode.answer)
         let harness = ResolverHarness.switchable(switchable) {
             $0.serveStale = settings
@@ -52,7 +54,9 @@ struct HostResolverServeStaleTests {
         }
         let reasons = Reasons()
         let switchable = LockedValue(TransportMode.answer)
-        let harness = ResolverHarness.switchable(switchable) { $0.serveStale = .rfc8767; $0.observer = reasons }
+        let harness = ResolverHarness.switchable(switchable) {
+            $0.serveStale = .rfc8767; $0.observer = reasons
+        }
         _ = try await harness.resolve("a.test")
         harness.clock.advance(by: 305)
         switchable.withLock { $0 = .fail }
@@ -97,7 +101,9 @@ struct HostResolverServeStaleTests {
             defer { answered.withLock { $0 = true } }
             return answered.withLock { $0 } ? zoneWithout.respond(to: request.query) : ResolverHarness.zone.respond(to: request.query)
         }
-        let harness = ResolverHarness(transport: transport) { $0.families = .ipv4; $0.serveStale = .rfc8767 }
+        let harness = ResolverHarness(transport: transport) {
+            $0.families = .ipv4; $0.serveStale = .rfc8767
+        }
         _ = try await harness.resolve("a.test")
         harness.clock.advance(by: 310)
         await #expect(throws: ResolutionError.nameNotFound(host: "a.test", negativeTTL: 60)) { try await harness.resolve("a.test") }

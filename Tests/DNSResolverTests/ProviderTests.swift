@@ -20,9 +20,12 @@ struct ProviderTests {
     static let ali = AlibabaHTTPDNSEndpoint(url: URL(string: "https://ali.test")!, accountID: "100000")
     static let dnspod = DNSPodHTTPDNSEndpoint(url: URL(string: "https://dnspod.test")!)
 
-    @Test("an Alibaba account ID is one path segment whatever it holds: percent-encoded, never a crash or another path",
-          arguments: [("a b", "/a%20b/d"), ("1?x=y#f", "/1%3Fx%3Dy%23f/d"), ("../../x", "/..%2F..%2Fx/d"), ("..", "/%2E%2E/d"),
-                      ("%zz", "/%25zz/d"), ("\u{E9}", "/%C3%A9/d"), ("100000", "/100000/d")])
+    @Test(
+        "an Alibaba account ID is one path segment whatever it holds: percent-encoded, never a crash or another path",
+        arguments: [
+            ("a b", "/a%20b/d"), ("1?x=y#f", "/1%3Fx%3Dy%23f/d"), ("../../x", "/..%2F..%2Fx/d"), ("..", "/%2E%2E/d"),
+            ("%zz", "/%25zz/d"), ("\u{E9}", "/%C3%A9/d"), ("100000", "/100000/d")
+        ])
     func alibabaAccountIDIsOneEncodedSegment(account: String, path: String) {
         let endpoint = AlibabaHTTPDNSEndpoint(url: URL(string: "https://ali.test")!, accountID: account)
         let url = endpoint.requestURL(for: "a.test", families: .ipv4)
@@ -55,11 +58,15 @@ struct ProviderTests {
             try await Self.jsonEndpoint.lookup("x.test", families: .ipv4, transport: FakeDoHTransport { _ in Self.json(json) }, timeout: 5)
         }
         // Only another name's address: none for x.test.
-        #expect(try await answer(#"{"Status":0,"Answer":[{"name":"evil.example.","type":1,"TTL":60,"data":"10.9.9.9"}]}"#)
-            == .noAddresses(negativeTTL: nil))
+        #expect(
+            try await answer(#"{"Status":0,"Answer":[{"name":"evil.example.","type":1,"TTL":60,"data":"10.9.9.9"}]}"#)
+                == .noAddresses(negativeTTL: nil))
         // The chain's end, case and trailing dot aside; an address of a name off the chain is not taken.
-        #expect(try await answer(#"{"Status":0,"Answer":[{"name":"X.test.","type":5,"TTL":10,"data":"Target.test."},{"name":"target.test.","type":1,"TTL":300,"data":"192.0.2.7"},{"name":"evil.example.","type":1,"TTL":300,"data":"10.9.9.9"}]}"#)
-            == .addresses([IPAddress("192.0.2.7")!], ttl: 10))
+        #expect(
+            try await answer(
+                #"{"Status":0,"Answer":[{"name":"X.test.","type":5,"TTL":10,"data":"Target.test."},{"name":"target.test.","type":1,"TTL":300,"data":"192.0.2.7"},{"name":"evil.example.","type":1,"TTL":300,"data":"10.9.9.9"}]}"#
+            )
+                == .addresses([IPAddress("192.0.2.7")!], ttl: 10))
         await #expect(throws: DoHClient.Failure.self) {
             try await answer(#"{"Status":0,"Answer":[{"name":"x.test.","type":5,"TTL":10,"data":"y.test."},{"name":"y.test.","type":5,"TTL":10,"data":"x.test."}]}"#)
         }
@@ -87,7 +94,7 @@ struct ProviderTests {
         (#"{"Status":2}"#, "DNS SERVFAIL"),
         (#"{"Status":0,"TC":true}"#, "truncated"),
         (#"not json"#, "malformed JSON"),
-        (#"{"Status":0,"Answer":[{"type":1,"TTL":5,"data":"not-an-ip"}]}"#, "bad address"),
+        (#"{"Status":0,"Answer":[{"type":1,"TTL":5,"data":"not-an-ip"}]}"#, "bad address")
     ])
     func jsonDoHGarbageIsAnEndpointFailure(body: String, reason: String) async throws {
         let transport = FakeDoHTransport { _ in Self.json(body) }
@@ -156,8 +163,9 @@ struct ProviderTests {
 
     @Test func aliSignatureIsMD5OfHostSecretExpiry() {
         // md5("www.aliyun.com-IAmASecret-1534316400"), computed independently with `md5sum`.
-        #expect(AlibabaHTTPDNSEndpoint.signature(host: "www.aliyun.com", secret: "IAmASecret", expiry: 1_534_316_400)
-            == "60c71e98b6d7fcbb366243e224eab457")
+        #expect(
+            AlibabaHTTPDNSEndpoint.signature(host: "www.aliyun.com", secret: "IAmASecret", expiry: 1_534_316_400)
+                == "60c71e98b6d7fcbb366243e224eab457")
     }
 
     @Test func aliSignedRequestsGoToSignDWithExpiryAndSignature() async throws {
@@ -177,7 +185,8 @@ struct ProviderTests {
         let transport = FakeDoHTransport { request in
             #expect(request.url.path == "/100000/resolve")
             #expect(Self.query(request)["host"] == "a.test,b.test")
-            return Self.json(#"{"dns":[{"host":"a.test","ips":["192.0.2.1"],"type":1,"ttl":60},{"host":"a.test","ips":["2001:db8::1"],"type":28,"ttl":30},{"host":"b.test","ips":[],"type":1,"ttl":20}]}"#)
+            return Self.json(
+                #"{"dns":[{"host":"a.test","ips":["192.0.2.1"],"type":1,"ttl":60},{"host":"a.test","ips":["2001:db8::1"],"type":28,"ttl":30},{"host":"b.test","ips":[],"type":1,"ttl":20}]}"#)
         }
         let answers = try await Self.ali.lookup(batch: ["a.test", "b.test"], families: .both, transport: transport, timeout: 5)
         #expect(answers["a.test"] == .addresses([IPAddress("2001:db8::1")!, IPAddress("192.0.2.1")!], ttl: 30))
@@ -195,20 +204,22 @@ struct ProviderTests {
         }
     }
 
-    @Test("an error body is quoted only when short, and never with its control characters", arguments: [
-        (#"{"code":"SignatureExpired","message":"the t parameter is past"}"#, "HTTP 429 (rate limited): code SignatureExpired, message the t parameter is past"),
-        (#"{"code":"Bad\u001b[31m\nAccount"}"#, "HTTP 429 (rate limited): code Bad?[31m?Account"),
-        // C1 controls (an 8-bit CSI) and bidirectional overrides are escapes too.
-        (#"{"code":"Bad\u009b31mRED"}"#, "HTTP 429 (rate limited): code Bad?31mRED"),
-        (#"{"message":"ok \u202egnp.exe"}"#, "HTTP 429 (rate limited): message ok ?gnp.exe"),
-        ("denied \u{9B}2J now", #"HTTP 429 (rate limited): "denied ?2J now""#),
-        ("slow down\n", #"HTTP 429 (rate limited): "slow down""#),
-        ("<html><body>Too Many Requests</body></html>", "HTTP 429 (rate limited)"),
-        (String(repeating: "x", count: 300), "HTTP 429 (rate limited)"),
-        ("two\nlines", "HTTP 429 (rate limited)"),
-        (#"{"other":"field"}"#, "HTTP 429 (rate limited)"),
-        ("", "HTTP 429 (rate limited)"),
-    ])
+    @Test(
+        "an error body is quoted only when short, and never with its control characters",
+        arguments: [
+            (#"{"code":"SignatureExpired","message":"the t parameter is past"}"#, "HTTP 429 (rate limited): code SignatureExpired, message the t parameter is past"),
+            (#"{"code":"Bad\u001b[31m\nAccount"}"#, "HTTP 429 (rate limited): code Bad?[31m?Account"),
+            // C1 controls (an 8-bit CSI) and bidirectional overrides are escapes too.
+            (#"{"code":"Bad\u009b31mRED"}"#, "HTTP 429 (rate limited): code Bad?31mRED"),
+            (#"{"message":"ok \u202egnp.exe"}"#, "HTTP 429 (rate limited): message ok ?gnp.exe"),
+            ("denied \u{9B}2J now", #"HTTP 429 (rate limited): "denied ?2J now""#),
+            ("slow down\n", #"HTTP 429 (rate limited): "slow down""#),
+            ("<html><body>Too Many Requests</body></html>", "HTTP 429 (rate limited)"),
+            (String(repeating: "x", count: 300), "HTTP 429 (rate limited)"),
+            ("two\nlines", "HTTP 429 (rate limited)"),
+            (#"{"other":"field"}"#, "HTTP 429 (rate limited)"),
+            ("", "HTTP 429 (rate limited)")
+        ])
     func errorBodies(body: String, reason: String) async throws {
         let transport = FakeDoHTransport { _ in Self.json(body, status: 429) }
         await #expect(throws: DoHClient.Failure.endpointFailed(Self.ali.url, reason: reason)) {
@@ -272,7 +283,7 @@ struct ProviderTests {
             DoHEndpoint(url: URL(string: "HTTP://dns.test/dns-query")!, bootstrapAddresses: [], method: .get),
             JSONDoHEndpoint(url: URL(string: "http://json.test/resolve")!),
             AlibabaHTTPDNSEndpoint(url: URL(string: "http://ali.test")!, accountID: "100000"),
-            DNSPodHTTPDNSEndpoint(url: URL(string: "http://dnspod.test")!),
+            DNSPodHTTPDNSEndpoint(url: URL(string: "http://dnspod.test")!)
         ]
         for provider in providers {
             let transport = FakeDoHTransport { _ in Self.json(#"{"Status":0}"#) }

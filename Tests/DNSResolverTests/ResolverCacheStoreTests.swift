@@ -3,7 +3,7 @@ import Foundation
 import HTTPDNSCore
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The SQLite cache file (`Configuration.persistentCacheFile`, `ResolverCacheStore`). Each test works
@@ -17,8 +17,10 @@ struct ResolverCacheStoreTests {
         return (directory, directory.appendingPathComponent("cache.sqlite"))
     }
 
-    static func harness(file: URL, events: EventRecorder = EventRecorder(), stale: TimeInterval? = nil,
-                        configure: (inout HostResolver.Configuration) -> Void = { _ in }) -> ResolverHarness {
+    static func harness(
+        file: URL, events: EventRecorder = EventRecorder(), stale: TimeInterval? = nil,
+        configure: (inout HostResolver.Configuration) -> Void = { _ in }
+    ) -> ResolverHarness {
         ResolverHarness {
             $0.persistentCacheFile = file
             $0.families = .ipv4
@@ -209,7 +211,8 @@ struct ResolverCacheStoreTests {
         _ = try await second.resolve("v4only.test")
         second.resolver.savePersistentCache()
         let warnings = events.events.filter { $0.hasPrefix("warning") }
-        #expect(warnings == ["warning the cache file \(file.path) is in a directory this process may not write, where SQLite keeps its -wal and -shm files: its answers are used, new ones are not saved"])
+        #expect(
+            warnings == ["warning the cache file \(file.path) is in a directory this process may not write, where SQLite keeps its -wal and -shm files: its answers are used, new ones are not saved"])
     }
 
     @Test("a FIFO (as /dev/null, anything but a regular file) is neither opened nor replaced, with a warning")
@@ -254,8 +257,9 @@ struct ResolverCacheStoreTests {
         }
     }
 
-    @Test("an SQLite file that is another program's, of a newer schema or corrupt is reported and left byte for byte as it was",
-          arguments: ["other program", "other application id", "newer schema", "corrupt"])
+    @Test(
+        "an SQLite file that is another program's, of a newer schema or corrupt is reported and left byte for byte as it was",
+        arguments: ["other program", "other application id", "newer schema", "corrupt"])
     func aForeignDatabaseIsNotTouched(kind: String) async throws {
         let (directory, file) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -271,10 +275,13 @@ struct ResolverCacheStoreTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["cache.sqlite"])
     }
 
-    @Test("a file that is neither SQLite nor httpdns's JSON, or JSON of another format or version, is reported and left as it was",
-          arguments: [#"{"format":"other","version":1}"#, #"{"format":"httpdns-cache","version":2,"records":[]}"#, "plain text\n",
-                      #"{"format":"httpdns-cache","version":1,"records":[{"name":"a..test","families":"ipv4","addresses":["x"],"expires":1}]}"#,
-                      #"{"format":"httpdns-cache","vers"#])
+    @Test(
+        "a file that is neither SQLite nor httpdns's JSON, or JSON of another format or version, is reported and left as it was",
+        arguments: [
+            #"{"format":"other","version":1}"#, #"{"format":"httpdns-cache","version":2,"records":[]}"#, "plain text\n",
+            #"{"format":"httpdns-cache","version":1,"records":[{"name":"a..test","families":"ipv4","addresses":["x"],"expires":1}]}"#,
+            #"{"format":"httpdns-cache","vers"#
+        ])
     func aForeignFileIsNotReplaced(content: String) async throws {
         let (directory, file) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -395,8 +402,9 @@ struct ResolverCacheStoreTests {
             harness.resolver.savePersistentCache()
         }
         #expect(Self.mode(of: file.path).map { $0 & 0o777 } == 0o666 & ~umaskValue)
-        #expect(try await Self.filesOnceTheWALFilesGo(in: file.deletingLastPathComponent().path) == ["cache.sqlite"],
-                "the WAL files go with the last connection")
+        #expect(
+            try await Self.filesOnceTheWALFilesGo(in: file.deletingLastPathComponent().path) == ["cache.sqlite"],
+            "the WAL files go with the last connection")
     }
 
     /// The names in `folder` once `cache.sqlite` is alone there or 2 s passed: the last connection

@@ -27,18 +27,21 @@ import DNSWire
     }
 
     @Test func aAnswerGivesAddressesInMessageOrderWithTheirTTL() throws {
-        #expect(try Self.answer(Fixtures.unboundA, "www.example.test", .a)
-            == .addresses([Self.ip("192.0.2.11"), Self.ip("192.0.2.10")], ttl: 300, canonicalName: "www.example.test"))
+        #expect(
+            try Self.answer(Fixtures.unboundA, "www.example.test", .a)
+                == .addresses([Self.ip("192.0.2.11"), Self.ip("192.0.2.10")], ttl: 300, canonicalName: "www.example.test"))
     }
 
     @Test func aaaaAnswerGivesIPv6Addresses() throws {
-        #expect(try Self.answer(Fixtures.unboundAAAA, "www.example.test", .aaaa)
-            == .addresses([Self.ip("2001:db8::10")], ttl: 600, canonicalName: "www.example.test"))
+        #expect(
+            try Self.answer(Fixtures.unboundAAAA, "www.example.test", .aaaa)
+                == .addresses([Self.ip("2001:db8::10")], ttl: 600, canonicalName: "www.example.test"))
     }
 
     @Test func queryNameMatchesCaseInsensitivelyAndWithTrailingDot() throws {
-        #expect(try Self.answer(Fixtures.unboundA, "WWW.Example.Test.", .a)
-            == .addresses([Self.ip("192.0.2.11"), Self.ip("192.0.2.10")], ttl: 300, canonicalName: "www.example.test"))
+        #expect(
+            try Self.answer(Fixtures.unboundA, "WWW.Example.Test.", .a)
+                == .addresses([Self.ip("192.0.2.11"), Self.ip("192.0.2.10")], ttl: 300, canonicalName: "www.example.test"))
     }
 
     @Test func aaaaQuestionAgainstOnlyARecordsIsNoData() throws {
@@ -46,58 +49,73 @@ import DNSWire
     }
 
     @Test func cnameChainTTLIsTheMinimumOverCNAMEsAndAddresses() throws {
-        let bytes = Self.response("www.example.com", answers: [
-            WireBytes.record("www.example.com", type: Self.cname, ttl: 3600, rdata: WireBytes.name("edge.cdn.net")),
-            WireBytes.record("edge.cdn.net", type: Self.cname, ttl: 45, rdata: WireBytes.name("pop1.cdn.net")),
-            WireBytes.record("pop1.cdn.net", type: Self.a, ttl: 300, rdata: [198, 51, 100, 7]),
-            WireBytes.record("pop1.cdn.net", type: Self.a, ttl: 200, rdata: [198, 51, 100, 8]),
-        ])
-        #expect(try Self.answer(bytes, "www.example.com", .a)
-            == .addresses([Self.ip("198.51.100.7"), Self.ip("198.51.100.8")], ttl: 45, canonicalName: "pop1.cdn.net"))
+        let bytes = Self.response(
+            "www.example.com",
+            answers: [
+                WireBytes.record("www.example.com", type: Self.cname, ttl: 3600, rdata: WireBytes.name("edge.cdn.net")),
+                WireBytes.record("edge.cdn.net", type: Self.cname, ttl: 45, rdata: WireBytes.name("pop1.cdn.net")),
+                WireBytes.record("pop1.cdn.net", type: Self.a, ttl: 300, rdata: [198, 51, 100, 7]),
+                WireBytes.record("pop1.cdn.net", type: Self.a, ttl: 200, rdata: [198, 51, 100, 8])
+            ])
+        #expect(
+            try Self.answer(bytes, "www.example.com", .a)
+                == .addresses([Self.ip("198.51.100.7"), Self.ip("198.51.100.8")], ttl: 45, canonicalName: "pop1.cdn.net"))
     }
 
     @Test func addressRecordTTLCanBeTheMinimum() throws {
-        let bytes = Self.response("www.example.com", answers: [
-            WireBytes.record("www.example.com", type: Self.cname, ttl: 3600, rdata: WireBytes.name("edge.cdn.net")),
-            WireBytes.record("edge.cdn.net", type: Self.a, ttl: 20, rdata: [198, 51, 100, 7]),
-        ])
-        #expect(try Self.answer(bytes, "www.example.com", .a)
-            == .addresses([Self.ip("198.51.100.7")], ttl: 20, canonicalName: "edge.cdn.net"))
+        let bytes = Self.response(
+            "www.example.com",
+            answers: [
+                WireBytes.record("www.example.com", type: Self.cname, ttl: 3600, rdata: WireBytes.name("edge.cdn.net")),
+                WireBytes.record("edge.cdn.net", type: Self.a, ttl: 20, rdata: [198, 51, 100, 7])
+            ])
+        #expect(
+            try Self.answer(bytes, "www.example.com", .a)
+                == .addresses([Self.ip("198.51.100.7")], ttl: 20, canonicalName: "edge.cdn.net"))
     }
 
     @Test func recordsForNamesOffTheChainAreIgnored() throws {
         // A hostile server adds an A record for the query's name's sibling, an A record for the CNAME
         // owner's target's unrelated neighbour, and a CNAME that is not on the chain.
-        let bytes = Self.response("www.example.com", answers: [
-            WireBytes.record("bank.example.com", type: Self.a, ttl: 99_999, rdata: [203, 0, 113, 66]),
-            WireBytes.record("www.example.com", type: Self.cname, ttl: 600, rdata: WireBytes.name("edge.cdn.net")),
-            WireBytes.record("other.cdn.net", type: Self.a, ttl: 5, rdata: [203, 0, 113, 67]),
-            WireBytes.record("evil.net", type: Self.cname, ttl: 1, rdata: WireBytes.name("edge.cdn.net")),
-            WireBytes.record("edge.cdn.net", type: Self.a, ttl: 300, rdata: [198, 51, 100, 7]),
-        ])
-        #expect(try Self.answer(bytes, "www.example.com", .a)
-            == .addresses([Self.ip("198.51.100.7")], ttl: 300, canonicalName: "edge.cdn.net"))
+        let bytes = Self.response(
+            "www.example.com",
+            answers: [
+                WireBytes.record("bank.example.com", type: Self.a, ttl: 99_999, rdata: [203, 0, 113, 66]),
+                WireBytes.record("www.example.com", type: Self.cname, ttl: 600, rdata: WireBytes.name("edge.cdn.net")),
+                WireBytes.record("other.cdn.net", type: Self.a, ttl: 5, rdata: [203, 0, 113, 67]),
+                WireBytes.record("evil.net", type: Self.cname, ttl: 1, rdata: WireBytes.name("edge.cdn.net")),
+                WireBytes.record("edge.cdn.net", type: Self.a, ttl: 300, rdata: [198, 51, 100, 7])
+            ])
+        #expect(
+            try Self.answer(bytes, "www.example.com", .a)
+                == .addresses([Self.ip("198.51.100.7")], ttl: 300, canonicalName: "edge.cdn.net"))
     }
 
     @Test func unrelatedAddressWithoutChainIsNoData() throws {
-        let bytes = Self.response("www.example.com", answers: [
-            WireBytes.record("attacker.example", type: Self.a, ttl: 300, rdata: [203, 0, 113, 66]),
-        ])
+        let bytes = Self.response(
+            "www.example.com",
+            answers: [
+                WireBytes.record("attacker.example", type: Self.a, ttl: 300, rdata: [203, 0, 113, 66])
+            ])
         #expect(try Self.answer(bytes, "www.example.com", .a) == .noData(negativeTTL: nil))
     }
 
     @Test func cnameLoopIsAServerFailure() throws {
-        let bytes = Self.response("a.example.com", answers: [
-            WireBytes.record("a.example.com", type: Self.cname, ttl: 60, rdata: WireBytes.name("b.example.com")),
-            WireBytes.record("b.example.com", type: Self.cname, ttl: 60, rdata: WireBytes.name("A.example.com")),
-        ])
+        let bytes = Self.response(
+            "a.example.com",
+            answers: [
+                WireBytes.record("a.example.com", type: Self.cname, ttl: 60, rdata: WireBytes.name("b.example.com")),
+                WireBytes.record("b.example.com", type: Self.cname, ttl: 60, rdata: WireBytes.name("A.example.com"))
+            ])
         #expect(try Self.answer(bytes, "a.example.com", .a) == .failure(.serverFailure))
     }
 
     @Test func cnameToItselfIsAServerFailure() throws {
-        let bytes = Self.response("a.example.com", answers: [
-            WireBytes.record("a.example.com", type: Self.cname, ttl: 60, rdata: WireBytes.name("a.example.com")),
-        ])
+        let bytes = Self.response(
+            "a.example.com",
+            answers: [
+                WireBytes.record("a.example.com", type: Self.cname, ttl: 60, rdata: WireBytes.name("a.example.com"))
+            ])
         #expect(try Self.answer(bytes, "a.example.com", .a) == .failure(.serverFailure))
     }
 
@@ -112,9 +130,11 @@ import DNSWire
     }
 
     @Test func ttlWithTopBitSetCountsAsZero() throws {
-        let bytes = Self.response("x.example.com", answers: [
-            WireBytes.record("x.example.com", type: Self.a, ttl: 0x8000_0000, rdata: [192, 0, 2, 1]),
-        ])
+        let bytes = Self.response(
+            "x.example.com",
+            answers: [
+                WireBytes.record("x.example.com", type: Self.a, ttl: 0x8000_0000, rdata: [192, 0, 2, 1])
+            ])
         #expect(try Self.answer(bytes, "x.example.com", .a) == .addresses([Self.ip("192.0.2.1")], ttl: 0, canonicalName: "x.example.com"))
     }
 
@@ -138,9 +158,11 @@ import DNSWire
     }
 
     @Test func nxdomainAfterCNAMEIsANameErrorWithTheTargetZoneSOA() throws {
-        let bytes = Self.response("www.example.com", rcode: 3, answers: [
-            WireBytes.record("www.example.com", type: Self.cname, ttl: 600, rdata: WireBytes.name("gone.cdn.net")),
-        ], authorities: [Self.soa("cdn.net", ttl: 120, minimum: 100)])
+        let bytes = Self.response(
+            "www.example.com", rcode: 3,
+            answers: [
+                WireBytes.record("www.example.com", type: Self.cname, ttl: 600, rdata: WireBytes.name("gone.cdn.net"))
+            ], authorities: [Self.soa("cdn.net", ttl: 120, minimum: 100)])
         #expect(try Self.answer(bytes, "www.example.com", .a) == .nameError(negativeTTL: 100))
     }
 
@@ -178,16 +200,20 @@ import DNSWire
     }
 
     @Test func failureRCODEWinsOverAddressesInTheAnswer() throws {
-        let bytes = Self.response("x.example.com", rcode: 2, answers: [
-            WireBytes.record("x.example.com", type: Self.a, ttl: 60, rdata: [192, 0, 2, 1]),
-        ])
+        let bytes = Self.response(
+            "x.example.com", rcode: 2,
+            answers: [
+                WireBytes.record("x.example.com", type: Self.a, ttl: 60, rdata: [192, 0, 2, 1])
+            ])
         #expect(try Self.answer(bytes, "x.example.com", .a) == .failure(.serverFailure))
     }
 
     @Test func truncatedResponseIsReportedBeforeAnythingElse() throws {
-        let withAddresses = Self.response("x.example.com", answers: [
-            WireBytes.record("x.example.com", type: Self.a, ttl: 60, rdata: [192, 0, 2, 1]),
-        ], truncated: true)
+        let withAddresses = Self.response(
+            "x.example.com",
+            answers: [
+                WireBytes.record("x.example.com", type: Self.a, ttl: 60, rdata: [192, 0, 2, 1])
+            ], truncated: true)
         #expect(try Self.answer(withAddresses, "x.example.com", .a) == .truncated)
         #expect(try Self.answer(Self.response("x.example.com", rcode: 3, truncated: true), "x.example.com", .a) == .truncated)
     }

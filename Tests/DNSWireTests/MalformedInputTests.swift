@@ -65,7 +65,8 @@ import DNSWire
     }
 
     @Test func hugeAnswerCountAfterAValidQuestionFails() {
-        let bytes = WireBytes.header(flags: 0x8180, qd: 1, an: 65535) + WireBytes.question("example.com", type: 1)
+        let bytes =
+            WireBytes.header(flags: 0x8180, qd: 1, an: 65535) + WireBytes.question("example.com", type: 1)
             + WireBytes.record("example.com", type: 1, ttl: 1, rdata: [192, 0, 2, 1])
         #expect(Self.parseError(bytes) == .tooManyRecords(section: .answer, count: 65535, available: 27))
     }
@@ -107,7 +108,8 @@ import DNSWire
 
     @Test func mutualPointersAreRejectedAsForward() {
         // Question name at 12 points to the answer owner at 18, which points back to 12.
-        let bytes = WireBytes.header(flags: 0x8180, an: 1) + WireBytes.pointer(18) + [0, 1, 0, 1]
+        let bytes =
+            WireBytes.header(flags: 0x8180, an: 1) + WireBytes.pointer(18) + [0, 1, 0, 1]
             + WireBytes.record(owner: WireBytes.pointer(12), type: 1, ttl: 0, rdata: [1, 2, 3, 4])
         #expect(Self.parseError(bytes) == .forwardPointer(offset: 12, target: 18))
     }
@@ -201,8 +203,9 @@ import DNSWire
     }
 
     @Test func badRDataLengthDescriptionSaysWhatWasExpected() {
-        #expect(DNSWireError.badRDataLength(type: .aaaa, offset: 24, length: 4).description
-            == "AAAA record at offset 24 has 4 octets of RDATA; expected 16 (RFC 3596 §2.2)")
+        #expect(
+            DNSWireError.badRDataLength(type: .aaaa, offset: 24, length: 4).description
+                == "AAAA record at offset 24 has 4 octets of RDATA; expected 16 (RFC 3596 §2.2)")
     }
 
     @Test func cnameRDATALongerThanItsNameIsRejected() {
@@ -212,7 +215,8 @@ import DNSWire
 
     @Test func cnameNameRunningPastRDLENGTHIsRejected() {
         // RDLENGTH 3 but the name "a.test" needs 8; the rest would be read from the following octets.
-        let bytes = WireBytes.header(flags: 0x8180, an: 1) + WireBytes.question("x.test", type: 5)
+        let bytes =
+            WireBytes.header(flags: 0x8180, an: 1) + WireBytes.question("x.test", type: 5)
             + WireBytes.name("x.test") + [0, 5, 0, 1, 0, 0, 0, 60, 0, 3] + WireBytes.name("a.test")
         #expect(Self.parseError(bytes) == .badRDataLength(type: .cname, offset: Self.answerOffset, length: 3))
     }

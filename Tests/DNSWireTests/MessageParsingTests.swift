@@ -23,43 +23,49 @@ import DNSWire
 
     @Test func aRecordsWithCompressedOwnersDecode() throws {
         let message = try DNSMessage(parsing: Fixtures.unboundA)
-        #expect(message.answers == [
-            DNSResourceRecord(name: "www.example.test", type: .a, recordClass: 1, ttl: 300, data: .a(try #require(IPAddress("192.0.2.11")))),
-            DNSResourceRecord(name: "www.example.test", type: .a, recordClass: 1, ttl: 300, data: .a(try #require(IPAddress("192.0.2.10")))),
-        ])
+        #expect(
+            message.answers == [
+                DNSResourceRecord(name: "www.example.test", type: .a, recordClass: 1, ttl: 300, data: .a(try #require(IPAddress("192.0.2.11")))),
+                DNSResourceRecord(name: "www.example.test", type: .a, recordClass: 1, ttl: 300, data: .a(try #require(IPAddress("192.0.2.10"))))
+            ])
     }
 
     @Test func aaaaRecordDecodes() throws {
         let message = try DNSMessage(parsing: Fixtures.unboundAAAA)
-        #expect(message.answers == [
-            DNSResourceRecord(name: "www.example.test", type: .aaaa, recordClass: 1, ttl: 600, data: .aaaa(try #require(IPAddress("2001:db8::10")))),
-        ])
+        #expect(
+            message.answers == [
+                DNSResourceRecord(name: "www.example.test", type: .aaaa, recordClass: 1, ttl: 600, data: .aaaa(try #require(IPAddress("2001:db8::10"))))
+            ])
     }
 
     @Test func cnameTargetWithPointerInsideRDATADecodes() throws {
         let message = try DNSMessage(parsing: Fixtures.unboundCNAMEOnly)
-        #expect(message.answers == [
-            DNSResourceRecord(name: "alias.example.test", type: .cname, recordClass: 1, ttl: 120, data: .cname("www.example.test")),
-        ])
+        #expect(
+            message.answers == [
+                DNSResourceRecord(name: "alias.example.test", type: .cname, recordClass: 1, ttl: 120, data: .cname("www.example.test"))
+            ])
     }
 
     @Test func soaWithCompressedNamesDecodes() throws {
         let message = try DNSMessage(parsing: Fixtures.unboundNXDOMAIN)
         #expect(message.responseCode == .nameError)
-        #expect(message.authorities == [
-            DNSResourceRecord(
-                name: "example.test", type: .soa, recordClass: 1, ttl: 300,
-                data: .soa(DNSSOA(
-                    mname: "ns1.example.test", rname: "hostmaster.example.test",
-                    serial: 2_024_010_101, refresh: 7200, retry: 3600, expire: 1_209_600, minimum: 300))),
-        ])
+        #expect(
+            message.authorities == [
+                DNSResourceRecord(
+                    name: "example.test", type: .soa, recordClass: 1, ttl: 300,
+                    data: .soa(
+                        DNSSOA(
+                            mname: "ns1.example.test", rname: "hostmaster.example.test",
+                            serial: 2_024_010_101, refresh: 7200, retry: 3600, expire: 1_209_600, minimum: 300)))
+            ])
     }
 
     @Test func optRecordIsKeptInAdditionalsWithItsPayloadSize() throws {
         let message = try DNSMessage(parsing: Fixtures.unboundAAAAWithEDNS)
-        #expect(message.additionals == [
-            DNSResourceRecord(name: "", type: .opt, recordClass: 1232, ttl: 0, data: .other([])),
-        ])
+        #expect(
+            message.additionals == [
+                DNSResourceRecord(name: "", type: .opt, recordClass: 1232, ttl: 0, data: .other([]))
+            ])
         #expect(message.responseCode == .noError)
     }
 
@@ -77,7 +83,8 @@ import DNSWire
 
     @Test func extendedRCODEFromOPTIsCombinedWithTheHeaderBits() throws {
         // BADVERS = 16: header RCODE 0, OPT TTL high octet 1 (RFC 6891 §6.1.3).
-        let bytes = WireBytes.header(flags: 0x8100, qd: 1, ar: 1)
+        let bytes =
+            WireBytes.header(flags: 0x8100, qd: 1, ar: 1)
             + WireBytes.question("example.com", type: 1)
             + WireBytes.record("", type: WireBytes.typeOPT, recordClass: 4096, ttl: 0x0100_0000, rdata: [])
         let message = try DNSMessage(parsing: bytes)
@@ -93,7 +100,8 @@ import DNSWire
     }
 
     @Test func upperCaseNamesAreLowerCased() throws {
-        let bytes = WireBytes.header(flags: 0x8180, an: 1)
+        let bytes =
+            WireBytes.header(flags: 0x8180, an: 1)
             + WireBytes.question("WWW.Example.COM", type: 1)
             + WireBytes.record(owner: WireBytes.pointer(12), type: 1, ttl: 60, rdata: [192, 0, 2, 1])
         let message = try DNSMessage(parsing: bytes)
@@ -116,13 +124,15 @@ import DNSWire
 
     @Test func aRecordOutsideClassINIsKeptRaw() throws {
         // Class CH (3) A records are not IPv4 addresses (RFC 1035 §3.4.1 is for class IN).
-        let bytes = WireBytes.header(flags: 0x8180, qd: 0, an: 1)
+        let bytes =
+            WireBytes.header(flags: 0x8180, qd: 0, an: 1)
             + WireBytes.record("x.test", type: 1, recordClass: 3, ttl: 0, rdata: [1, 2, 3, 4, 5, 6])
         #expect(try DNSMessage(parsing: bytes).answers.first?.data == .other([1, 2, 3, 4, 5, 6]))
     }
 
     @Test func unknownTypeKeepsItsRDATAOctets() throws {
-        let bytes = WireBytes.header(flags: 0x8180, qd: 0, an: 1)
+        let bytes =
+            WireBytes.header(flags: 0x8180, qd: 0, an: 1)
             + WireBytes.record("x.test", type: WireBytes.typeTXT, ttl: 5, rdata: [5, 0x68, 0x65, 0x6c, 0x6c, 0x6f])
         let record = try #require(try DNSMessage(parsing: bytes).answers.first)
         #expect(record.type == .txt)
@@ -139,10 +149,12 @@ import DNSWire
         // target is "cdn" + pointer to answer 1's owner: two hops, each strictly backwards.
         var bytes = WireBytes.header(flags: 0x8180, an: 2) + WireBytes.question("example.com", type: 1)
         let wwwOffset = bytes.count
-        bytes += WireBytes.record(owner: [3, 0x77, 0x77, 0x77] + WireBytes.pointer(12), type: 5, ttl: 60,
-                                  rdata: [3, 0x63, 0x64, 0x6e] + WireBytes.pointer(12))
-        bytes += WireBytes.record(owner: WireBytes.pointer(wwwOffset), type: 5, ttl: 60,
-                                  rdata: [3, 0x63, 0x64, 0x6e] + WireBytes.pointer(wwwOffset))
+        bytes += WireBytes.record(
+            owner: [3, 0x77, 0x77, 0x77] + WireBytes.pointer(12), type: 5, ttl: 60,
+            rdata: [3, 0x63, 0x64, 0x6e] + WireBytes.pointer(12))
+        bytes += WireBytes.record(
+            owner: WireBytes.pointer(wwwOffset), type: 5, ttl: 60,
+            rdata: [3, 0x63, 0x64, 0x6e] + WireBytes.pointer(wwwOffset))
         let message = try DNSMessage(parsing: bytes)
         #expect(message.answers.map(\.name) == ["www.example.com", "www.example.com"])
         #expect(message.answers.map(\.data) == [.cname("cdn.example.com"), .cname("cdn.www.example.com")])
@@ -181,9 +193,11 @@ import DNSWire
     }
 
     @Test func encoderTurnsEscapesBackIntoLabelOctets() throws {
-        let message = DNSMessage(isResponse: true, answers: [
-            DNSResourceRecord(name: "a\\.b.\\000x.com", type: .a, ttl: 1, data: .a(try #require(IPAddress("192.0.2.1")))),
-        ])
+        let message = DNSMessage(
+            isResponse: true,
+            answers: [
+                DNSResourceRecord(name: "a\\.b.\\000x.com", type: .a, ttl: 1, data: .a(try #require(IPAddress("192.0.2.1"))))
+            ])
         let bytes = try message.encoded()
         #expect(Array(bytes[12..<24]) == [3, 0x61, 0x2E, 0x62, 2, 0x00, 0x78, 3, 0x63, 0x6f, 0x6d, 0])
         #expect(try DNSMessage(parsing: bytes) == message)

@@ -4,17 +4,18 @@ import DNSWire
 /// RFC 8484 §4.1 queries: exact octets, padding (RFC 7830, RFC 8467 §4.1) and name validation.
 @Suite struct QueryBuilderTests {
     /// `example.com A` as RFC 1035 §4.1 and RFC 6891 §6.1.2 lay it out, padded to 128 octets.
-    static let exampleComA: [UInt8] = [
-        0x00, 0x00,  // ID 0 (RFC 8484 §4.1)
-        0x01, 0x00,  // QR 0, OPCODE 0, RD 1
-        0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,  // QDCOUNT 1, ANCOUNT 0, NSCOUNT 0, ARCOUNT 1
-        0x07, 0x65, 0x78, 0x61, 0x6d, 0x70, 0x6c, 0x65, 0x03, 0x63, 0x6f, 0x6d, 0x00,  // example.com
-        0x00, 0x01, 0x00, 0x01,  // QTYPE A, QCLASS IN
-        0x00, 0x00, 0x29, 0x10, 0x00,  // OPT: root owner, TYPE 41, UDP size 4096
-        0x00, 0x00, 0x00, 0x00,  // extended RCODE 0, version 0, flags 0
-        0x00, 0x58,  // RDLENGTH 88
-        0x00, 0x0c, 0x00, 0x54,  // Padding option (12), 84 octets
-    ] + [UInt8](repeating: 0, count: 84)
+    static let exampleComA: [UInt8] =
+        [
+            0x00, 0x00, // ID 0 (RFC 8484 §4.1)
+            0x01, 0x00, // QR 0, OPCODE 0, RD 1
+            0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, // QDCOUNT 1, ANCOUNT 0, NSCOUNT 0, ARCOUNT 1
+            0x07, 0x65, 0x78, 0x61, 0x6d, 0x70, 0x6c, 0x65, 0x03, 0x63, 0x6f, 0x6d, 0x00, // example.com
+            0x00, 0x01, 0x00, 0x01, // QTYPE A, QCLASS IN
+            0x00, 0x00, 0x29, 0x10, 0x00, // OPT: root owner, TYPE 41, UDP size 4096
+            0x00, 0x00, 0x00, 0x00, // extended RCODE 0, version 0, flags 0
+            0x00, 0x58, // RDLENGTH 88
+            0x00, 0x0c, 0x00, 0x54 // Padding option (12), 84 octets
+        ] + [UInt8](repeating: 0, count: 84)
 
     @Test func shortNameQueryHasExactOctetsPaddedTo128() throws {
         let query = try DNSMessage.query(name: "example.com", type: .a)
@@ -48,11 +49,12 @@ import DNSWire
         let query = try DNSMessage.query(name: name, type: .a)
         #expect(query.count == 256)
         let optStart = 12 + 205 + 4
-        #expect(Array(query[optStart..<(optStart + 15)]) == [
-            0x00, 0x00, 0x29, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00,
-            0x00, 0x18,  // RDLENGTH 24
-            0x00, 0x0c, 0x00, 0x14,  // Padding, 20 octets
-        ])
+        #expect(
+            Array(query[optStart..<(optStart + 15)]) == [
+                0x00, 0x00, 0x29, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00,
+                0x00, 0x18, // RDLENGTH 24
+                0x00, 0x0c, 0x00, 0x14 // Padding, 20 octets
+            ])
         #expect(query[(optStart + 15)...].allSatisfy { $0 == 0 })
         #expect(query.count - (optStart + 15) == 20)
     }
@@ -93,14 +95,16 @@ import DNSWire
 
     @Test func nameOfExactly255WireOctetsIsAccepted() throws {
         // 63+1 ×3 = 192, + 61+1 = 254, + root = 255.
-        let name = [String](repeating: String(repeating: "c", count: 63), count: 3).joined(separator: ".")
+        let name =
+            [String](repeating: String(repeating: "c", count: 63), count: 3).joined(separator: ".")
             + "." + String(repeating: "d", count: 61)
         let query = try DNSMessage.query(name: name, type: .a, paddingBlockSize: nil)
         #expect(query.count == 12 + 255 + 4 + 11)
     }
 
     @Test func nameOver255WireOctetsIsRejected() {
-        let name = [String](repeating: String(repeating: "c", count: 63), count: 3).joined(separator: ".")
+        let name =
+            [String](repeating: String(repeating: "c", count: 63), count: 3).joined(separator: ".")
             + "." + String(repeating: "d", count: 62)
         #expect(throws: DNSWireError.invalidName(name, .nameTooLong(wireLength: 256))) {
             try DNSMessage.query(name: name, type: .a)

@@ -21,9 +21,11 @@ import DNSWire
 
     @Test func differentQuestionIsRejected() throws {
         let message = try DNSMessage(parsing: Fixtures.unboundA)
-        #expect(throws: DNSWireError.questionMismatch(
-            expected: DNSQuestion(name: "www.example.test", type: .aaaa),
-            received: DNSQuestion(name: "www.example.test", type: .a))) {
+        #expect(
+            throws: DNSWireError.questionMismatch(
+                expected: DNSQuestion(name: "www.example.test", type: .aaaa),
+                received: DNSQuestion(name: "www.example.test", type: .a))
+        ) {
             try message.validateResponse(toQueryFor: "www.example.test", type: .aaaa, id: 0x1234)
         }
     }

@@ -15,8 +15,9 @@ struct CommandReferenceTests {
         return Set(pattern.matches(in: text, range: range).compactMap { Range($0.range(at: 1), in: text).map { String(text[$0]) } })
     }
 
-    @Test("every option the parser accepts has a one-line summary and appears in --help all, the detailed help and the man page",
-          arguments: commands.map(\.name))
+    @Test(
+        "every option the parser accepts has a one-line summary and appears in --help all, the detailed help and the man page",
+        arguments: commands.map(\.name))
     func everyOptionIsDocumented(name: String) throws {
         let command = try #require(Self.commands.first { $0.name == name })
         let short = command.shortHelp(all: true)
@@ -56,8 +57,9 @@ struct CommandReferenceTests {
         #expect(optionLines.count == command.options.count)
     }
 
-    @Test("--help fits one screen (24 lines of at most 100 columns): the most used options, one line each, then how to see all",
-          arguments: commands.map(\.name))
+    @Test(
+        "--help fits one screen (24 lines of at most 100 columns): the most used options, one line each, then how to see all",
+        arguments: commands.map(\.name))
     func shortHelpFitsOneScreen(name: String) throws {
         let command = try #require(Self.commands.first { $0.name == name })
         let lines = command.shortHelp().split(separator: "\n", omittingEmptySubsequences: false)
@@ -103,7 +105,8 @@ struct CommandReferenceTests {
             let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
             #expect(text == page.markdownPage(), "Documentation/commands/\(name) is out of date: run httpdns --generate-markdown Documentation/commands")
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
                 == (["httpdns.md"] + Self.commands.map { "httpdns-\($0.name).md" }).sorted())
     }
 
@@ -224,7 +227,7 @@ struct CommandReferenceTests {
 }
 
 /// A console whose standard output the test reads back.
-final class LockedOutput: @unchecked Sendable {  // `data` is guarded by `lock`
+final class LockedOutput: @unchecked Sendable { // `data` is guarded by `lock`
     private let lock = NSLock()
     private var data = Data()
 

@@ -10,13 +10,13 @@ struct CookieFileJarTests {
     @Test("a file curl wrote is read: host-only and domain cookies, HttpOnly, session and dated cookies, comments skipped")
     func readsCurlsFormat() throws {
         let text = """
-        # Netscape HTTP Cookie File
-        # https://curl.se/docs/http-cookies.html
+            # Netscape HTTP Cookie File
+            # https://curl.se/docs/http-cookies.html
 
-        a.test\tFALSE\t/\tFALSE\t0\tsession\t1
-        .b.test\tTRUE\t/path\tTRUE\t1900000000\tdated\tx y
-        #HttpOnly_c.test\tFALSE\t/\tFALSE\t0\thidden\tz\r
-        """
+            a.test\tFALSE\t/\tFALSE\t0\tsession\t1
+            .b.test\tTRUE\t/path\tTRUE\t1900000000\tdated\tx y
+            #HttpOnly_c.test\tFALSE\t/\tFALSE\t0\thidden\tz\r
+            """
         let cookies = try CookieFileJar.parse(text, source: "jar")
         #expect(cookies.count == 3)
         #expect(cookies[0] == .init(domain: "a.test", includesSubdomains: false, path: "/", secure: false, httpOnly: false, expires: nil, name: "session", value: "1"))
@@ -26,16 +26,19 @@ struct CookieFileJarTests {
 
     @Test("what the jar writes reads back the same", arguments: [false, true])
     func roundTrip(subdomains: Bool) throws {
-        let cookie = CookieFileJar.Cookie(domain: "a.test", includesSubdomains: subdomains, path: "/p", secure: true, httpOnly: true,
-                                          expires: 1_900_000_000, name: "n", value: "v")
+        let cookie = CookieFileJar.Cookie(
+            domain: "a.test", includesSubdomains: subdomains, path: "/p", secure: true, httpOnly: true,
+            expires: 1_900_000_000, name: "n", value: "v")
         let jar = CookieFileJar(cookies: [cookie], now: Self.fixed)
         #expect(try CookieFileJar.parse(jar.fileText(), source: "jar") == [cookie])
         #expect(jar.fileText().hasPrefix(CookieFileJar.header + "\n"))
     }
 
-    @Test("a line that is not a cookie is refused, naming the line", arguments: [
-        "a.test\tFALSE\t/\tFALSE\t0", "a.test\tMAYBE\t/\tFALSE\t0\tn\tv", "a.test\tFALSE\t/\tFALSE\tsoon\tn\tv", "just text",
-    ])
+    @Test(
+        "a line that is not a cookie is refused, naming the line",
+        arguments: [
+            "a.test\tFALSE\t/\tFALSE\t0", "a.test\tMAYBE\t/\tFALSE\t0\tn\tv", "a.test\tFALSE\t/\tFALSE\tsoon\tn\tv", "just text"
+        ])
     func malformedLine(line: String) {
         #expect(throws: UsageError.self) { try CookieFileJar.parse("# comment\n" + line + "\n", source: "jar") }
         do {
@@ -96,8 +99,12 @@ struct CookieFileJarTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("jar.txt").path
         try "old".write(toFile: path, atomically: true, encoding: .utf8)
-        let jar = CookieFileJar(cookies: [.init(domain: "a.test", includesSubdomains: false, path: "/", secure: false, httpOnly: false,
-                                                expires: nil, name: "n", value: "v")], now: Self.fixed)
+        let jar = CookieFileJar(
+            cookies: [
+                .init(
+                    domain: "a.test", includesSubdomains: false, path: "/", secure: false, httpOnly: false,
+                    expires: nil, name: "n", value: "v")
+            ], now: Self.fixed)
         #expect(jar.write(to: path, console: Console(output: { _ in }, error: { _ in })) == nil)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == jar.fileText())
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["jar.txt"])

@@ -20,8 +20,9 @@ struct FetchOptionParsingTests {
         }
     }
 
-    @Test("-u USER:PASSWORD sends Basic credentials of the whole value; the password may hold ':'",
-          arguments: ["-u", "--user"])
+    @Test(
+        "-u USER:PASSWORD sends Basic credentials of the whole value; the password may hold ':'",
+        arguments: ["-u", "--user"])
     func userSendsBasicCredentials(option: String) throws {
         let plan = try plan([option, "us:er:pa:ss", "https://a.test/"])
         #expect(plan.request.headers[first: "Authorization"] == "Basic " + Data("us:er:pa:ss".utf8).base64EncodedString())
@@ -77,16 +78,20 @@ struct FetchOptionParsingTests {
         #expect(omitted.redirects?.setsReferer == false)
     }
 
-    @Test("-O names the file as curl 7.88: the path's last segment as written, no query or fragment, no directory",
-          arguments: [("https://a.test/dir/file.tar.gz", "file.tar.gz"), ("https://a.test/a%20b?x=1/2#f/g", "a%20b"),
-                      ("https://a.test/%2e%2e", "%2e%2e"), ("https://a.test/a%2Fb", "a%2Fb"), ("https://a.test/a/b/../c", "c"),
-                      ("https://a.test/x/..%2f", "..%2f"), ("https://a.test/a;b", "a;b"), ("https://a.test/-", "-")])
+    @Test(
+        "-O names the file as curl 7.88: the path's last segment as written, no query or fragment, no directory",
+        arguments: [
+            ("https://a.test/dir/file.tar.gz", "file.tar.gz"), ("https://a.test/a%20b?x=1/2#f/g", "a%20b"),
+            ("https://a.test/%2e%2e", "%2e%2e"), ("https://a.test/a%2Fb", "a%2Fb"), ("https://a.test/a/b/../c", "c"),
+            ("https://a.test/x/..%2f", "..%2f"), ("https://a.test/a;b", "a;b"), ("https://a.test/-", "-")
+        ])
     func remoteName(url: String, name: String) throws {
         #expect(FetchOutput.remoteName(of: try #require(URL(string: url))) == name)
     }
 
-    @Test("-O with a URL whose path names no file is refused with curl's 23, before any traffic",
-          arguments: ["https://a.test", "https://a.test/", "https://a.test/dir/", "https://a.test/dir/..", "https://a.test/dir/.", "https://a.test/?name=x"])
+    @Test(
+        "-O with a URL whose path names no file is refused with curl's 23, before any traffic",
+        arguments: ["https://a.test", "https://a.test/", "https://a.test/dir/", "https://a.test/dir/..", "https://a.test/dir/.", "https://a.test/?name=x"])
     func remoteNameMissing(url: String) throws {
         let error = try #require(refusal(["-O", url]))
         #expect(error.status == 23)
@@ -122,12 +127,15 @@ struct FetchOptionParsingTests {
         #expect(try plan(["-w", "@" + file.path, "https://a.test/"]).writeOut == WriteOut(format: Array("one %{http_code}twothree".utf8)))
     }
 
-    @Test("-w reads %{variable}, %%, \\n \\r \\t; other sequences, a lone % or \\ and an unclosed %{ are written as they stand",
-          arguments: [("a%{http_code}b", [.text(Array("a".utf8)), .variable("http_code"), .text(Array("b".utf8))]),
-                      ("%%d %z \\q \\\\ \\n\\t\\r|", [.text(Array("%d %z \\q \\\\ \n\t\r|".utf8))]),
-                      ("x%{http_code", [.text(Array("x%{http_code".utf8))]),
-                      ("trail% and\\", [.text(Array("trail% and\\".utf8))]),
-                      ("%{}%{ a}", [.variable(""), .variable(" a")])] as [(String, [WriteOut.Piece])])
+    @Test(
+        "-w reads %{variable}, %%, \\n \\r \\t; other sequences, a lone % or \\ and an unclosed %{ are written as they stand",
+        arguments: [
+            ("a%{http_code}b", [.text(Array("a".utf8)), .variable("http_code"), .text(Array("b".utf8))]),
+            ("%%d %z \\q \\\\ \\n\\t\\r|", [.text(Array("%d %z \\q \\\\ \n\t\r|".utf8))]),
+            ("x%{http_code", [.text(Array("x%{http_code".utf8))]),
+            ("trail% and\\", [.text(Array("trail% and\\".utf8))]),
+            ("%{}%{ a}", [.variable(""), .variable(" a")])
+        ] as [(String, [WriteOut.Piece])])
     func writeOutFormat(format: String, pieces: [WriteOut.Piece]) {
         #expect(WriteOut(format: Array(format.utf8)).pieces == pieces)
     }
@@ -144,11 +152,14 @@ struct FetchOptionParsingTests {
         #expect(warnings.withLock { $0 } == ["unknown --write-out variable: 'bogus'"])
     }
 
-    @Test("a malformed or unreadable pin names its option and value, as curl names the option at fault",
-          arguments: [(["--pinnedpubkey", "sha256//abc"], "--pinnedpubkey: invalid pin 'sha256//abc'"),
-                      (["--pinnedpubkey", "/nonexistent/key.pem"], "--pinnedpubkey: cannot read file '/nonexistent/key.pem'"),
-                      (["--pin-cert", "zz"], "--pin-cert: invalid pin 'zz'"),
-                      (["--doh-pinnedpubkey", "x"], "--doh-pinnedpubkey: invalid pin 'x'")])
+    @Test(
+        "a malformed or unreadable pin names its option and value, as curl names the option at fault",
+        arguments: [
+            (["--pinnedpubkey", "sha256//abc"], "--pinnedpubkey: invalid pin 'sha256//abc'"),
+            (["--pinnedpubkey", "/nonexistent/key.pem"], "--pinnedpubkey: cannot read file '/nonexistent/key.pem'"),
+            (["--pin-cert", "zz"], "--pin-cert: invalid pin 'zz'"),
+            (["--doh-pinnedpubkey", "x"], "--doh-pinnedpubkey: invalid pin 'x'")
+        ])
     func badPinNamesItsOption(arguments: [String], message: String) throws {
         let error = try #require(refusal(arguments + ["https://a.test/"]))
         #expect(error.status == 2)

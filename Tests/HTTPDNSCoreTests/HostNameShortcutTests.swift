@@ -5,19 +5,23 @@ import Testing
 /// only accept what the full normalization returns unchanged.
 @Suite("Host name shortcut")
 struct HostNameShortcutTests {
-    @Test("names already normalized take the shortcut", arguments: [
-        "a.test", "host1.example", "a-b.c", "x", "a.b-c.d", String(repeating: "a", count: 63) + ".test", "1a.test", String(repeating: "abcdefgh.", count: 28) + "a",
-    ])
+    @Test(
+        "names already normalized take the shortcut",
+        arguments: [
+            "a.test", "host1.example", "a-b.c", "x", "a.b-c.d", String(repeating: "a", count: 63) + ".test", "1a.test", String(repeating: "abcdefgh.", count: 28) + "a"
+        ])
     func normalizedNamesAreAccepted(name: String) {
         #expect(HostName.isNormalizedASCII(name))
         #expect(HostName.normalizeFully(name) == name)
     }
 
-    @Test("the rest go the full way", arguments: [
-        "", "-a.test", "a-.test", "a..test", ".a.test", "a.test.", "a.1", "a.0x1f", "A.test", "a_b.test",
-        "xn--bcher-kva.test", "a.b--c.xn--x", String(repeating: "a", count: 64) + ".test",
-        String(repeating: "abcdefgh.", count: 28) + "ab", "bücher.test", "192.0.2.1", "a.test-",
-    ])
+    @Test(
+        "the rest go the full way",
+        arguments: [
+            "", "-a.test", "a-.test", "a..test", ".a.test", "a.test.", "a.1", "a.0x1f", "A.test", "a_b.test",
+            "xn--bcher-kva.test", "a.b--c.xn--x", String(repeating: "a", count: 64) + ".test",
+            String(repeating: "abcdefgh.", count: 28) + "ab", "bücher.test", "192.0.2.1", "a.test-"
+        ])
     func otherNamesAreRefused(name: String) {
         #expect(!HostName.isNormalizedASCII(name))
     }

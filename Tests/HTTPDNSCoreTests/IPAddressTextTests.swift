@@ -1,7 +1,7 @@
 import HTTPDNSCore
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `IPAddress.description`: the text the cache file, logs and `HOST:PORT:ADDR` entries carry.
@@ -10,7 +10,7 @@ struct IPAddressTextTests {
     @Test(arguments: [
         ("0.0.0.0", "0.0.0.0"), ("255.255.255.255", "255.255.255.255"), ("10.0.0.1", "10.0.0.1"), ("192.0.2.100", "192.0.2.100"),
         ("2001:DB8:0:0:0:0:0:1", "2001:db8::1"), ("::1", "::1"), ("::", "::"), ("::ffff:192.0.2.1", "::ffff:192.0.2.1"),
-        ("fe80:0:0:0:1:0:0:1", "fe80::1:0:0:1"),
+        ("fe80:0:0:0:1:0:0:1", "fe80::1:0:0:1")
     ])
     func theCanonicalForm(text: String, canonical: String) throws {
         #expect(try #require(IPAddress(text)).description == canonical)

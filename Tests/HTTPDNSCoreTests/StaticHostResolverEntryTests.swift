@@ -24,8 +24,9 @@ struct StaticHostResolverEntryTests {
         #expect(throws: StaticHostResolver.ParseError.self) { try StaticHostResolver.Entry(parsing: text) }
     }
 
-    @Test("IP literals, bracketed or not, resolve to themselves at once; a name without an entry does not",
-          arguments: [("127.0.0.1", "127.0.0.1"), ("::1", "::1"), ("[::1]", "::1"), ("a.test", nil), ("cafe.test", nil)] as [(String, String?)])
+    @Test(
+        "IP literals, bracketed or not, resolve to themselves at once; a name without an entry does not",
+        arguments: [("127.0.0.1", "127.0.0.1"), ("::1", "::1"), ("[::1]", "::1"), ("a.test", nil), ("cafe.test", nil)] as [(String, String?)])
     func literalsResolveAtOnce(host: String, address: String?) throws {
         let resolver = StaticHostResolver(entries: [], fallback: nil)
         let resolution = try resolver.resolveImmediately(host: host, port: 443)

@@ -13,7 +13,7 @@ struct StringWhitespaceTests {
         // the word joiner, also Cf, it does not.
         "\u{200B}x\u{200B}", "\u{2060}x\u{2060}",
         // By scalar, as NSString: a combining mark after a leading space is kept, the space dropped.
-        " \u{0301}x", "x \u{0301}", "é ", " 例え ",
+        " \u{0301}x", "x \u{0301}", "é ", " 例え "
     ])
     func matchesFoundation(text: String) {
         #expect(text.trimmingWhitespace() == text.trimmingCharacters(in: .whitespaces))

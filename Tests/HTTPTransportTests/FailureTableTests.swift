@@ -3,13 +3,15 @@ import Testing
 
 @Suite("Failure table")
 struct FailureTableTests {
-    @Test("libcurl's codes map to their failure kinds", arguments: [
-        (1, HTTPClientError.Kind.unsupportedScheme), (3, .invalidURL), (6, .couldNotResolve), (7, .couldNotConnect),
-        (23, .outputFailed), (26, .bodyReadFailed), (28, .timedOut), (35, .tlsHandshakeFailed), (42, .bodyReadFailed),
-        (58, .clientCertificateRejected), (60, .certificateVerificationFailed), (65, .bodyReadFailed),
-        (77, .trustConfigurationInvalid), (90, .pinMismatch), (91, .certificateStatusInvalid),
-        (5, .transferFailed), (52, .transferFailed), (56, .transferFailed), (92, .transferFailed),
-    ])
+    @Test(
+        "libcurl's codes map to their failure kinds",
+        arguments: [
+            (1, HTTPClientError.Kind.unsupportedScheme), (3, .invalidURL), (6, .couldNotResolve), (7, .couldNotConnect),
+            (23, .outputFailed), (26, .bodyReadFailed), (28, .timedOut), (35, .tlsHandshakeFailed), (42, .bodyReadFailed),
+            (58, .clientCertificateRejected), (60, .certificateVerificationFailed), (65, .bodyReadFailed),
+            (77, .trustConfigurationInvalid), (90, .pinMismatch), (91, .certificateStatusInvalid),
+            (5, .transferFailed), (52, .transferFailed), (56, .transferFailed), (92, .transferFailed)
+        ])
     func codes(_ code: Int, _ kind: HTTPClientError.Kind) {
         #expect(FailureTable.kind(forCurlCode: code) == kind)
     }
@@ -20,7 +22,7 @@ struct FailureTableTests {
             .unsupportedScheme: 1, .invalidRequest: 2, .invalidURL: 3, .couldNotResolve: 6, .couldNotConnect: 7,
             .httpError: 22, .outputFailed: 23, .bodyReadFailed: 26, .timedOut: 28, .tlsHandshakeFailed: 35,
             .shutDown: 43, .tooManyRedirects: 47, .clientCertificateRejected: 58, .certificateVerificationFailed: 60,
-            .responseTooLarge: 63, .trustConfigurationInvalid: 77, .pinMismatch: 90, .certificateStatusInvalid: 91,
+            .responseTooLarge: 63, .trustConfigurationInvalid: 77, .pinMismatch: 90, .certificateStatusInvalid: 91
         ]
         for (kind, status) in expected { #expect(HTTPClientError.exitStatus(for: kind) == status, "\(kind)") }
     }

@@ -38,9 +38,11 @@ struct HandleReuseTests {
         #expect(HandleReuse.decide(facts) == .cleanUp)
     }
 
-    @Test("state only a reset clears means a reset", arguments: [
-        "failed", "resent", "proxy", "credentials", "cancelled", "connected", "auth",
-    ])
+    @Test(
+        "state only a reset clears means a reset",
+        arguments: [
+            "failed", "resent", "proxy", "credentials", "cancelled", "connected", "auth"
+        ])
     func resetOnlyState(_ fact: String) {
         var facts = plain
         switch fact {

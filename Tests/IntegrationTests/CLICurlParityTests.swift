@@ -46,8 +46,10 @@ struct CLICurlParityTests {
     func laterResolveEntryWins() async throws {
         let port = fixture.servers.httpsPort
         // Nothing listens on 127.0.0.9: the first entry alone fails to connect (7).
-        let result = try await httpdns(["fetch", "--resolve", "a.test:\(port):127.0.0.9", "--resolve", "a.test:\(port):127.0.0.1",
-                                        "--cacert", fixture.servers.caCertificate.path, "-m", "10", fixture.url("a.test").absoluteString])
+        let result = try await httpdns([
+            "fetch", "--resolve", "a.test:\(port):127.0.0.9", "--resolve", "a.test:\(port):127.0.0.1",
+            "--cacert", fixture.servers.caCertificate.path, "-m", "10", fixture.url("a.test").absoluteString
+        ])
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(result.stdoutText == "vhost=a.test\n")
     }
@@ -94,8 +96,9 @@ struct CLICurlParityTests {
         }
     }
 
-    @Test("-f with -i or -I prints the failed response's head, then exits 22 without its body, as curl",
-          arguments: [["-f", "-i"], ["-f", "-I"], ["-f", "-i", "--http1.1"]])
+    @Test(
+        "-f with -i or -I prints the failed response's head, then exits 22 without its body, as curl",
+        arguments: [["-f", "-i"], ["-f", "-I"], ["-f", "-i", "--http1.1"]])
     func failWithInclude(options: [String]) async throws {
         let result = try await httpdns(["fetch"] + options + [fixture.url("a.test", "/status/404").absoluteString] + doh)
         #expect(result.status == 22, "\(result.stderrText)")

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import HTTPDNS
@@ -25,8 +25,10 @@ struct CLIEnvironmentTests {
     }
 
     var resolveArguments: [String] {
-        ["resolve", "--no-fallback", "--resolve", "dns.test:\(fixture.servers.dohPort):127.0.0.1",
-         "--cacert", fixture.servers.caCertificate.path, "b.test"]
+        [
+            "resolve", "--no-fallback", "--resolve", "dns.test:\(fixture.servers.dohPort):127.0.0.1",
+            "--cacert", fixture.servers.caCertificate.path, "b.test"
+        ]
     }
 
     @Test("an injected HTTPDNS_DOH_URL is the endpoint when no --doh-url is given")
@@ -66,8 +68,9 @@ struct CLIEnvironmentTests {
     @Test("fetch takes https_proxy and no_proxy from an injected environment")
     func injectedProxy() async throws {
         let proxy = try await ProxyTestServer.shared()
-        let result = await run(["fetch", "-v", fixture.url("a.test").absoluteString] + fixture.dohOptions,
-                               environment: Environment(["https_proxy": proxy.url.absoluteString, "no_proxy": "dns.test"]))
+        let result = await run(
+            ["fetch", "-v", fixture.url("a.test").absoluteString] + fixture.dohOptions,
+            environment: Environment(["https_proxy": proxy.url.absoluteString, "no_proxy": "dns.test"]))
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output == "vhost=a.test\n")
         #expect(result.errors.contains("via proxy \(proxy.url.absoluteString)"))
@@ -75,8 +78,9 @@ struct CLIEnvironmentTests {
 
     @Test("fetch --noproxy replaces an injected NO_PROXY and goes direct past a dead https_proxy")
     func injectedProxyBypassed() async throws {
-        let result = await run(["fetch", "-v", fixture.url("b.test").absoluteString, "--noproxy", "b.test"] + fixture.dohOptions,
-                               environment: Environment(["HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "nothing.example"]))
+        let result = await run(
+            ["fetch", "-v", fixture.url("b.test").absoluteString, "--noproxy", "b.test"] + fixture.dohOptions,
+            environment: Environment(["HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "nothing.example"]))
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output == "vhost=b.test\n")
         #expect(!result.errors.contains("via proxy"))

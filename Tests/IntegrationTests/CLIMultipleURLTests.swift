@@ -33,8 +33,11 @@ struct CLIMultipleURLTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = directory.appendingPathComponent("first").path
         let second = directory.appendingPathComponent("second").path
-        let result = try await httpdns(["fetch", "-o", first, "-o", second, fixture.url("a.test").absoluteString,
-                                        fixture.url("b.test").absoluteString, fixture.url("www.a.test").absoluteString] + doh)
+        let result = try await httpdns(
+            [
+                "fetch", "-o", first, "-o", second, fixture.url("a.test").absoluteString,
+                fixture.url("b.test").absoluteString, fixture.url("www.a.test").absoluteString
+            ] + doh)
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(try String(contentsOfFile: first, encoding: .utf8) == "vhost=a.test\n")
         #expect(try String(contentsOfFile: second, encoding: .utf8) == "vhost=b.test\n")
@@ -46,8 +49,11 @@ struct CLIMultipleURLTests {
         let result = try await httpdns(["fetch", "-o", "/tmp/a", "-o", "/tmp/b", fixture.url("a.test").absoluteString] + doh)
         #expect(result.status == 2)
         #expect(result.stderrText.contains("-o given 2 times for 1 URL"))
-        let mixed = try await httpdns(["fetch", "-o", "/tmp/a", "-O", "-o", "/tmp/b", fixture.url("a.test").absoluteString,
-                                       fixture.url("b.test", "/x").absoluteString] + doh)
+        let mixed = try await httpdns(
+            [
+                "fetch", "-o", "/tmp/a", "-O", "-o", "/tmp/b", fixture.url("a.test").absoluteString,
+                fixture.url("b.test", "/x").absoluteString
+            ] + doh)
         #expect(mixed.status == 2)
         #expect(mixed.stderrText.contains("3 output options (-o/-O) for 2 URLs"))
     }
@@ -75,11 +81,15 @@ struct CLIMultipleURLTests {
         let result = try await httpdns(arguments + doh)
         #expect(result.status == 0, "\(result.stderrText)")
         for index in 0..<6 {
-            #expect(try String(contentsOfFile: directory.appendingPathComponent("\(index)").path, encoding: .utf8)
+            #expect(
+                try String(contentsOfFile: directory.appendingPathComponent("\(index)").path, encoding: .utf8)
                     == "vhost=\(index.isMultiple(of: 2) ? "a.test" : "b.test")\n")
         }
-        let failing = try await httpdns(["fetch", "-Z", "-s", "-o", "/dev/null", fixture.url("a.test").absoluteString,
-                                         fixture.url("wrong.test").absoluteString] + doh)
+        let failing = try await httpdns(
+            [
+                "fetch", "-Z", "-s", "-o", "/dev/null", fixture.url("a.test").absoluteString,
+                fixture.url("wrong.test").absoluteString
+            ] + doh)
         #expect(failing.status == 60)
     }
 
@@ -88,8 +98,11 @@ struct CLIMultipleURLTests {
         let directory = try fixture.scratchDirectory("cookies")
         defer { try? FileManager.default.removeItem(at: directory) }
         let jar = directory.appendingPathComponent("jar.txt").path
-        let set = try await httpdns(["fetch", "-c", jar, fixture.url("a.test", "/cookie/set").absoluteString,
-                                     fixture.url("a.test", "/cookie/inspect").absoluteString] + doh)
+        let set = try await httpdns(
+            [
+                "fetch", "-c", jar, fixture.url("a.test", "/cookie/set").absoluteString,
+                fixture.url("a.test", "/cookie/inspect").absoluteString
+            ] + doh)
         #expect(set.status == 0, "\(set.stderrText)")
         // The second URL got the cookies the first set, the longer path first (RFC 6265 §5.4).
         #expect(set.stdoutText.hasSuffix("cookie=scoped=1; site=a.test\n"), "\(set.stdoutText)")
@@ -138,8 +151,11 @@ struct CLIMultipleURLTests {
 
     @Test("--json writes one JSON object per URL with -w's variables, as curl's %{json}")
     func jsonOutput() async throws {
-        let result = try await httpdns(["fetch", "--json", "-o", "/dev/null", "-o", "/dev/null", fixture.url("a.test").absoluteString,
-                                        fixture.url("a.test", "/status/404").absoluteString] + doh)
+        let result = try await httpdns(
+            [
+                "fetch", "--json", "-o", "/dev/null", "-o", "/dev/null", fixture.url("a.test").absoluteString,
+                fixture.url("a.test", "/status/404").absoluteString
+            ] + doh)
         #expect(result.status == 0, "\(result.stderrText)")
         let lines = result.stdoutText.split(separator: "\n")
         #expect(lines.count == 2)

@@ -26,8 +26,9 @@ extension CLITests {
             arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         }
 
-        @Test("-d @<(command) and --data-binary @<(command) send what the command prints, as curl",
-              arguments: [("-d", "a=1\\nb=2", "a=1b=2"), ("--data-binary", "a\\r\\nb\\0c", "a\r\nb\0c")])
+        @Test(
+            "-d @<(command) and --data-binary @<(command) send what the command prints, as curl",
+            arguments: [("-d", "a=1\\nb=2", "a=1b=2"), ("--data-binary", "a\\r\\nb\\0c", "a\r\nb\0c")])
         func processSubstitutionBody(option: String, printed: String, sent: String) async throws {
             let url = fixture.url("a.test", "/echo").absoluteString
             let result = try await bash("$HTTPDNS fetch \(option) @<(printf '\(printed)') \(quoted([url] + doh))")
@@ -69,8 +70,9 @@ extension CLITests {
             let directory = try fixture.scratchDirectory("pipes")
             defer { try? FileManager.default.removeItem(at: directory) }
             let url = fixture.url("a.test", "/echo").absoluteString
-            let result = try await bash("mkfifo body && { printf 'from a fifo' > body & } && $HTTPDNS fetch --data-binary @body \(quoted([url] + doh))",
-                                        in: directory)
+            let result = try await bash(
+                "mkfifo body && { printf 'from a fifo' > body & } && $HTTPDNS fetch --data-binary @body \(quoted([url] + doh))",
+                in: directory)
             #expect(result.status == 0, "\(result.stderrText)")
             #expect(result.stdoutText == "from a fifo")
         }
@@ -85,12 +87,15 @@ extension CLITests {
 
         /// Reopened by path, a standard descriptor the process was started without reaches the
         /// placeholder pipe the process holds itself, whose read never ends: refused, never read.
-        @Test("with standard input or output closed, a path to it (/dev/stdin, /dev/fd/0, /dev/stdout) is bad input (2) naming the closed stream, not a read that never ends",
-              arguments: [("--data-binary @/dev/stdin", "<&-", "--data-binary: cannot read '/dev/stdin': it is standard input, which is closed"),
-                          ("-d @/dev/fd/0", "<&-", "-d: cannot read '/dev/fd/0': it is standard input, which is closed"),
-                          ("--data-binary @/proc/self/fd/0", "<&-", "--data-binary: cannot read '/proc/self/fd/0': it is standard input, which is closed"),
-                          ("--cacert /dev/stdin", "<&-", "--cacert: cannot read file '/dev/stdin': it is standard input, which is closed"),
-                          ("--data-binary @/dev/stdout", ">&-", "--data-binary: cannot read '/dev/stdout': it is standard output, which is closed")])
+        @Test(
+            "with standard input or output closed, a path to it (/dev/stdin, /dev/fd/0, /dev/stdout) is bad input (2) naming the closed stream, not a read that never ends",
+            arguments: [
+                ("--data-binary @/dev/stdin", "<&-", "--data-binary: cannot read '/dev/stdin': it is standard input, which is closed"),
+                ("-d @/dev/fd/0", "<&-", "-d: cannot read '/dev/fd/0': it is standard input, which is closed"),
+                ("--data-binary @/proc/self/fd/0", "<&-", "--data-binary: cannot read '/proc/self/fd/0': it is standard input, which is closed"),
+                ("--cacert /dev/stdin", "<&-", "--cacert: cannot read file '/dev/stdin': it is standard input, which is closed"),
+                ("--data-binary @/dev/stdout", ">&-", "--data-binary: cannot read '/dev/stdout': it is standard output, which is closed")
+            ])
         func closedStandardStreamByPath(options: String, redirection: String, message: String) async throws {
             let url = fixture.url("a.test", "/echo").absoluteString
             // `timeout` ends a read that hangs (124) well before the helper's own limit.
@@ -99,9 +104,12 @@ extension CLITests {
             #expect(result.stderrText.contains(message), "\(result.stderrText)")
         }
 
-        @Test("a body file that is missing or a directory is refused before any traffic (2), saying which",
-              arguments: [("--data-binary", "MISSING", "no such file"), ("--data-binary", "DIR", "is a directory"),
-                          ("-d", "MISSING", "no such file"), ("-d", "DIR", "is a directory")])
+        @Test(
+            "a body file that is missing or a directory is refused before any traffic (2), saying which",
+            arguments: [
+                ("--data-binary", "MISSING", "no such file"), ("--data-binary", "DIR", "is a directory"),
+                ("-d", "MISSING", "no such file"), ("-d", "DIR", "is a directory")
+            ])
         func unreadableBodyFile(option: String, file: String, reason: String) async throws {
             let directory = try fixture.scratchDirectory("pipes")
             defer { try? FileManager.default.removeItem(at: directory) }

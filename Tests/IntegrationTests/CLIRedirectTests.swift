@@ -13,10 +13,12 @@ struct CLIRedirectTests {
 
     func fetch(_ arguments: [String]) async throws -> CommandResult {
         let servers = fixture.servers
-        return try await Command.runDetached(binary, ["fetch"] + arguments + [
-            "--doh-url", servers.dohURL.absoluteString, "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
-            "--cacert", servers.caCertificate.path,
-        ], timeout: 60)
+        return try await Command.runDetached(
+            binary,
+            ["fetch"] + arguments + [
+                "--doh-url", servers.dohURL.absoluteString, "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
+                "--cacert", servers.caCertificate.path
+            ], timeout: 60)
     }
 
     @Test("-L follows a cross-host redirect to b.test, resolved and verified for b.test")
@@ -39,9 +41,11 @@ struct CLIRedirectTests {
     @Test("-v describes the response before its body reaches stdout, as curl does")
     func verboseLinesComeBeforeTheBody() async throws {
         // One stream for both, so their order is the order they were written in.
-        let arguments = ["fetch", "-v", "-L", fixture.url("a.test", "/redirect/302/b").absoluteString,
-                         "--doh-url", fixture.servers.dohURL.absoluteString, "--resolve", "dns.test:\(fixture.servers.dohPort):127.0.0.1",
-                         "--cacert", fixture.servers.caCertificate.path]
+        let arguments = [
+            "fetch", "-v", "-L", fixture.url("a.test", "/redirect/302/b").absoluteString,
+            "--doh-url", fixture.servers.dohURL.absoluteString, "--resolve", "dns.test:\(fixture.servers.dohPort):127.0.0.1",
+            "--cacert", fixture.servers.caCertificate.path
+        ]
         let result = try await fixture.httpdnsMerged(arguments)
         #expect(result.status == 0, "\(result.stdoutText)")
         let merged = result.stdoutText

@@ -13,8 +13,9 @@ struct CLIRemoteNameTests {
 
     /// Runs `httpdns fetch ARGUMENTS` with `directory` as its current directory.
     func fetch(in directory: URL, _ arguments: [String]) async throws -> CommandResult {
-        try await Command.runDetached(URL(fileURLWithPath: "/bin/sh"), ["-c", #"cd "$0" && exec "$@""#, directory.path, binary.path, "fetch"] + arguments,
-                                      timeout: 60)
+        try await Command.runDetached(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", #"cd "$0" && exec "$@""#, directory.path, binary.path, "fetch"] + arguments,
+            timeout: 60)
     }
 
     func contents(of directory: URL) throws -> [String] {
@@ -44,8 +45,9 @@ struct CLIRemoteNameTests {
         #expect(try String(contentsOf: directory.appendingPathComponent("a%20b"), encoding: .utf8).contains("404 Not Found"))
     }
 
-    @Test("-O with a URL that names no file exits 23 before any traffic and writes nothing",
-          arguments: ["/", "/status/", "/status/.."])
+    @Test(
+        "-O with a URL that names no file exits 23 before any traffic and writes nothing",
+        arguments: ["/", "/status/", "/status/.."])
     func noRemoteName(path: String) async throws {
         let directory = try fixture.scratchDirectory("remote-name")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -64,17 +66,20 @@ struct CLIRemoteNameTests {
         #expect(try contents(of: directory).isEmpty)
     }
 
-    @Test("-O of a body cut short (exit 18) leaves no partial file, and a file of that name as it was",
-          arguments: [false, true])
+    @Test(
+        "-O of a body cut short (exit 18) leaves no partial file, and a file of that name as it was",
+        arguments: [false, true])
     func noPartialFile(existing: Bool) async throws {
         let server = try await ProviderTestServer.shared()
         let directory = try fixture.scratchDirectory("remote-name")
         defer { try? FileManager.default.removeItem(at: directory) }
         if existing { try Data("old".utf8).write(to: directory.appendingPathComponent("truncate")) }
-        let result = try await fetch(in: directory, [
-            "-O", server.url("/fault/truncate").absoluteString,
-            "--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path,
-        ])
+        let result = try await fetch(
+            in: directory,
+            [
+                "-O", server.url("/fault/truncate").absoluteString,
+                "--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path
+            ])
         #expect(result.status == 18, "\(result.stderrText)")
         #expect(try contents(of: directory) == (existing ? ["truncate"] : []))
         if existing { #expect(try String(contentsOf: directory.appendingPathComponent("truncate"), encoding: .utf8) == "old") }

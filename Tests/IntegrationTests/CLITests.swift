@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import HTTPDNS
@@ -107,8 +107,10 @@ struct CLITests {
     @Test("the DoH server down falls back to system DNS, and exits 6 with --no-fallback")
     func dohDownFallback() async throws {
         let dead = try fixture.deadEndpoint()
-        let options = ["--doh-url", dead.url.absoluteString, "--resolve", "dns.test:\(dead.url.port!):127.0.0.1",
-                       "--cacert", fixture.servers.caCertificate.path]
+        let options = [
+            "--doh-url", dead.url.absoluteString, "--resolve", "dns.test:\(dead.url.port!):127.0.0.1",
+            "--cacert", fixture.servers.caCertificate.path
+        ]
         let url = fixture.url("localhost").absoluteString
         let fallback = try await httpdns(["fetch", "-v", url] + options)
         #expect(fallback.status == 0, "\(fallback.stderrText)")
@@ -210,8 +212,11 @@ struct CLITests {
         let result = try await httpdns(["resolve"] + doh + ["a.test", "v4only.test"])
         #expect(result.status == 0, "\(result.stderrText)")
         let lines = Set(result.stdoutText.split(separator: "\n").map(String.init))
-        #expect(lines == ["a.test 127.0.0.1 ttl=300 source=doh", "a.test ::1 ttl=300 source=doh",
-                          "v4only.test 127.0.0.1 ttl=300 source=doh"])
+        #expect(
+            lines == [
+                "a.test 127.0.0.1 ttl=300 source=doh", "a.test ::1 ttl=300 source=doh",
+                "v4only.test 127.0.0.1 ttl=300 source=doh"
+            ])
     }
 
     @Test("resolve --type A --json gives one JSON object per host")
@@ -236,14 +241,18 @@ struct CLITests {
     func environmentEndpoint() async throws {
         var environment = ProcessInfo.processInfo.environment
         environment["HTTPDNS_DOH_URL"] = fixture.servers.dohURL.absoluteString
-        let result = try await httpdns(["resolve", "--no-fallback", "--resolve", "dns.test:\(fixture.servers.dohPort):127.0.0.1",
-                                  "--cacert", fixture.servers.caCertificate.path, "b.test"], environment: environment)
+        let result = try await httpdns(
+            [
+                "resolve", "--no-fallback", "--resolve", "dns.test:\(fixture.servers.dohPort):127.0.0.1",
+                "--cacert", fixture.servers.caCertificate.path, "b.test"
+            ], environment: environment)
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(result.stdoutText.contains("source=doh"))
     }
 
-    @Test("bad input exits 2 with a one-line message and writes nothing to -o",
-          arguments: [
+    @Test(
+        "bad input exits 2 with a one-line message and writes nothing to -o",
+        arguments: [
             ["fetch", "not a url"],
             ["fetch", "ftp://a.test/"],
             ["fetch", "https://a.test/", "--resolve", "a.test:notaport:127.0.0.1"],
@@ -271,8 +280,8 @@ struct CLITests {
             ["resolve"],
             ["frobnicate"],
             ["help", "frobnicate"],
-            ["fetch", "a.test:443/"],
-          ])
+            ["fetch", "a.test:443/"]
+        ])
     func badInput(arguments: [String]) async throws {
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -296,8 +305,9 @@ struct CLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
-    @Test("-v's lines and -k's warning reach the terminal before the body, as curl's: with -i, and with -o naming stderr or stdout",
-          arguments: [["-v"], ["-v", "-i"], ["-v", "-o", "/dev/stderr"], ["-v", "-o", "/dev/stdout"], ["-k"], ["-k", "-i"], ["-k", "-o", "/dev/stderr"]])
+    @Test(
+        "-v's lines and -k's warning reach the terminal before the body, as curl's: with -i, and with -o naming stderr or stdout",
+        arguments: [["-v"], ["-v", "-i"], ["-v", "-o", "/dev/stderr"], ["-v", "-o", "/dev/stdout"], ["-k"], ["-k", "-i"], ["-k", "-o", "/dev/stderr"]])
     func verboseAndWarningPrecedeTheBody(options: [String]) async throws {
         // stderr and stdout in one pipe: their order is the order they were written in.
         let result = try await fixture.httpdnsMerged(["fetch"] + options + [fixture.url("a.test").absoluteString] + doh)
@@ -314,8 +324,9 @@ struct CLITests {
         }
     }
 
-    @Test("an -o file that cannot be written is named with its option, before any traffic and when a write fails, as curl names it",
-          arguments: [[], ["-i"]])
+    @Test(
+        "an -o file that cannot be written is named with its option, before any traffic and when a write fails, as curl names it",
+        arguments: [[], ["-i"]])
     func outputFailureNamesTheOption(options: [String]) async throws {
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -336,7 +347,7 @@ struct CLITests {
         defer { try? FileManager.default.removeItem(at: directory) }
         // A private null device: had the output replaced it, /dev/null itself would be at stake.
         let device = directory.appendingPathComponent("null").path
-        #expect(mknod(device, S_IFCHR | 0o666, dev_t((1 << 8) | 3)) == 0, "mknod needs root")  // major 1, minor 3: the null device
+        #expect(mknod(device, S_IFCHR | 0o666, dev_t((1 << 8) | 3)) == 0, "mknod needs root") // major 1, minor 3: the null device
         let result = try await httpdns(["fetch", "-o", device, fixture.url("a.test").absoluteString] + doh)
         #expect(result.status == 0, "\(result.stderrText)")
         var info = stat()
@@ -392,14 +403,16 @@ struct CLITests {
     func closedStdoutExits23() async throws {
         let command = ([binary.path, "fetch", fixture.url("a.test", "/large").absoluteString] + doh)
             .map { "'" + $0 + "'" }.joined(separator: " ")
-        let result = try await Command.runDetached(URL(fileURLWithPath: "/bin/bash"),
-                                                   ["-c", "\(command) | head -c 10 >/dev/null; echo \"status=${PIPESTATUS[0]}\""])
+        let result = try await Command.runDetached(
+            URL(fileURLWithPath: "/bin/bash"),
+            ["-c", "\(command) | head -c 10 >/dev/null; echo \"status=${PIPESTATUS[0]}\""])
         #expect(result.stdoutText.contains("status=23"), "\(result.stdoutText)\(result.stderrText)")
         #expect(result.stderrText.contains("writing the output failed"))
     }
 
-    @Test("started with stdout closed (>&-), a body for stdout is exit 23 saying stdout is closed, never written into a file opened later; -o FILE still works",
-          arguments: [(["-o", "/dev/stdout"], 23), ([], 23), (["-i", "-o", "/dev/stdout"], 23), (["-o", "/dev/null"], 0)])
+    @Test(
+        "started with stdout closed (>&-), a body for stdout is exit 23 saying stdout is closed, never written into a file opened later; -o FILE still works",
+        arguments: [(["-o", "/dev/stdout"], 23), ([], 23), (["-i", "-o", "/dev/stdout"], 23), (["-o", "/dev/null"], 0)])
     func closedStdoutAtStart(options: [String], status: Int) async throws {
         let command = ([binary.path, "fetch"] + options + [fixture.url("a.test").absoluteString] + doh)
             .map { "'" + $0 + "'" }.joined(separator: " ")
@@ -411,8 +424,9 @@ struct CLITests {
         }
     }
 
-    @Test("-k's warning on a closed or broken stderr is dropped: exit 0 with the body, not a crash",
-          arguments: ["2>&-", "2>&1 | head -c 1 >/dev/null"])
+    @Test(
+        "-k's warning on a closed or broken stderr is dropped: exit 0 with the body, not a crash",
+        arguments: ["2>&-", "2>&1 | head -c 1 >/dev/null"])
     func insecureWarningWithoutStderr(redirection: String) async throws {
         // The warning is the library's (HTTPClient, with no trustEventHandler); it trapped on EBADF
         // and EPIPE (exit 132).
@@ -424,8 +438,9 @@ struct CLITests {
         }
     }
 
-    @Test("probe and pins take 0 as no limit, as fetch and curl do",
-          arguments: [["probe", "--connect-timeout", "0", "--max-time", "0"], ["pins", "--connect-timeout", "0"]])
+    @Test(
+        "probe and pins take 0 as no limit, as fetch and curl do",
+        arguments: [["probe", "--connect-timeout", "0", "--max-time", "0"], ["pins", "--connect-timeout", "0"]])
     func zeroTimeLimitIsNoLimit(options: [String]) async throws {
         let result = try await httpdns(options + [fixture.url("a.test").absoluteString] + doh)
         #expect(result.status == 0, "\(result.stderrText)")
@@ -438,8 +453,9 @@ struct CLITests {
         let connect = "CONNECT b.test:\(fixture.servers.httpsPort)"
         let before = proxy.requests(containing: connect).count
         // The real environment of the child process: libcurl, left to itself, reads no_proxy there.
-        let result = try await httpdns(["fetch", "-x", proxy.url.absoluteString, "--noproxy", "", fixture.url("b.test").absoluteString] + doh,
-                                       environment: ["no_proxy": "b.test", "NO_PROXY": "b.test"])
+        let result = try await httpdns(
+            ["fetch", "-x", proxy.url.absoluteString, "--noproxy", "", fixture.url("b.test").absoluteString] + doh,
+            environment: ["no_proxy": "b.test", "NO_PROXY": "b.test"])
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(result.stdoutText == "vhost=b.test\n")
         #expect(proxy.requests(containing: connect).count == before + 1)
@@ -477,12 +493,15 @@ struct CLITests {
     /// bash's `$'\xff'` passes the byte itself in argv, which Swift's String arguments would repair;
     /// the combining marks (U+0301, U+0338) would merge with the option letter or '=' before them
     /// if options were split by Character.
-    @Test("inline data is sent as the command line's bytes, as curl sends it: not UTF-8 (not as U+FFFD), or starting with a combining mark",
-          arguments: [("--data-binary $'\\xff\\xfe\\xe9'", [0xFF, 0xFE, 0xE9]), ("--data-binary=$'\\xff\\xfe\\xe9'", [0xFF, 0xFE, 0xE9]),
-                      ("-d $'\\xff\\xfe\\xe9'", [0xFF, 0xFE, 0xE9]), ("--data=$'\\xff\\xfe\\xe9'", [0xFF, 0xFE, 0xE9]),
-                      ("-sd$'\\xff\\xfe\\xe9'", [0xFF, 0xFE, 0xE9]), ("-d$'\\xcc\\x81x'", [0xCC, 0x81, 0x78]),
-                      ("--data=$'\\xcc\\xb8x'", [0xCC, 0xB8, 0x78]), ("-sd$'\\xcc\\x81x'", [0xCC, 0x81, 0x78]),
-                      ("--data-binary=$'\\xcc\\x81x'", [0xCC, 0x81, 0x78])] as [(String, [UInt8])])
+    @Test(
+        "inline data is sent as the command line's bytes, as curl sends it: not UTF-8 (not as U+FFFD), or starting with a combining mark",
+        arguments: [
+            ("--data-binary $'\\xff\\xfe\\xe9'", [0xFF, 0xFE, 0xE9]), ("--data-binary=$'\\xff\\xfe\\xe9'", [0xFF, 0xFE, 0xE9]),
+            ("-d $'\\xff\\xfe\\xe9'", [0xFF, 0xFE, 0xE9]), ("--data=$'\\xff\\xfe\\xe9'", [0xFF, 0xFE, 0xE9]),
+            ("-sd$'\\xff\\xfe\\xe9'", [0xFF, 0xFE, 0xE9]), ("-d$'\\xcc\\x81x'", [0xCC, 0x81, 0x78]),
+            ("--data=$'\\xcc\\xb8x'", [0xCC, 0xB8, 0x78]), ("-sd$'\\xcc\\x81x'", [0xCC, 0x81, 0x78]),
+            ("--data-binary=$'\\xcc\\x81x'", [0xCC, 0x81, 0x78])
+        ] as [(String, [UInt8])])
     func inlineDataIsByteExact(option: String, sent: [UInt8]) async throws {
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -494,10 +513,13 @@ struct CLITests {
         #expect(try Data(contentsOf: output) == Data(sent))
     }
 
-    @Test("text that is not UTF-8 (a header, user agent, output path, @file name, URL, name to resolve) is refused, not sent or written as U+FFFD",
-          arguments: ["fetch -H $'X-A: caf\\xe9' URL", "fetch -A $'caf\\xe9' URL", "fetch -o $'DIR/out\\xe9' URL",
-                      "fetch --output=$'DIR/out\\xe9' URL", "fetch -d $'@DIR/body\\xe9' URL", "fetch --data-binary $'@DIR/body\\xe9' URL",
-                      "fetch $'https://a.test/caf\\xe9'", "resolve $'caf\\xe9.test'"])
+    @Test(
+        "text that is not UTF-8 (a header, user agent, output path, @file name, URL, name to resolve) is refused, not sent or written as U+FFFD",
+        arguments: [
+            "fetch -H $'X-A: caf\\xe9' URL", "fetch -A $'caf\\xe9' URL", "fetch -o $'DIR/out\\xe9' URL",
+            "fetch --output=$'DIR/out\\xe9' URL", "fetch -d $'@DIR/body\\xe9' URL", "fetch --data-binary $'@DIR/body\\xe9' URL",
+            "fetch $'https://a.test/caf\\xe9'", "resolve $'caf\\xe9.test'"
+        ])
     func nonUTF8TextIsRefused(command: String) async throws {
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -563,9 +585,12 @@ struct CLITests {
         #expect(!result.stderrText.contains("unsupported pin"), "\(result.stderrText)")
     }
 
-    @Test("-o naming stdout or stderr (/dev/stdout, /dev/fd/2, /proc/self/fd/1, the file > or 2> sent it to) writes through that descriptor, in place: the shell's writes around it stay",
-          arguments: [(1, "/dev/stdout"), (1, "/dev/fd/1"), (1, "/proc/self/fd/1"), (1, "LOG"),
-                      (2, "/dev/stderr"), (2, "/dev/fd/2"), (2, "/proc/self/fd/2"), (2, "LOG")])
+    @Test(
+        "-o naming stdout or stderr (/dev/stdout, /dev/fd/2, /proc/self/fd/1, the file > or 2> sent it to) writes through that descriptor, in place: the shell's writes around it stay",
+        arguments: [
+            (1, "/dev/stdout"), (1, "/dev/fd/1"), (1, "/proc/self/fd/1"), (1, "LOG"),
+            (2, "/dev/stderr"), (2, "/dev/fd/2"), (2, "/proc/self/fd/2"), (2, "LOG")
+        ])
     func outputToStandardStreamWritesInPlace(fd: Int, path: String) async throws {
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -575,8 +600,9 @@ struct CLITests {
         let command = ([binary.path, "fetch", "-o", path == "LOG" ? log : path, fixture.url("b.test").absoluteString] + doh)
             .map { "'" + $0 + "'" }.joined(separator: " ")
         let echo = fd == 1 ? "" : " >&2"
-        let result = try await Command.runDetached(URL(fileURLWithPath: "/bin/bash"),
-                                                   ["-c", "{ echo before\(echo); \(command); s=$?; echo after\(echo); } \(fd)>'\(log)'; echo \"status=$s\""])
+        let result = try await Command.runDetached(
+            URL(fileURLWithPath: "/bin/bash"),
+            ["-c", "{ echo before\(echo); \(command); s=$?; echo after\(echo); } \(fd)>'\(log)'; echo \"status=$s\""])
         #expect(result.stdoutText == "status=0\n", "\(result.stdoutText)\(result.stderrText)")
         #expect(try String(contentsOfFile: log, encoding: .utf8) == "before\nvhost=b.test\nafter\n")
     }
@@ -646,9 +672,11 @@ struct CLITests {
         let hole = try ResolverIntegrationSuites.HappyEyeballsTests.blackHole("127.0.0.1", port: port)
         defer { hole.forEach { close($0) } }
         let start = ContinuousClock.now
-        let stale = try await httpdns(["fetch", "-s", "-o", "/dev/null", "--stale", "-m", "2", "--no-fallback", "--cache-file", cache.path,
-                                       "--doh-url", "https://dns.test:\(port)/dns-query", "--resolve", "dns.test:\(port):127.0.0.1",
-                                       "--cacert", fixture.servers.caCertificate.path, url])
+        let stale = try await httpdns([
+            "fetch", "-s", "-o", "/dev/null", "--stale", "-m", "2", "--no-fallback", "--cache-file", cache.path,
+            "--doh-url", "https://dns.test:\(port)/dns-query", "--resolve", "dns.test:\(port):127.0.0.1",
+            "--cacert", fixture.servers.caCertificate.path, url
+        ])
         #expect(stale.status == 0, "\(stale.stderrText)")
         // -m's 2 s, and slack for starting the process (about 1 s under ThreadSanitizer).
         #expect(ContinuousClock.now - start < .seconds(2 + TestTimeScale.scaled(2.5)), "the refresh was waited for past -m")

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import HTTPDNS
@@ -44,8 +44,9 @@ struct CLIUnprivilegedOutputTests {
         temporary = try Self.directory("tmp", in: sandbox, mode: 0o700, owner: Self.user)
         // The command really runs as that user, and can run at all.
         let identity = try await Command.runDetached(URL(fileURLWithPath: "/usr/bin/setpriv"), Self.dropPrivileges + ["/usr/bin/id", "-u"])
-        try #require(identity.status == 0 && identity.stdoutText == "\(Self.user)\n",
-                     "setpriv could not drop to uid \(Self.user): \(identity.stdoutText)\(identity.stderrText)")
+        try #require(
+            identity.status == 0 && identity.stdoutText == "\(Self.user)\n",
+            "setpriv could not drop to uid \(Self.user): \(identity.stdoutText)\(identity.stderrText)")
         let version = try await asUser(["--version"])
         try #require(version.status == 0, "uid \(Self.user) cannot run \(binary.path): \(version.stderrText)")
     }
@@ -55,8 +56,9 @@ struct CLIUnprivilegedOutputTests {
     /// Runs the copied `httpdns` with `arguments` as the unprivileged user, `TMPDIR` its own
     /// unless `temporaryDirectory` says otherwise.
     func asUser(_ arguments: [String], temporaryDirectory: String? = nil) async throws -> CommandResult {
-        try await Command.runDetached(URL(fileURLWithPath: "/usr/bin/setpriv"), Self.dropPrivileges + [binary.path] + arguments,
-                                      environment: ["TMPDIR": temporaryDirectory ?? temporary.path], timeout: 60)
+        try await Command.runDetached(
+            URL(fileURLWithPath: "/usr/bin/setpriv"), Self.dropPrivileges + [binary.path] + arguments,
+            environment: ["TMPDIR": temporaryDirectory ?? temporary.path], timeout: 60)
     }
 
     /// Runs `command` as root (this process's user), failing the test unless it exits 0.
@@ -67,8 +69,10 @@ struct CLIUnprivilegedOutputTests {
 
     /// A fetch of b.test from the suite's nginx, its name resolved over the suite's DoH server.
     var fetchOptions: [String] {
-        [fixture.url("b.test").absoluteString, "--doh-url", fixture.servers.dohURL.absoluteString,
-         "--resolve", "dns.test:\(fixture.servers.dohPort):127.0.0.1", "--cacert", caCertificate.path]
+        [
+            fixture.url("b.test").absoluteString, "--doh-url", fixture.servers.dohURL.absoluteString,
+            "--resolve", "dns.test:\(fixture.servers.dohPort):127.0.0.1", "--cacert", caCertificate.path
+        ]
     }
 
     /// A new directory `name` in `parent` with `mode` and `owner` (root's group).
@@ -107,16 +111,19 @@ struct CLIUnprivilegedOutputTests {
         let file = directory.appendingPathComponent("cache.sqlite")
         // Filled by root and shipped alone, as a deployment would: the answers must be in the main
         // file, and there is no -wal or -shm beside it, which the user could not make.
-        let filled = try await fixture.httpdns(["resolve", "--type", "A", "--cache-file", made.appendingPathComponent("cache.sqlite").path, "a.test"]
-                                               + fixture.dohOptions)
+        let filled = try await fixture.httpdns(
+            ["resolve", "--type", "A", "--cache-file", made.appendingPathComponent("cache.sqlite").path, "a.test"]
+                + fixture.dohOptions)
         try #require(filled.status == 0, "\(filled.stderrText)")
         try FileManager.default.copyItem(at: made.appendingPathComponent("cache.sqlite"), to: file)
         try #require(chmod(file.path, 0o644) == 0)
         // An endpoint that refuses: only the file can answer.
         let refused = try FreePort.tcp()
-        let result = try await asUser(["resolve", "--type", "A", "--no-fallback", "--cache-file", file.path, "a.test",
-                                       "--doh-url", "https://dns.test:\(refused)/dns-query", "--resolve", "dns.test:\(refused):127.0.0.1",
-                                       "--cacert", caCertificate.path])
+        let result = try await asUser([
+            "resolve", "--type", "A", "--no-fallback", "--cache-file", file.path, "a.test",
+            "--doh-url", "https://dns.test:\(refused)/dns-query", "--resolve", "dns.test:\(refused):127.0.0.1",
+            "--cacert", caCertificate.path
+        ])
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(result.stdoutText.hasPrefix("a.test 127.0.0.1 ttl="), "\(result.stdoutText)")
         #expect(result.stdoutText.hasSuffix(" source=cache\n"), "\(result.stdoutText)")
@@ -133,8 +140,9 @@ struct CLIUnprivilegedOutputTests {
         #expect(try Self.contents(temporary).isEmpty)
     }
 
-    @Test("an existing file the user may not write is refused before any traffic with 23, as curl, and left as it was, though its directory allows a rename",
-          arguments: [[], ["-i"]])
+    @Test(
+        "an existing file the user may not write is refused before any traffic with 23, as curl, and left as it was, though its directory allows a rename",
+        arguments: [[], ["-i"]])
     func readOnlyFileIsRefused(options: [String]) async throws {
         defer { try? FileManager.default.removeItem(at: sandbox) }
         let directory = try Self.directory("out", in: sandbox, mode: 0o755, owner: Self.user)
@@ -142,8 +150,11 @@ struct CLIUnprivilegedOutputTests {
         let before = try Self.status(of: file.path)
         // Nothing listens for DoH or the target: any traffic tried first would fail with 6 or 7.
         let dead = try FreePort.tcp()
-        let result = try await asUser(["fetch"] + options + ["-o", file.path, "https://b.test:\(dead)/", "--doh-url", "https://dns.test:\(dead)/dns-query",
-                                                             "--resolve", "dns.test:\(dead):127.0.0.1", "--no-fallback", "--cacert", caCertificate.path])
+        let result = try await asUser(
+            ["fetch"] + options + [
+                "-o", file.path, "https://b.test:\(dead)/", "--doh-url", "https://dns.test:\(dead)/dns-query",
+                "--resolve", "dns.test:\(dead):127.0.0.1", "--no-fallback", "--cacert", caCertificate.path
+            ])
         #expect(result.status == 23, "\(result.stderrText)")
         #expect(result.stderrText == "httpdns: -o: cannot write '\(file.path)': Permission denied\n", "\(result.stderrText)")
         // With the servers up, as curl: 23, the file not replaced.
@@ -156,16 +167,19 @@ struct CLIUnprivilegedOutputTests {
         #expect(try Self.contents(directory) == ["ro.txt"])
     }
 
-    @Test("a new file in a directory the user may not write, or one that does not exist, is refused before any traffic with 23, as curl, and nothing is created",
-          arguments: [true, false])
+    @Test(
+        "a new file in a directory the user may not write, or one that does not exist, is refused before any traffic with 23, as curl, and nothing is created",
+        arguments: [true, false])
     func newFileWhereNoneCanBeCreated(directoryExists: Bool) async throws {
         defer { try? FileManager.default.removeItem(at: sandbox) }
         let parent = try Self.directory("parent", in: sandbox, mode: 0o777, owner: Self.user)
         let directory = directoryExists ? try Self.directory("out", in: parent, mode: 0o755) : parent.appendingPathComponent("missing")
         let dead = try FreePort.tcp()
-        let result = try await asUser(["fetch", "-o", directory.appendingPathComponent("new.txt").path, "https://b.test:\(dead)/",
-                                       "--doh-url", "https://dns.test:\(dead)/dns-query", "--resolve", "dns.test:\(dead):127.0.0.1",
-                                       "--no-fallback", "--cacert", caCertificate.path])
+        let result = try await asUser([
+            "fetch", "-o", directory.appendingPathComponent("new.txt").path, "https://b.test:\(dead)/",
+            "--doh-url", "https://dns.test:\(dead)/dns-query", "--resolve", "dns.test:\(dead):127.0.0.1",
+            "--no-fallback", "--cacert", caCertificate.path
+        ])
         #expect(result.status == 23, "\(result.stderrText)")
         let reason = directoryExists ? "Permission denied" : "No such file or directory"
         let file = directory.appendingPathComponent("new.txt").path
@@ -174,8 +188,9 @@ struct CLIUnprivilegedOutputTests {
         if directoryExists { #expect(try Self.contents(directory).isEmpty) }
     }
 
-    @Test("a writable file in a directory the user may not write is written in place, its inode, mode and owner kept; the body waits in TMPDIR",
-          arguments: [[], ["-i"]])
+    @Test(
+        "a writable file in a directory the user may not write is written in place, its inode, mode and owner kept; the body waits in TMPDIR",
+        arguments: [[], ["-i"]])
     func writableFileInReadOnlyDirectory(options: [String]) async throws {
         defer { try? FileManager.default.removeItem(at: sandbox) }
         let directory = try Self.directory("out", in: sandbox, mode: 0o755)
@@ -210,8 +225,9 @@ struct CLIUnprivilegedOutputTests {
         #expect(try Self.contents(directory) == ["a.txt", "b.txt"])
     }
 
-    @Test("another user's file that the user may write is written in place, its owner kept: in the user's directory, and in a sticky one (as /tmp), which refuses a rename over it",
-          arguments: [(0o755, CLIUnprivilegedOutputTests.user), (0o1777, 0)] as [(mode_t, uid_t)])
+    @Test(
+        "another user's file that the user may write is written in place, its owner kept: in the user's directory, and in a sticky one (as /tmp), which refuses a rename over it",
+        arguments: [(0o755, CLIUnprivilegedOutputTests.user), (0o1777, 0)] as [(mode_t, uid_t)])
     func otherOwnersFileKeepsItsOwner(directoryMode: mode_t, directoryOwner: uid_t) async throws {
         defer { try? FileManager.default.removeItem(at: sandbox) }
         let directory = try Self.directory("out", in: sandbox, mode: directoryMode, owner: directoryOwner)
@@ -230,12 +246,14 @@ struct CLIUnprivilegedOutputTests {
         case newFile, ownFile, readOnlyDirectory, hardLinks, otherOwner
     }
 
-    @Test("a transfer cut short (the server closes mid-body: 18) leaves every kind of target as it was, and no temporary file",
-          arguments: Target.allCases, [[], ["-i"]])
+    @Test(
+        "a transfer cut short (the server closes mid-body: 18) leaves every kind of target as it was, and no temporary file",
+        arguments: Target.allCases, [[], ["-i"]])
     func failedTransferLeavesTargetUnchanged(target: Target, options: [String]) async throws {
         defer { try? FileManager.default.removeItem(at: sandbox) }
-        let directory = try Self.directory("out", in: sandbox, mode: target == .readOnlyDirectory ? 0o755 : 0o777,
-                                           owner: target == .readOnlyDirectory ? 0 : Self.user)
+        let directory = try Self.directory(
+            "out", in: sandbox, mode: target == .readOnlyDirectory ? 0o755 : 0o777,
+            owner: target == .readOnlyDirectory ? 0 : Self.user)
         let file: URL
         switch target {
         case .newFile:
@@ -251,8 +269,11 @@ struct CLIUnprivilegedOutputTests {
         let listing = try Self.contents(directory)
         let inode = target == .newFile ? nil : try Self.status(of: file.path).st_ino
         let server = try await ProviderTestServer.shared()
-        let result = try await asUser(["fetch"] + options + ["-o", file.path, server.url("/fault/truncate").absoluteString,
-                                                             "--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", caCertificate.path])
+        let result = try await asUser(
+            ["fetch"] + options + [
+                "-o", file.path, server.url("/fault/truncate").absoluteString,
+                "--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", caCertificate.path
+            ])
         #expect(result.status == 18, "\(result.stderrText)")
         #expect(try Self.contents(directory) == listing)
         #expect(try Self.contents(temporary).isEmpty)
@@ -275,14 +296,17 @@ struct CLIUnprivilegedOutputTests {
         let directory = try Self.directory("out", in: small, mode: 0o755)
         let file = try Self.file("f.txt", in: directory, mode: 0o644, owner: Self.user)
         let inode = try Self.status(of: file.path).st_ino
-        let result = try await asUser(["fetch", "-o", file.path, fixture.url("a.test", "/large").absoluteString, "--doh-url", fixture.servers.dohURL.absoluteString,
-                                       "--resolve", "dns.test:\(fixture.servers.dohPort):127.0.0.1", "--cacert", caCertificate.path])
+        let result = try await asUser([
+            "fetch", "-o", file.path, fixture.url("a.test", "/large").absoluteString, "--doh-url", fixture.servers.dohURL.absoluteString,
+            "--resolve", "dns.test:\(fixture.servers.dohPort):127.0.0.1", "--cacert", caCertificate.path
+        ])
         #expect(result.status == 23, "\(result.stderrText)")
         let kept = try Self.contents(temporary)
         try #require(kept.count == 1, "\(kept) \(result.stderrText)")
         let staging = temporary.appendingPathComponent(kept[0])
-        #expect(result.stderrText == "httpdns: -o: cannot write '\(file.path)': No space left on device; it holds the new body's start, and the complete body is in '\(staging.path)'\n",
-                "\(result.stderrText)")
+        #expect(
+            result.stderrText == "httpdns: -o: cannot write '\(file.path)': No space left on device; it holds the new body's start, and the complete body is in '\(staging.path)'\n",
+            "\(result.stderrText)")
         let body = try Data(contentsOf: fixture.servers.largeFile)
         #expect(try Data(contentsOf: staging) == body)
         // The file, its inode kept, holds the new body's first bytes, as many as fitted: written
@@ -316,8 +340,9 @@ struct CLIUnprivilegedOutputTests {
         case directoryOnTheWay
     }
 
-    @Test("as root, a link in a sticky world-writable directory owned by another user is not followed (23 before any traffic, the target left alone), as the kernel's protected_symlinks; root's own link there is",
-          arguments: LinkPlace.allCases)
+    @Test(
+        "as root, a link in a sticky world-writable directory owned by another user is not followed (23 before any traffic, the target left alone), as the kernel's protected_symlinks; root's own link there is",
+        arguments: LinkPlace.allCases)
     func symlinkIsRefused(place: LinkPlace) async throws {
         defer { try? FileManager.default.removeItem(at: sandbox) }
         let sticky = try Self.directory("sticky", in: sandbox, mode: 0o1777)
@@ -333,10 +358,15 @@ struct CLIUnprivilegedOutputTests {
         }
         let refused = try link(owner: Self.user)
         let dead = try FreePort.tcp()
-        let result = try await Command.runDetached(binary, ["fetch", "-o", refused, "https://b.test:\(dead)/", "--doh-url", "https://dns.test:\(dead)/dns-query",
-                                                            "--resolve", "dns.test:\(dead):127.0.0.1", "--no-fallback", "--cacert", caCertificate.path])
+        let result = try await Command.runDetached(
+            binary,
+            [
+                "fetch", "-o", refused, "https://b.test:\(dead)/", "--doh-url", "https://dns.test:\(dead)/dns-query",
+                "--resolve", "dns.test:\(dead):127.0.0.1", "--no-fallback", "--cacert", caCertificate.path
+            ])
         #expect(result.status == 23, "\(result.stderrText)")
-        #expect(result.stderrText == "httpdns: -o: cannot write '\(refused)': refusing to follow the symbolic link '\(sticky.path)/link-\(Self.user)': it is in a sticky, "
+        #expect(
+            result.stderrText == "httpdns: -o: cannot write '\(refused)': refusing to follow the symbolic link '\(sticky.path)/link-\(Self.user)': it is in a sticky, "
                 + "world-writable directory and owned by neither uid 0 nor the directory's owner, as the kernel's protected_symlinks does\n", "\(result.stderrText)")
         // With the servers up, the same: the file is never written.
         let live = try await Command.runDetached(binary, ["fetch", "-o", refused] + fetchOptions)

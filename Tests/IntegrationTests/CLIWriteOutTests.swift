@@ -16,10 +16,11 @@ struct CLIWriteOutTests {
 
     /// `-w FORMAT`'s fields, for a format of `name=%{name}` pairs separated by '|'.
     func fields(_ output: String) -> [String: String] {
-        Dictionary(output.split(separator: "|").map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
-        }, uniquingKeysWith: { $1 })
+        Dictionary(
+            output.split(separator: "|").map { pair in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+            }, uniquingKeysWith: { $1 })
     }
 
     func format(_ names: [String]) -> String { names.map { "\($0)=%{\($0)}" }.joined(separator: "|") }
@@ -46,8 +47,10 @@ struct CLIWriteOutTests {
     @Test("%{remote_ip} and %{remote_port} are the address connected to, as -v reports it")
     func remoteAddress() async throws {
         let port = fixture.servers.httpsPort
-        let pinned = try await fetch(["-o", "/dev/null", "-w", "%{remote_ip} %{remote_port}", fixture.url("a.test").absoluteString,
-                                      "--resolve", "a.test:\(port):127.0.0.1"])
+        let pinned = try await fetch([
+            "-o", "/dev/null", "-w", "%{remote_ip} %{remote_port}", fixture.url("a.test").absoluteString,
+            "--resolve", "a.test:\(port):127.0.0.1"
+        ])
         #expect(pinned.status == 0, "\(pinned.stderrText)")
         #expect(pinned.stdoutText == "127.0.0.1 \(port)")
         // Over DoH a.test has ::1 and 127.0.0.1 (when the machine has IPv6): the one connected to.
@@ -117,8 +120,10 @@ struct CLIWriteOutTests {
 
     @Test("after a failure: exitcode and errormsg, the status that failed -f, ssl_verify_result for a chain that did not verify")
     func failures() async throws {
-        let failed = try await fetch(["-s", "-f", "--http1.1", "-w", format(["http_code", "exitcode", "errormsg", "http_version", "content_type"]),
-                                      fixture.url("a.test", "/status/404").absoluteString])
+        let failed = try await fetch([
+            "-s", "-f", "--http1.1", "-w", format(["http_code", "exitcode", "errormsg", "http_version", "content_type"]),
+            fixture.url("a.test", "/status/404").absoluteString
+        ])
         #expect(failed.status == 22)
         let values = fields(failed.stdoutText)
         #expect(values["http_code"] == "404")
@@ -140,8 +145,9 @@ struct CLIWriteOutTests {
 
     @Test("-w @- reads the format from stdin; an unknown variable warns on stderr and writes nothing, as curl")
     func formatFromStdinAndUnknownVariable() async throws {
-        let result = try await fetch(["-o", "/dev/null", "-w", "@-", fixture.url("a.test").absoluteString],
-                                     stdin: Data("code %{http_code}\n[%{no_such_variable}]\n".utf8))
+        let result = try await fetch(
+            ["-o", "/dev/null", "-w", "@-", fixture.url("a.test").absoluteString],
+            stdin: Data("code %{http_code}\n[%{no_such_variable}]\n".utf8))
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(result.stdoutText == "code 200[]")
         #expect(result.stderrText.contains("unknown --write-out variable: 'no_such_variable'"), "\(result.stderrText)")

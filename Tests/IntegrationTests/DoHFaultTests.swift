@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import HTTPDNS
@@ -15,7 +15,7 @@ extension ResolverIntegrationSuites {
         /// Each fault, and a piece of the reason the resolver must give for it.
         static let faults: [(name: String, reason: String)] = [
             ("hang", "timed out"), ("429", "HTTP 429"), ("500", "HTTP 500"), ("garbage", "text/html"),
-            ("oversized", "exceeds the limit of 65535 bytes"), ("refused", "could not connect"), ("wrong-certificate", "certificate"),
+            ("oversized", "exceeds the limit of 65535 bytes"), ("refused", "could not connect"), ("wrong-certificate", "certificate")
         ]
         /// The per-request timeout: how long a hanging endpoint is waited for.
         static let requestTimeout: TimeInterval = 1.5
@@ -84,9 +84,12 @@ extension ResolverIntegrationSuites {
         /// `port`), and how long it took.
         func fetchThrough(_ doh: URL, port: Int, _ options: [String]) async throws -> (CommandResult, Duration) {
             let start = ContinuousClock.now
-            let result = try await fixture.httpdns(["fetch"] + options + ["--no-fallback", "--doh-url", doh.absoluteString,
-                                                                          "--resolve", "dns.test:\(port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path,
-                                                                          fixture.url("a.test").absoluteString])
+            let result = try await fixture.httpdns(
+                ["fetch"] + options + [
+                    "--no-fallback", "--doh-url", doh.absoluteString,
+                    "--resolve", "dns.test:\(port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path,
+                    fixture.url("a.test").absoluteString
+                ])
             return (result, ContinuousClock.now - start)
         }
 
@@ -116,22 +119,29 @@ extension ResolverIntegrationSuites {
                 let port = try FreePort.tcp()
                 let hole = try ResolverIntegrationSuites.HappyEyeballsTests.blackHole("127.0.0.1", port: port)
                 defer { hole.forEach { close($0) } }
-                let result = try await fixture.httpdns(["resolve", "--doh-url", "https://dns.test:\(port)/dns-query", "--resolve", "dns.test:\(port):127.0.0.1",
-                                                        "--cacert", fixture.servers.caCertificate.path, "--no-fallback", "a.test"])
+                let result = try await fixture.httpdns([
+                    "resolve", "--doh-url", "https://dns.test:\(port)/dns-query", "--resolve", "dns.test:\(port):127.0.0.1",
+                    "--cacert", fixture.servers.caCertificate.path, "--no-fallback", "a.test"
+                ])
                 #expect(result.status == 6, "\(result.stderrText)")
-                #expect(result.stderrText.contains("AAAA: request to dns.test:\(port)") && result.stderrText.contains("A: request to dns.test:\(port)"),
-                        "\(result.stderrText)")
+                #expect(
+                    result.stderrText.contains("AAAA: request to dns.test:\(port)") && result.stderrText.contains("A: request to dns.test:\(port)"),
+                    "\(result.stderrText)")
                 #expect(!result.stderrText.contains("(nil)") && !result.stderrText.contains("after 0 ms"), "\(result.stderrText)")
             }
         }
 
-        @Test("--doh-method chooses how RFC 8484 queries go: GET by default (?dns=), or POST",
-              arguments: [([] as [String], "GET"), (["--doh-method", "post"], "POST"), (["--doh-method", "GET"], "GET")])
+        @Test(
+            "--doh-method chooses how RFC 8484 queries go: GET by default (?dns=), or POST",
+            arguments: [([] as [String], "GET"), (["--doh-method", "post"], "POST"), (["--doh-method", "GET"], "GET")])
         func cliDoHMethod(options: [String], method: String) async throws {
             let marker = "method-\(UUID().uuidString)"
             let url = server.url("/fault/garbage/\(marker)")
-            let result = try await fixture.httpdns(["resolve", "--no-fallback", "--doh-url", url.absoluteString, "--resolve", "dns.test:\(server.port):127.0.0.1",
-                                                    "--cacert", fixture.servers.caCertificate.path, "a.test"] + options)
+            let result = try await fixture.httpdns(
+                [
+                    "resolve", "--no-fallback", "--doh-url", url.absoluteString, "--resolve", "dns.test:\(server.port):127.0.0.1",
+                    "--cacert", fixture.servers.caCertificate.path, "a.test"
+                ] + options)
             #expect(result.status == 6, "\(result.stderrText)")
             // The log's request lines ("METHOD PATH"), not its "BODY PATH LENGTH" lines.
             let sent = server.requests(containing: marker).filter { !$0.hasPrefix("BODY ") }

@@ -104,7 +104,7 @@ struct EasyHandleReuseTests {
         // libcurl keeps a 401's offered schemes (state.authhost.avail) until a reset, and a later
         // request with credentials in its URL would act on them.
         let (client, pool) = fixture.clientOnOwnPool()
-        #expect(try await client.execute(fixture.loopbackRequest("/")).status == 200)  // opens the connection
+        #expect(try await client.execute(fixture.loopbackRequest("/")).status == 200) // opens the connection
         #expect(try await client.execute(fixture.loopbackRequest("/")).status == 200)
         let kept = pool.handlesKeptWithOptions.load(ordering: .relaxed)
         #expect(kept >= 1)
@@ -123,8 +123,9 @@ struct EasyHandleReuseTests {
         let server = try await ProviderTestServer.shared()
         let trust = fixture.freshTrust()
         let client = fixture.client(trust: trust, resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]), version: .http1_1)
-        let pool = TransferEngine.shared.pool(for: trust, version: .http1_1,
-                                              connectionsPerHost: HTTPClient.Configuration(trust: .system).maximumConnectionsPerHost)
+        let pool = TransferEngine.shared.pool(
+            for: trust, version: .http1_1,
+            connectionsPerHost: HTTPClient.Configuration(trust: .system).maximumConnectionsPerHost)
         // Two connections in the pool: two requests at once, each answered over 50 ms.
         try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<2 { group.addTask { try await client.execute(HTTPRequest(url: server.url("/fault/400pieces"))).status } }
@@ -144,7 +145,7 @@ struct EasyHandleReuseTests {
     @Test("a handle that held an insecure request's options verifies the next request's server")
     func verificationIsNotLeftOff() async throws {
         var insecureConfiguration = HTTPClient.Configuration(trust: .insecureSkippingAllVerification, timeouts: .generous, httpVersion: .http1_1)
-        insecureConfiguration.trustEventHandler = { _ in }  // the warning each insecure connection gets
+        insecureConfiguration.trustEventHandler = { _ in } // the warning each insecure connection gets
         let insecure = HTTPClient(configuration: insecureConfiguration, resolver: fixture.resolver())
         let (verifying, verifyingPool) = fixture.clientOnOwnPool()
         for _ in 0..<10 {
@@ -209,8 +210,9 @@ struct EasyHandleReuseRuleTests {
         // libcurl files the proxy connection in its cache before resolving the proxy's name, so the
         // other transfers wait to multiplex on it before any socket is opened; here the name never
         // resolves and no socket ever opens.
-        let (client, pool) = fixture.clientOnOwnPool(proxy: .fixed(URL(string: "http://no-such-proxy.invalid:3128")!, bypass: []),
-                                                     version: .http2, connectionsPerHost: nil)
+        let (client, pool) = fixture.clientOnOwnPool(
+            proxy: .fixed(URL(string: "http://no-such-proxy.invalid:3128")!, bypass: []),
+            version: .http2, connectionsPerHost: nil)
         let failures = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<6 { group.addTask { (try? await client.execute(HTTPRequest(url: fixture.url("a.test")))) == nil } }
             return await group.reduce(0) { $0 + ($1 ? 1 : 0) }

@@ -6,9 +6,12 @@ extension Fixture {
     /// A client (HTTP/1.1 unless `version` says otherwise) on a connection pool of its own (a fresh
     /// trust policy, so the pool's sockets and counters are this client's alone), connecting
     /// without a Happy Eyeballs race, and that pool.
-    func clientOnOwnPool(proxy: ProxyPolicy = .none, version: HTTPVersionPreference = .http1_1,
-                         connectionsPerHost: Int? = HTTPClient.Configuration(trust: .system).maximumConnectionsPerHost)
-        -> (HTTPClient, PoolDescriptor) {
+    func clientOnOwnPool(
+        proxy: ProxyPolicy = .none, version: HTTPVersionPreference = .http1_1,
+        connectionsPerHost: Int? = HTTPClient.Configuration(trust: .system).maximumConnectionsPerHost
+    )
+        -> (HTTPClient, PoolDescriptor)
+    {
         let trust = freshTrust()
         var configuration = HTTPClient.Configuration(trust: trust, timeouts: .generous, httpVersion: version)
         configuration.racesAddresses = false

@@ -37,8 +37,9 @@ struct Fixture {
     }
 
     func client(trust: TrustPolicy? = nil, resolver: (any HostResolving)? = nil, version: HTTPVersionPreference = .http2) -> HTTPClient {
-        HTTPClient(configuration: HTTPClient.Configuration(trust: trust ?? self.trust, timeouts: .generous, httpVersion: version),
-                   resolver: resolver ?? self.resolver())
+        HTTPClient(
+            configuration: HTTPClient.Configuration(trust: trust ?? self.trust, timeouts: .generous, httpVersion: version),
+            resolver: resolver ?? self.resolver())
     }
 
     func url(_ host: String, _ path: String = "/") -> URL { servers.httpsURL(host, path: path) }
@@ -46,8 +47,10 @@ struct Fixture {
     /// CLI options for unbound's DoH endpoint: its host bootstrapped by `--resolve`, the test CA
     /// trusted.
     var dohOptions: [String] {
-        ["--doh-url", servers.dohURL.absoluteString, "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
-         "--cacert", servers.caCertificate.path]
+        [
+            "--doh-url", servers.dohURL.absoluteString, "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
+            "--cacert", servers.caCertificate.path
+        ]
     }
 
     /// Runs the built `httpdns` without holding a cooperative thread (see `Command.runDetached`).
@@ -58,8 +61,9 @@ struct Fixture {
     /// Runs the built `httpdns` with its stderr sent into its stdout, one pipe, so that the text
     /// holds the two in the order they were written, as a terminal shows them.
     func httpdnsMerged(_ arguments: [String]) async throws -> CommandResult {
-        try await Command.runDetached(URL(fileURLWithPath: "/bin/sh"), ["-c", #"exec "$0" "$@" 2>&1"#, PackagePaths.builtProduct("httpdns").path] + arguments,
-                                      timeout: 60)
+        try await Command.runDetached(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", #"exec "$0" "$@" 2>&1"#, PackagePaths.builtProduct("httpdns").path] + arguments,
+            timeout: 60)
     }
 
     /// A new empty directory under the temporary directory (`httpdns-LABEL-UUID`); remove it after.

@@ -11,8 +11,9 @@ struct HTTP2UploadTests {
     let fixture: Fixture
     init() throws { fixture = try Fixture() }
 
-    @Test("downloads beside uploads on one HTTP/2 client arrive whole, and the uploads still use HTTP/2",
-          arguments: [nil, 300 * 1024 + 7] as [Int64?])
+    @Test(
+        "downloads beside uploads on one HTTP/2 client arrive whole, and the uploads still use HTTP/2",
+        arguments: [nil, 300 * 1024 + 7] as [Int64?])
     func downloadsBesideUploadsArriveWhole(streamLength: Int64?) async throws {
         let client = fixture.client(version: .http2)
         let payload = TransportTests.randomBytes(300 * 1024 + 7)
@@ -28,8 +29,9 @@ struct HTTP2UploadTests {
                     }
                     group.addTask {
                         do {
-                            let request = HTTPRequest(url: fixture.url("a.test", "/echo"), method: "POST",
-                                                      body: .stream(InputStream(data: payload), length: streamLength))
+                            let request = HTTPRequest(
+                                url: fixture.url("a.test", "/echo"), method: "POST",
+                                body: .stream(InputStream(data: payload), length: streamLength))
                             let response = try await client.execute(request)
                             guard response.version == .http2 else { return "upload: went over \(response.version)" }
                             return response.body == payload ? nil : "upload: \(response.body.count) bytes echoed"

@@ -5,7 +5,7 @@ import HTTPDNS
 import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension ResolverIntegrationSuites {
@@ -196,8 +196,10 @@ extension ResolverIntegrationSuites {
             let port = fixture.servers.httpsPort
             let result = try await Command.runDetached(
                 PackagePaths.builtProduct("httpdns"),
-                ["fetch", "-v", "--no-happy-eyeballs", fixture.url("a.test").absoluteString,
-                 "--resolve", "a.test:\(port):127.0.0.2,127.0.0.1", "--cacert", fixture.servers.caCertificate.path], timeout: 60)
+                [
+                    "fetch", "-v", "--no-happy-eyeballs", fixture.url("a.test").absoluteString,
+                    "--resolve", "a.test:\(port):127.0.0.2,127.0.0.1", "--cacert", fixture.servers.caCertificate.path
+                ], timeout: 60)
             #expect(result.status == 0, "\(result.stderrText)")
             #expect(result.stderrText.contains("connected to 127.0.0.1"))
             #expect(!result.stderrText.contains("Happy Eyeballs"))
@@ -211,8 +213,10 @@ extension ResolverIntegrationSuites {
             let start = ContinuousClock.now
             let result = try await Command.runDetached(
                 PackagePaths.builtProduct("httpdns"),
-                ["fetch", "-v", "--connect-timeout", "60", fixture.url("a.test").absoluteString,
-                 "--resolve", "a.test:\(port):127.0.0.9,127.0.0.1", "--cacert", fixture.servers.caCertificate.path], timeout: 60)
+                [
+                    "fetch", "-v", "--connect-timeout", "60", fixture.url("a.test").absoluteString,
+                    "--resolve", "a.test:\(port):127.0.0.9,127.0.0.1", "--cacert", fixture.servers.caCertificate.path
+                ], timeout: 60)
             #expect(result.status == 0, "\(result.stderrText)")
             #expect(result.stdoutText == "vhost=a.test\n")
             #expect(result.stderrText.contains("connected to 127.0.0.1"))

@@ -9,8 +9,9 @@ import HTTPDNSCore
 /// certificate verification use the name; against real nginx virtual hosts and a real unbound.
 @Suite("IP-direct HTTPS over DoH")
 struct IPDirectTests {
-    @Test("each name reaches its own virtual host with its own certificate, verified for the name",
-          arguments: ["a.test", "b.test", "www.a.test"])
+    @Test(
+        "each name reaches its own virtual host with its own certificate, verified for the name",
+        arguments: ["a.test", "b.test", "www.a.test"])
     func reachesTheVirtualHostChosenBySNI(host: String) async throws {
         let fixture = try Fixture()
         var request = HTTPRequest(url: fixture.url(host))
@@ -87,8 +88,9 @@ struct IPDirectTests {
             #expect(Set(addresses.map(\.description)) == ["127.0.0.1", "::1"])
             // A and AAAA went out together; the second waited for the first's connection
             // (CURLOPT_PIPEWAIT) and multiplexed on it, where two POSTs take one each.
-            #expect(transport.newConnections == [true, false] || transport.newConnections == [false, true],
-                    "round \(round): new connection per exchange: \(transport.newConnections)")
+            #expect(
+                transport.newConnections == [true, false] || transport.newConnections == [false, true],
+                "round \(round): new connection per exchange: \(transport.newConnections)")
         }
     }
 
@@ -199,8 +201,10 @@ private final class ConnectionCountingTransport: DoHTransport {
 
     var newConnections: [Bool] { log.withLock { $0 } }
 
-    func send(url: URL, method: String, headers: [(String, String)], body: Data?,
-              connectTo: [IPAddress], timeout: TimeInterval, maxResponseBytes: Int) async throws -> DoHHTTPResponse {
+    func send(
+        url: URL, method: String, headers: [(String, String)], body: Data?,
+        connectTo: [IPAddress], timeout: TimeInterval, maxResponseBytes: Int
+    ) async throws -> DoHHTTPResponse {
         let request = client.dohRequest(url: url, method: method, headers: headers, body: body, connectTo: connectTo, timeout: timeout)
         let response = try await client.execute(request, to: .memory(limit: maxResponseBytes))
         log.withLock { $0.append(!response.connection.reusedConnection) }

@@ -24,8 +24,11 @@ import TestSupport
 /// They run only with `HTTPDNS_LOAD_TESTS=1`, which `scripts/test.sh` sets for a second `swift test`
 /// process of their own: run alongside the rest of the suite, 1,000 TLS handshakes on the shared
 /// transfer thread and nginx's one worker (two shared cores) starve its timing-sensitive tests.
-@Suite("Load", .serialized, .enabled(if: ProcessInfo.processInfo.environment["HTTPDNS_LOAD_TESTS"] == "1",
-                                     "HTTPDNS_LOAD_TESTS=1 runs them, alone: scripts/test.sh does"))
+@Suite(
+    "Load", .serialized,
+    .enabled(
+        if: ProcessInfo.processInfo.environment["HTTPDNS_LOAD_TESTS"] == "1",
+        "HTTPDNS_LOAD_TESTS=1 runs them, alone: scripts/test.sh does"))
 struct LoadTests {
     static let address = "127.0.0.50"
     static let requests = 1_000
@@ -112,7 +115,8 @@ enum ProcessProbe {
         var inodes: Set<String> = []
         for name in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
             guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
-                  target.hasPrefix("socket:[") else { continue }
+                target.hasPrefix("socket:[")
+            else { continue }
             inodes.insert(String(target.dropFirst(8).dropLast()))
         }
         // /proc/net/tcp writes an IPv4 address as its 32-bit value in host byte order, in hex.

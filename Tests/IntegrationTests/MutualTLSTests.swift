@@ -110,8 +110,9 @@ extension TrustSuites {
         @Test("a streaming destination never receives the page that rejects the client certificate")
         func rejectionPageIsNotStreamed() async throws {
             let received = LockedValue(Data())
-            let client = HTTPClient(configuration: .init(trust: TrustPolicy(anchors: fixture.freshAnchors()), timeouts: .generous),
-                                    resolver: fixture.sharedResolver())
+            let client = HTTPClient(
+                configuration: .init(trust: TrustPolicy(anchors: fixture.freshAnchors()), timeouts: .generous),
+                resolver: fixture.sharedResolver())
             let error = try await #require(throws: HTTPClientError.self) {
                 try await client.execute(HTTPRequest(url: fixture.url("mtls.test")), to: .handler { chunk in received.withLock { $0.append(chunk) } })
             }

@@ -174,8 +174,10 @@ extension TrustSuites {
         @Test("a certificate for another name is rejected even when its pin matches")
         func wrongNameRejectedDespiteMatchingPin() async throws {
             let presented = try fixture.leafCertificate("other.test")
-            for trust in [TrustPolicy.publicKeyPins([presented.publicKeyPin], anchors: fixture.freshAnchors()),
-                          .pinsAsAnchors([presented.publicKeyPin]), .pinsAsAnchors([presented.certificatePin])] {
+            for trust in [
+                TrustPolicy.publicKeyPins([presented.publicKeyPin], anchors: fixture.freshAnchors()),
+                .pinsAsAnchors([presented.publicKeyPin]), .pinsAsAnchors([presented.certificatePin])
+            ] {
                 let error = try await #require(throws: HTTPClientError.self) {
                     try await client(trust).execute(HTTPRequest(url: fixture.url("wrong.test")))
                 }

@@ -19,8 +19,10 @@ extension ResolverIntegrationSuites {
             server = try await ProviderTestServer.shared()
         }
 
-        func resolver(_ providers: [any ResolutionProvider], families: AddressFamilies = .both, observer: (any ResolverObserver)? = nil,
-                      clock: (any ResolverClock)? = nil, configure: (inout HostResolver.Configuration) -> Void = { _ in }) -> HostResolver {
+        func resolver(
+            _ providers: [any ResolutionProvider], families: AddressFamilies = .both, observer: (any ResolverObserver)? = nil,
+            clock: (any ResolverClock)? = nil, configure: (inout HostResolver.Configuration) -> Void = { _ in }
+        ) -> HostResolver {
             var configuration = HostResolver.Configuration(endpoints: [], requestTimeout: TestTimeScale.scaled(5), fallbackToSystemResolver: false)
             configuration.providers = providers
             configuration.families = families
@@ -93,7 +95,8 @@ extension ResolverIntegrationSuites {
 
         @Test("failover: a first endpoint answering 429, 503, garbage or nothing hands over to the next", arguments: ["/fault/429", "/fault/503", "/fault/garbage", "dead"])
         func failover(fault: String) async throws {
-            let first: any ResolutionProvider = fault == "dead"
+            let first: any ResolutionProvider =
+                fault == "dead"
                 ? try fixture.deadEndpoint()
                 : JSONDoHEndpoint(url: server.url(fault + "/resolve"), bootstrapAddresses: bootstrap)
             let resolution = try await resolver([first, fixture.endpoint]).resolve(host: "a.test", port: 443)
@@ -118,8 +121,10 @@ extension ResolverIntegrationSuites {
         let fixture: Fixture
         init() throws { fixture = try Fixture() }
 
-        func resolver(endpoints: [DoHEndpoint]? = nil, clock: any ResolverClock = MonotonicClock(), observer: (any ResolverObserver)? = nil,
-                      configure: (inout HostResolver.Configuration) -> Void = { _ in }) -> HostResolver {
+        func resolver(
+            endpoints: [DoHEndpoint]? = nil, clock: any ResolverClock = MonotonicClock(), observer: (any ResolverObserver)? = nil,
+            configure: (inout HostResolver.Configuration) -> Void = { _ in }
+        ) -> HostResolver {
             var configuration = HostResolver.Configuration(endpoints: endpoints ?? [fixture.endpoint], requestTimeout: TestTimeScale.scaled(5), fallbackToSystemResolver: false)
             configuration.observer = observer
             configure(&configuration)

@@ -92,8 +92,9 @@ extension ResolverIntegrationSuites {
                     let subset = variables.filter { ProxyPolicy.variableNames.contains($0.key) }
                     for scheme in ["http", "https"] {
                         for host in ["a.test", "b.test"] {
-                            #expect(ProxyPolicy.variables(subset).proxy(scheme: scheme, host: host, port: 443)
-                                == ProxyPolicy.variables(variables).proxy(scheme: scheme, host: host, port: 443), "\(variables) \(scheme) \(host)")
+                            #expect(
+                                ProxyPolicy.variables(subset).proxy(scheme: scheme, host: host, port: 443)
+                                    == ProxyPolicy.variables(variables).proxy(scheme: scheme, host: host, port: 443), "\(variables) \(scheme) \(host)")
                         }
                     }
                 }
@@ -131,8 +132,10 @@ extension ResolverIntegrationSuites {
             let servers = fixture.servers
             let result = try await Command.runDetached(
                 PackagePaths.builtProduct("httpdns"),
-                ["fetch", "-v", fixture.url("a.test").absoluteString, "--doh-url", servers.dohURL.absoluteString,
-                 "--resolve", "dns.test:\(servers.dohPort):127.0.0.1", "--cacert", servers.caCertificate.path],
+                [
+                    "fetch", "-v", fixture.url("a.test").absoluteString, "--doh-url", servers.dohURL.absoluteString,
+                    "--resolve", "dns.test:\(servers.dohPort):127.0.0.1", "--cacert", servers.caCertificate.path
+                ],
                 environment: ["https_proxy": proxy.url.absoluteString, "no_proxy": "dns.test"], timeout: 60)
             #expect(result.status == 0, "\(result.stderrText)")
             #expect(result.stdoutText == "vhost=a.test\n")
@@ -141,10 +144,11 @@ extension ResolverIntegrationSuites {
 
         @Test("fetch -x sends through that proxy by name, whatever the environment says")
         func cliExplicitProxy() async throws {
-            let result = try await fixture.httpdns(["fetch", "-v", "-x", "127.0.0.1:\(proxy.port)", fixture.url("www.a.test").absoluteString] + fixture.dohOptions,
-                                                   environment: ["https_proxy": "http://127.0.0.1:9"])
+            let result = try await fixture.httpdns(
+                ["fetch", "-v", "-x", "127.0.0.1:\(proxy.port)", fixture.url("www.a.test").absoluteString] + fixture.dohOptions,
+                environment: ["https_proxy": "http://127.0.0.1:9"])
             #expect(result.status == 0, "\(result.stderrText)")
-            #expect(result.stdoutText == "vhost=a.test\n")  // www.a.test is an alias of the a.test vhost
+            #expect(result.stdoutText == "vhost=a.test\n") // www.a.test is an alias of the a.test vhost
             #expect(result.stderrText.contains("via proxy \(proxy.url.absoluteString)"))
             #expect(!proxy.requests(containing: "CONNECT www.a.test:\(fixture.servers.httpsPort)").isEmpty)
         }
@@ -153,8 +157,9 @@ extension ResolverIntegrationSuites {
         func cliNoProxy(list: String) async throws {
             // The proxies named here are dead: only going direct succeeds.
             for proxyOptions in [["-x", "http://127.0.0.1:9"], []] {
-                let result = try await fixture.httpdns(["fetch", "-v", fixture.url("b.test").absoluteString, "--noproxy", list] + proxyOptions + fixture.dohOptions,
-                                                       environment: ["https_proxy": "http://127.0.0.1:9", "no_proxy": "nothing.example"])
+                let result = try await fixture.httpdns(
+                    ["fetch", "-v", fixture.url("b.test").absoluteString, "--noproxy", list] + proxyOptions + fixture.dohOptions,
+                    environment: ["https_proxy": "http://127.0.0.1:9", "no_proxy": "nothing.example"])
                 #expect(result.status == 0, "\(proxyOptions) \(result.stderrText)")
                 #expect(result.stdoutText == "vhost=b.test\n")
                 #expect(!result.stderrText.contains("via proxy"))

@@ -8,8 +8,9 @@ import HTTPDNS
 struct RedirectRuleTests {
     static let base = URL(string: "https://a.test:8443/dir/page?q=1")!
 
-    @Test("301 and 302 turn POST into GET without a body; other methods keep theirs",
-          arguments: [301, 302])
+    @Test(
+        "301 and 302 turn POST into GET without a body; other methods keep theirs",
+        arguments: [301, 302])
     func movedAndFound(status: Int) {
         #expect(HTTPRedirect.method(after: status, for: "POST") == ("GET", false))
         #expect(HTTPRedirect.method(after: status, for: "post") == ("GET", false))
@@ -30,10 +31,13 @@ struct RedirectRuleTests {
         #expect(HTTPRedirect.method(after: status, for: "PATCH") == ("PATCH", true))
     }
 
-    @Test("a relative Location resolves against the logical URL, keeping host and port",
-          arguments: [("/inspect", "https://a.test:8443/inspect"), ("other", "https://a.test:8443/dir/other"),
-                      ("?x=2", "https://a.test:8443/dir/page?x=2"), ("//b.test/x", "https://b.test/x"),
-                      ("https://b.test:9/y", "https://b.test:9/y")])
+    @Test(
+        "a relative Location resolves against the logical URL, keeping host and port",
+        arguments: [
+            ("/inspect", "https://a.test:8443/inspect"), ("other", "https://a.test:8443/dir/other"),
+            ("?x=2", "https://a.test:8443/dir/page?x=2"), ("//b.test/x", "https://b.test/x"),
+            ("https://b.test:9/y", "https://b.test:9/y")
+        ])
     func relativeLocation(location: String, expected: String) throws {
         let redirect = try #require(HTTPRedirect(status: 302, headers: ["location": location], url: Self.base, method: "GET"))
         #expect(redirect.location.absoluteString == expected)
@@ -49,10 +53,13 @@ struct RedirectRuleTests {
 
     @Test("credentials, cookies and a caller's Host stay with the origin; content fields go with the body")
     func headersAfterRedirect() throws {
-        var request = HTTPRequest(url: Self.base, method: "POST",
-                                  headers: ["AUTHORIZATION": "Bearer x", "cookie": "a=1", "host": "a.test:8443",
-                                            "Content-Type": "text/plain", "X-Keep": "1"],
-                                  body: .data(Data("body".utf8)))
+        var request = HTTPRequest(
+            url: Self.base, method: "POST",
+            headers: [
+                "AUTHORIZATION": "Bearer x", "cookie": "a=1", "host": "a.test:8443",
+                "Content-Type": "text/plain", "X-Keep": "1"
+            ],
+            body: .data(Data("body".utf8)))
         request.connectTo = [IPAddress("127.0.0.1")!]
         let cross = try #require(HTTPRedirect(status: 307, headers: ["Location": "https://b.test:8443/"], url: Self.base, method: "POST"))
         let next = cross.request(after: request)

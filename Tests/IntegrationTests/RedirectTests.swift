@@ -16,12 +16,14 @@ struct RedirectTests {
         "method=\(method)\nhost=\(host)\ncookie=\(cookie)\n\(body)"
     }
 
-    @Test("each redirect kind reaches the right virtual host with the right method and body",
-          arguments: [301, 302, 303, 307, 308], [false, true])
+    @Test(
+        "each redirect kind reaches the right virtual host with the right method and body",
+        arguments: [301, 302, 303, 307, 308], [false, true])
     func redirectKinds(status: Int, crossHost: Bool) async throws {
         let path = crossHost ? "/redirect/\(status)/b" : "/redirect/\(status)"
-        let request = HTTPRequest(url: fixture.url("a.test", path), method: "POST", headers: ["Content-Type": "text/plain"],
-                                  body: .data(Data("payload".utf8)))
+        let request = HTTPRequest(
+            url: fixture.url("a.test", path), method: "POST", headers: ["Content-Type": "text/plain"],
+            body: .data(Data("payload".utf8)))
         var reported = request
         reported.reportsTLSDetails = true
         // HTTP/1.1: these POSTs are redirected before nginx reads their body; over HTTP/2 nginx then
@@ -37,8 +39,11 @@ struct RedirectTests {
         #expect(response.connection.tls?.serverName == host)
         // The second hop to a.test finds the first hop's answer in the cache.
         #expect([.doh(endpoint: fixture.servers.dohURL), .cache].contains(response.connection.resolution?.source))
-        #expect(response.text == Self.inspect(method: keeps ? "POST" : "GET", host: "\(host):\(fixture.servers.httpsPort)",
-                                              body: keeps ? "payload" : ""))
+        #expect(
+            response.text
+                == Self.inspect(
+                    method: keeps ? "POST" : "GET", host: "\(host):\(fixture.servers.httpsPort)",
+                    body: keeps ? "payload" : ""))
     }
 
     @Test("without a policy the redirect itself is the response")
@@ -75,8 +80,9 @@ struct RedirectTests {
         // resets the stream, which libcurl 7.88 reports as a framing error, sometimes before
         // passing on the response (see HTTPClient.execute(_:to:redirects:cookies:)).
         let client = fixture.isolatedClient(version: .http1_1)
-        let stream = HTTPRequest(url: fixture.url("a.test", "/redirect/307"), method: "POST",
-                                 body: .stream(InputStream(data: Data("abc".utf8)), length: 3))
+        let stream = HTTPRequest(
+            url: fixture.url("a.test", "/redirect/307"), method: "POST",
+            body: .stream(InputStream(data: Data("abc".utf8)), length: 3))
         let error = try await #require(throws: HTTPClientError.self) {
             try await client.execute(stream, redirects: .follow)
         }
@@ -88,8 +94,9 @@ struct RedirectTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-redirect-\(UUID().uuidString)")
         try payload.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let response = try await client.execute(HTTPRequest(url: fixture.url("a.test", "/redirect/308/b"), method: "PUT", body: .file(file)),
-                                                          redirects: .follow)
+        let response = try await client.execute(
+            HTTPRequest(url: fixture.url("a.test", "/redirect/308/b"), method: "PUT", body: .file(file)),
+            redirects: .follow)
         let head = RedirectTests.inspect(method: "PUT", host: "b.test:\(fixture.servers.httpsPort)")
         #expect(response.body.count == head.utf8.count + payload.count)
         #expect(sameBytes(response.body, Data(head.utf8) + payload))
@@ -141,8 +148,9 @@ struct RedirectTests {
         #expect(response.headers[first: "X-SNI"] == "www.a.test")
     }
 
-    @Test("a caller's Host field is matched in any case and replaces the URL's, once",
-          arguments: [HTTPVersionPreference.http1_1, .http2])
+    @Test(
+        "a caller's Host field is matched in any case and replaces the URL's, once",
+        arguments: [HTTPVersionPreference.http1_1, .http2])
     func callerHostAnyCase(version: HTTPVersionPreference) async throws {
         let request = HTTPRequest(url: fixture.url("a.test", "/inspect"), headers: ["hOsT": "www.a.test"])
         let response = try await fixture.isolatedClient(version: version).execute(request)
@@ -150,8 +158,9 @@ struct RedirectTests {
         #expect(response.headers[first: "X-SNI"] == "a.test")
     }
 
-    @Test("an IP-literal URL goes to that address with the literal, IPv6 in brackets, as Host",
-          arguments: ["127.0.0.1", "[::1]"])
+    @Test(
+        "an IP-literal URL goes to that address with the literal, IPv6 in brackets, as Host",
+        arguments: ["127.0.0.1", "[::1]"])
     func ipLiteral(host: String) async throws {
         // Plain HTTP: over TLS an IP literal sends no SNI, so nginx presents its default
         // certificate, which no name check accepts (see IPDirectTests).

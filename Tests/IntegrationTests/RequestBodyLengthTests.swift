@@ -24,7 +24,7 @@ struct RequestBodyLengthTests {
     @Test("a stream longer than its declared length fails, and the next request on the connection is unharmed")
     func longStreamFails() async throws {
         let (client, _) = fixture.clientOnOwnPool()
-        _ = try await client.execute(fixture.loopbackRequest())  // a pooled connection to reuse
+        _ = try await client.execute(fixture.loopbackRequest()) // a pooled connection to reuse
         let error = await #expect(throws: HTTPClientError.self) {
             try await client.execute(post(.stream(InputStream(data: bytes(300)), length: 200)))
         }

@@ -82,7 +82,7 @@ extension ResolverIntegrationSuites {
             let runs: [(String, [String])] = [
                 ("json", ["--provider", "json", "--endpoint", server.url("/resolve").absoluteString]),
                 ("httpdns-ali", ["--provider", "httpdns-ali", "--endpoint", server.baseURL.absoluteString, "--account-id", server.accountID, "--secret", server.secret]),
-                ("httpdns-dnspod", ["--provider", "httpdns-dnspod", "--endpoint", server.baseURL.absoluteString, "--key-id", server.keyID, "--secret", server.aesKey]),
+                ("httpdns-dnspod", ["--provider", "httpdns-dnspod", "--endpoint", server.baseURL.absoluteString, "--key-id", server.keyID, "--secret", server.aesKey])
             ]
             for (kind, options) in runs {
                 let result = try await httpdns(["resolve", "b.test"] + options + common)
@@ -104,8 +104,10 @@ extension ResolverIntegrationSuites {
             let file = directory.appendingPathComponent("cache.sqlite")
             #expect(try await httpdns(["resolve", "a.test", "--cache-file", file.path] + doh).status == 0)
             let dead = try fixture.deadEndpoint()
-            let second = try await httpdns(["resolve", "a.test", "--cache-file", file.path, "--no-fallback", "--doh-url", dead.url.absoluteString,
-                                      "--resolve", "dns.test:\(dead.url.port!):127.0.0.1", "--cacert", fixture.servers.caCertificate.path])
+            let second = try await httpdns([
+                "resolve", "a.test", "--cache-file", file.path, "--no-fallback", "--doh-url", dead.url.absoluteString,
+                "--resolve", "dns.test:\(dead.url.port!):127.0.0.1", "--cacert", fixture.servers.caCertificate.path
+            ])
             #expect(second.status == 0, "\(second.stderrText)")
             #expect(second.stdoutText.contains("source=cache"))
         }
@@ -114,8 +116,12 @@ extension ResolverIntegrationSuites {
         func blackHoledDoH() throws -> (options: [String], sockets: [Int32]) {
             let port = try FreePort.tcp()
             let hole = try ResolverIntegrationSuites.HappyEyeballsTests.blackHole("127.0.0.1", port: port)
-            return (["--no-fallback", "--doh-url", "https://dns.test:\(port)/dns-query", "--resolve", "dns.test:\(port):127.0.0.1",
-                     "--cacert", fixture.servers.caCertificate.path], hole)
+            return (
+                [
+                    "--no-fallback", "--doh-url", "https://dns.test:\(port)/dns-query", "--resolve", "dns.test:\(port):127.0.0.1",
+                    "--cacert", fixture.servers.caCertificate.path
+                ], hole
+            )
         }
 
         @Test("resolve -m bounds a lookup at a DoH endpoint that never answers: exit 28, well before the 5 s exchange limit")
@@ -160,8 +166,9 @@ extension ResolverIntegrationSuites {
             #expect(names == ["a.test", "b.test", "v4only.test"])
         }
 
-        @Test("bad --stale-timeout, --pre-resolve and -m values are usage errors",
-              arguments: [["--stale-timeout", "soon"], ["--stale-timeout", "-1"], ["--pre-resolve", "a..test"], ["--pre-resolve", "a.test,"], ["-m", "x"]])
+        @Test(
+            "bad --stale-timeout, --pre-resolve and -m values are usage errors",
+            arguments: [["--stale-timeout", "soon"], ["--stale-timeout", "-1"], ["--pre-resolve", "a..test"], ["--pre-resolve", "a.test,"], ["-m", "x"]])
         func badResolverOptions(_ option: [String]) async throws {
             let result = try await httpdns(["resolve"] + option + ["a.test"] + doh)
             #expect(result.status == 2, "\(result.stderrText)")
@@ -183,8 +190,9 @@ extension ResolverIntegrationSuites {
         func fallbackIsNeverSilent() async throws {
             let wrongPin = fixture.otherCA[0].publicKeyPin.description
             let result = try await httpdns(["resolve", "a.test", "--doh-pinnedpubkey", wrongPin] + doh)
-            let warning = try #require(result.stderrText.split(separator: "\n").first { $0.hasPrefix("httpdns: warning: the trusted resolver failed for a.test") },
-                                       "\(result.stderrText)")
+            let warning = try #require(
+                result.stderrText.split(separator: "\n").first { $0.hasPrefix("httpdns: warning: the trusted resolver failed for a.test") },
+                "\(result.stderrText)")
             #expect(warning.contains("certificate pinning failed"))
             #expect(warning.hasSuffix("using the system resolver (--no-fallback refuses instead)"))
             let refused = try await httpdns(["resolve", "a.test", "--no-fallback", "--doh-pinnedpubkey", wrongPin] + doh)
@@ -217,9 +225,11 @@ extension ResolverIntegrationSuites {
             let hole = try ResolverIntegrationSuites.HappyEyeballsTests.blackHole("127.0.0.1", port: port)
             defer { hole.forEach { close($0) } }
             let start = ContinuousClock.now
-            let resolving = try await httpdns(["probe", "-m", "1", "--no-fallback", "--doh-url", "https://dns.test:\(port)/dns-query",
-                                               "--resolve", "dns.test:\(port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path,
-                                               fixture.url("a.test").absoluteString])
+            let resolving = try await httpdns([
+                "probe", "-m", "1", "--no-fallback", "--doh-url", "https://dns.test:\(port)/dns-query",
+                "--resolve", "dns.test:\(port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path,
+                fixture.url("a.test").absoluteString
+            ])
             #expect(resolving.status == 28, "\(resolving.stdoutText)\(resolving.stderrText)")
             #expect(resolving.stderrText.contains("resolving 'a.test' timed out: -m 1 s passed"), "\(resolving.stderrText)")
             // -m's 1 s, and slack for starting the process; the endpoint's connect limit is 5 s.

@@ -37,8 +37,10 @@ struct ResponseHeadReaderTests {
 
     @Test("an interim response's fields are dropped; the final head's kept in order, folds joined, lines without a colon dropped")
     func fields() {
-        let (reader, outcomes) = read(["HTTP/1.1 103 Early Hints", "Link: </a.css>", "", "HTTP/1.1 200 OK",
-                                       "X-Fold: a", "  b", "Odd line", "X-Next:  e \t", ""])
+        let (reader, outcomes) = read([
+            "HTTP/1.1 103 Early Hints", "Link: </a.css>", "", "HTTP/1.1 200 OK",
+            "X-Fold: a", "  b", "Odd line", "X-Next:  e \t", ""
+        ])
         #expect(outcomes == [.statusLine, .field, .endOfHead, .statusLine, .field, .field, .field, .field, .endOfHead])
         #expect(reader.headers().fields == [HTTPHeaders.Field(name: "X-Fold", value: "a b"), HTTPHeaders.Field(name: "X-Next", value: "e")])
     }
@@ -52,9 +54,12 @@ struct ResponseHeadReaderTests {
         #expect(delivered.headers() == whole.headers())
     }
 
-    @Test("Content-Length: equal values and list members agree; conflicting or invalid ones cannot frame an HTTP/1.x response",
-          arguments: [("3", nil), ("3, 3", nil), (" 3 ,, 3", nil), ("3, 4", "conflicting"), ("3x", "an invalid"),
-                      ("99999999999999999999", "an invalid")] as [(String, String?)])
+    @Test(
+        "Content-Length: equal values and list members agree; conflicting or invalid ones cannot frame an HTTP/1.x response",
+        arguments: [
+            ("3", nil), ("3, 3", nil), (" 3 ,, 3", nil), ("3, 4", "conflicting"), ("3x", "an invalid"),
+            ("99999999999999999999", "an invalid")
+        ] as [(String, String?)])
     func contentLength(value: String, refusal: String?) {
         let (reader, outcomes) = read(["HTTP/1.1 200 OK", "Content-Length: 3", "content-length: \(value)"])
         if let refusal {

@@ -4,7 +4,7 @@ import HTTPDNS
 import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension ResolverIntegrationSuites {
@@ -34,19 +34,19 @@ extension ResolverIntegrationSuites {
             let lying = PackagePaths.scripts.appendingPathComponent("lying-dns-server.py").path
             let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
             let script = """
-            set -e
-            mount --bind '\(directory.path)/resolv.conf' /etc/resolv.conf
-            mount --bind '\(directory.path)/hosts' /etc/hosts
-            python3 '\(lying)' \(dnsAddress) a.test=127.0.0.9 b.test=127.0.0.1 </dev/null >'\(directory.path)/dns.out' 2>&1 &
-            dns=$!
-            for _ in $(seq 100); do grep -q ready '\(directory.path)/dns.out' 2>/dev/null && break; sleep 0.05; done
-            set +e
-            '\(binary.path)' \(quoted)
-            status=$?
-            # SIGKILL: the test process may hand its children SIGTERM blocked.
-            kill -KILL $dns; wait $dns 2>/dev/null
-            exit $status
-            """
+                set -e
+                mount --bind '\(directory.path)/resolv.conf' /etc/resolv.conf
+                mount --bind '\(directory.path)/hosts' /etc/hosts
+                python3 '\(lying)' \(dnsAddress) a.test=127.0.0.9 b.test=127.0.0.1 </dev/null >'\(directory.path)/dns.out' 2>&1 &
+                dns=$!
+                for _ in $(seq 100); do grep -q ready '\(directory.path)/dns.out' 2>/dev/null && break; sleep 0.05; done
+                set +e
+                '\(binary.path)' \(quoted)
+                status=$?
+                # SIGKILL: the test process may hand its children SIGTERM blocked.
+                kill -KILL $dns; wait $dns 2>/dev/null
+                exit $status
+                """
             return try await Command.runDetached(URL(fileURLWithPath: "/usr/bin/unshare"), ["-m", "--propagation", "private", "/bin/bash", "-c", script], timeout: 60)
         }
 
@@ -69,8 +69,10 @@ extension ResolverIntegrationSuites {
         @Test("with the DoH server down, fetch falls back to the real getaddrinfo (here: the lying server's answer)")
         func fallbackThroughGetaddrinfo() async throws {
             let dead = try fixture.deadEndpoint()
-            let result = try await inNamespace(["fetch", "-v", fixture.url("b.test").absoluteString, "--doh-url", dead.url.absoluteString,
-                                          "--resolve", "dns.test:\(dead.url.port!):127.0.0.1", "--cacert", fixture.servers.caCertificate.path])
+            let result = try await inNamespace([
+                "fetch", "-v", fixture.url("b.test").absoluteString, "--doh-url", dead.url.absoluteString,
+                "--resolve", "dns.test:\(dead.url.port!):127.0.0.1", "--cacert", fixture.servers.caCertificate.path
+            ])
             #expect(result.status == 0, "\(result.stderrText)")
             #expect(result.stdoutText == "vhost=b.test\n")
             #expect(result.stderrText.contains("resolved b.test via system, after every DoH endpoint failed: 127.0.0.1"))
@@ -83,8 +85,10 @@ extension ResolverIntegrationSuites {
         @Test("the system resolver's NXDOMAIN from the namespace's DNS server is 'could not resolve' (exit 6)")
         func systemNXDOMAIN() async throws {
             let dead = try fixture.deadEndpoint()
-            let result = try await inNamespace(["resolve", "nope.test", "--doh-url", dead.url.absoluteString,
-                                          "--resolve", "dns.test:\(dead.url.port!):127.0.0.1", "--cacert", fixture.servers.caCertificate.path])
+            let result = try await inNamespace([
+                "resolve", "nope.test", "--doh-url", dead.url.absoluteString,
+                "--resolve", "dns.test:\(dead.url.port!):127.0.0.1", "--cacert", fixture.servers.caCertificate.path
+            ])
             #expect(result.status == 6)
             #expect(result.stderrText.contains("name does not exist"))
         }

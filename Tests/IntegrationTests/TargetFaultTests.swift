@@ -57,21 +57,23 @@ extension ResolverIntegrationSuites {
             defer { try? FileManager.default.removeItem(at: directory) }
             let result = try await fixture.httpdns([
                 "fetch", "-o", directory.appendingPathComponent("out").path, server.url("/fault/truncate").absoluteString,
-                "--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path,
+                "--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path
             ])
             #expect(result.status == 18, "\(result.stderrText)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
         }
 
-        @Test("fetch -v describes the response when its head arrives, so also when the body is then cut short: with -i, -o FILE and -o naming stderr",
-              arguments: [["-i"], ["-o", "FILE"], ["-o", "/dev/stderr"], []])
+        @Test(
+            "fetch -v describes the response when its head arrives, so also when the body is then cut short: with -i, -o FILE and -o naming stderr",
+            arguments: [["-i"], ["-o", "FILE"], ["-o", "/dev/stderr"], []])
         func verboseDescribesAtTheHead(options: [String]) async throws {
             let directory = try scratchDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let file = directory.appendingPathComponent("out").path
-            let result = try await fixture.httpdns(["fetch", "-v"] + options.map { $0 == "FILE" ? file : $0 } + [
-                server.url("/fault/truncate").absoluteString, "--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path,
-            ])
+            let result = try await fixture.httpdns(
+                ["fetch", "-v"] + options.map { $0 == "FILE" ? file : $0 } + [
+                    server.url("/fault/truncate").absoluteString, "--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path
+                ])
             #expect(result.status == 18, "\(result.stderrText)")
             #expect(result.stderrText.contains("* connected to 127.0.0.1 port \(server.port)"), "\(result.stderrText)")
             #expect(result.stderrText.contains("* TLS: "), "\(result.stderrText)")
@@ -79,9 +81,12 @@ extension ResolverIntegrationSuites {
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
         }
 
-        @Test("fetch -i prints the HTTP/1.1 status line as sent: no trailing space without a reason phrase; a phrase that is not UTF-8 read as Latin-1, not U+FFFD",
-              arguments: [("", "HTTP/1.1 200"), ("20", "HTTP/1.1 200"), ("204f4b", "HTTP/1.1 200 OK"),
-                          ("20436166e9", "HTTP/1.1 200 Caf\u{E9}"), ("20e68890e58a9f", "HTTP/1.1 200 \u{6210}\u{529F}")])
+        @Test(
+            "fetch -i prints the HTTP/1.1 status line as sent: no trailing space without a reason phrase; a phrase that is not UTF-8 read as Latin-1, not U+FFFD",
+            arguments: [
+                ("", "HTTP/1.1 200"), ("20", "HTTP/1.1 200"), ("204f4b", "HTTP/1.1 200 OK"),
+                ("20436166e9", "HTTP/1.1 200 Caf\u{E9}"), ("20e68890e58a9f", "HTTP/1.1 200 \u{6210}\u{529F}")
+            ])
         func includePrintsStatusLineAsSent(tailHex: String, statusLine: String) async throws {
             let url = server.url("/fault/statusline/\(tailHex)").absoluteString
             let trust = ["--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path]
@@ -103,10 +108,13 @@ extension ResolverIntegrationSuites {
             #expect(response.headers[first: "X-Name"] == "Caf\u{E9}")
         }
 
-        @Test("an HTTP/1.1 response whose Content-Length fields disagree, or are not numbers, cannot be framed: curl's 8, not the last value (RFC 9112 §6.3)",
-              arguments: [("Content-Length: 10", "conflicting"), ("Content-Length: 3, 4", "conflicting"), ("Content-Length: x", "invalid"),
-                          ("Content-Length: 3", nil), ("Content-Length: 3, 003", nil), ("Content-Length: 3,", nil),
-                          ("Content-Length: 3, 3x", "invalid"), ("Content-Length: 99999999999999999999999", "invalid")] as [(String, String?)])
+        @Test(
+            "an HTTP/1.1 response whose Content-Length fields disagree, or are not numbers, cannot be framed: curl's 8, not the last value (RFC 9112 §6.3)",
+            arguments: [
+                ("Content-Length: 10", "conflicting"), ("Content-Length: 3, 4", "conflicting"), ("Content-Length: x", "invalid"),
+                ("Content-Length: 3", nil), ("Content-Length: 3, 003", nil), ("Content-Length: 3,", nil),
+                ("Content-Length: 3, 3x", "invalid"), ("Content-Length: 99999999999999999999999", "invalid")
+            ] as [(String, String?)])
         // (libcurl refuses a value that is not a number itself, "Invalid Content-Length", also curl's 8.)
         func conflictingContentLength(field: String, refusal: String?) async throws {
             // The server's own head then says "Content-Length: 3" for its body "ok\n".
@@ -144,8 +152,9 @@ extension ResolverIntegrationSuites {
             #expect(response.text == "ok\n")
             #expect(response.headers.map(\.name) == ["X-Final", "Content-Type", "Content-Length"])
             let heads = LockedValue<[HTTPResponseHead]>([])
-            _ = try await client.execute(HTTPRequest(url: server.url("/fault/interim")),
-                                         to: .streaming(head: { head in heads.withLock { $0.append(head) } }, chunk: { _ in }))
+            _ = try await client.execute(
+                HTTPRequest(url: server.url("/fault/interim")),
+                to: .streaming(head: { head in heads.withLock { $0.append(head) } }, chunk: { _ in }))
             let head = try #require(heads.withLock { $0.first })
             #expect(heads.withLock { $0.count } == 1)
             #expect(head.status == 200)
@@ -246,8 +255,9 @@ extension ResolverIntegrationSuites {
             return (error, arrivals)
         }
 
-        @Test("a non-idempotent request whose reused connection dies is not sent again",
-              arguments: [("POST", Data(repeating: 0x61, count: 1000)), ("POST", Data()), ("PATCH", Data(repeating: 0x62, count: 10))])
+        @Test(
+            "a non-idempotent request whose reused connection dies is not sent again",
+            arguments: [("POST", Data(repeating: 0x61, count: 1000)), ("POST", Data()), ("PATCH", Data(repeating: 0x62, count: 10))])
         func nonIdempotentIsSentOnce(method: String, body: Data) async throws {
             let (error, arrivals) = try await dropAfterReuse(method, body: .data(body))
             #expect(arrivals == 1)

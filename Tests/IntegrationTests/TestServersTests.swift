@@ -2,12 +2,12 @@ import Foundation
 import Testing
 import TestSupport
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The servers from `scripts/test-servers.sh` are real and configured as the other integration
 /// tests assume, checked with curl and openssl rather than with our own client.
-@Suite("Test servers", .serialized)  // each test blocks a cooperative thread on a subprocess
+@Suite("Test servers", .serialized) // each test blocks a cooperative thread on a subprocess
 struct TestServersTests {
     let servers: TestServers
 
@@ -17,8 +17,10 @@ struct TestServersTests {
 
     @Test("a.test is served over HTTP/2 by its own virtual host, chosen by SNI")
     func virtualHostBySNI() async throws {
-        let response = try await curl(["--http2", "--include", "--resolve", "a.test:\(servers.httpsPort):127.0.0.1",
-                                 servers.httpsURL("a.test").absoluteString])
+        let response = try await curl([
+            "--http2", "--include", "--resolve", "a.test:\(servers.httpsPort):127.0.0.1",
+            servers.httpsURL("a.test").absoluteString
+        ])
         #expect(response.statusLine == "HTTP/2 200")
         #expect(response.headers["x-sni"] == "a.test")
         #expect(response.headers["x-vhost"] == "a.test")
@@ -34,8 +36,10 @@ struct TestServersTests {
 
         let handshake = try await Command.runDetached(
             URL(fileURLWithPath: "/usr/bin/openssl"),
-            ["s_client", "-connect", "127.0.0.1:\(servers.httpsPort)", "-noservername",
-             "-CAfile", servers.caCertificate.path, "-verify_return_error"],
+            [
+                "s_client", "-connect", "127.0.0.1:\(servers.httpsPort)", "-noservername",
+                "-CAfile", servers.caCertificate.path, "-verify_return_error"
+            ],
             timeout: 20
         )
         #expect(handshake.status == 0, "\(handshake.stderrText)")
@@ -44,8 +48,10 @@ struct TestServersTests {
 
     @Test("wrong.test presents the other.test certificate, which a name-checking client refuses")
     func wrongHostCertificateIsRefused() async throws {
-        let result = try await curlResult(["--resolve", "wrong.test:\(servers.httpsPort):127.0.0.1",
-                                     servers.httpsURL("wrong.test").absoluteString])
+        let result = try await curlResult([
+            "--resolve", "wrong.test:\(servers.httpsPort):127.0.0.1",
+            servers.httpsURL("wrong.test").absoluteString
+        ])
         #expect(result.status == 60, "curl: \(result.stderrText)") // CURLE_PEER_FAILED_VERIFICATION
     }
 
@@ -54,8 +60,10 @@ struct TestServersTests {
         var generator = SystemRandomNumberGenerator()
         let body = Data((0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
         let result = try await curlResult(
-            [httpVersion, "--data-binary", "@-", "--header", "Content-Type: application/octet-stream",
-             "--resolve", "b.test:\(servers.httpsPort):127.0.0.1", servers.httpsURL("b.test", path: "/echo").absoluteString],
+            [
+                httpVersion, "--data-binary", "@-", "--header", "Content-Type: application/octet-stream",
+                "--resolve", "b.test:\(servers.httpsPort):127.0.0.1", servers.httpsURL("b.test", path: "/echo").absoluteString
+            ],
             stdin: body
         )
         #expect(result.status == 0, "curl: \(result.stderrText)")
@@ -90,9 +98,11 @@ struct TestServersTests {
     @Test("DoH is served over HTTP/2")
     func dohUsesHTTP2() async throws {
         let result = try await curlResult(
-            ["--http2", "--output", "/dev/null", "--write-out", "%{http_version} %{http_code}",
-             "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
-             servers.dohURL.absoluteString + "?dns=" + query(name: "a.test", type: 1).base64URL]
+            [
+                "--http2", "--output", "/dev/null", "--write-out", "%{http_version} %{http_code}",
+                "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
+                servers.dohURL.absoluteString + "?dns=" + query(name: "a.test", type: 1).base64URL
+            ]
         )
         #expect(result.status == 0, "curl: \(result.stderrText)")
         #expect(result.stdoutText == "2 200")
@@ -110,8 +120,10 @@ struct TestServersTests {
     private func curlResult(_ arguments: [String], stdin: Data? = nil) async throws -> CommandResult {
         try await Command.runDetached(
             URL(fileURLWithPath: "/usr/bin/curl"),
-            ["--silent", "--show-error", "--noproxy", "*", "--max-time", "20",
-             "--cacert", servers.caCertificate.path] + arguments,
+            [
+                "--silent", "--show-error", "--noproxy", "*", "--max-time", "20",
+                "--cacert", servers.caCertificate.path
+            ] + arguments,
             stdin: stdin,
             timeout: 30
         )
@@ -149,8 +161,9 @@ struct TestServersTests {
         }
         try #require(isZombie, "the owner should be a zombie")
 
-        let started = try await Command.runDetached(URL(fileURLWithPath: "/bin/bash"), [script.path, "start", directory.path],
-                                      environment: ["TEST_SERVERS_OWNER_PID": owner], timeout: 120)
+        let started = try await Command.runDetached(
+            URL(fileURLWithPath: "/bin/bash"), [script.path, "start", directory.path],
+            environment: ["TEST_SERVERS_OWNER_PID": owner], timeout: 120)
         try #require(started.status == 0, "\(started.stderrText)")
         // From start's own output: the watchdog may already have stopped the servers and removed
         // their pid files.
@@ -172,9 +185,11 @@ struct TestServersTests {
     /// POSTs a wire-format query to the DoH endpoint (RFC 8484 §4.1) and returns the answer bytes.
     private func doh(_ query: Data) async throws -> Data {
         let result = try await curlResult(
-            ["--data-binary", "@-", "--header", "Content-Type: application/dns-message",
-             "--header", "Accept: application/dns-message",
-             "--resolve", "dns.test:\(servers.dohPort):127.0.0.1", servers.dohURL.absoluteString],
+            [
+                "--data-binary", "@-", "--header", "Content-Type: application/dns-message",
+                "--header", "Accept: application/dns-message",
+                "--resolve", "dns.test:\(servers.dohPort):127.0.0.1", servers.dohURL.absoluteString
+            ],
             stdin: query
         )
         try #require(result.status == 0, "curl: \(result.stderrText)")

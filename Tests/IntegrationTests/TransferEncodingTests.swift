@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Testing
 import HTTPDNS
@@ -18,8 +18,9 @@ struct TransferEncodingTests {
         HTTPRequest(url: fixture.url("a.test", path), method: "POST", headers: ["Transfer-Encoding": coding], body: body)
     }
 
-    @Test("a transfer coding other than chunked alone is refused before sending, naming the field",
-          arguments: ["gzip", "gzip, chunked", "identity", "chunked, chunked"])
+    @Test(
+        "a transfer coding other than chunked alone is refused before sending, naming the field",
+        arguments: ["gzip", "gzip, chunked", "identity", "chunked, chunked"])
     func unframeableCodingsAreRefused(coding: String) async throws {
         // Sent, it went out beside Content-Length (nginx answered 501; a server reading the coding
         // and a proxy reading the length would disagree on where the request ends).

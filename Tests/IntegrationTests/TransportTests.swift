@@ -51,8 +51,9 @@ struct TransportTests {
     func streamBodyEchoesExactly() async throws {
         let fixture = try Fixture()
         let payload = Self.randomBytes(256 * 1024 + 3)
-        let request = HTTPRequest(url: fixture.url("a.test", "/echo"), method: "POST",
-                                  body: .stream(InputStream(data: payload), length: nil))
+        let request = HTTPRequest(
+            url: fixture.url("a.test", "/echo"), method: "POST",
+            body: .stream(InputStream(data: payload), length: nil))
         let response = try await fixture.client(version: .http1_1).execute(request)
         #expect(response.body == payload)
     }
@@ -228,9 +229,12 @@ struct TransportTests {
         #expect(error.message.contains("127.0.0.1"))
     }
 
-    @Test("a time limit that is not a number of seconds above 0 and at most Timeouts.maximum is refused before anything is resolved",
-          arguments: [Timeouts(total: .nan), Timeouts(total: .infinity), Timeouts(total: 1e20), Timeouts(total: 0),
-                      Timeouts(total: -1), Timeouts(connect: .nan), Timeouts(connect: 5, idle: Timeouts.maximum + 1)])
+    @Test(
+        "a time limit that is not a number of seconds above 0 and at most Timeouts.maximum is refused before anything is resolved",
+        arguments: [
+            Timeouts(total: .nan), Timeouts(total: .infinity), Timeouts(total: 1e20), Timeouts(total: 0),
+            Timeouts(total: -1), Timeouts(connect: .nan), Timeouts(connect: 5, idle: Timeouts.maximum + 1)
+        ])
     func unusableTimeLimitsAreRefused(timeouts: Timeouts) async throws {
         let fixture = try Fixture()
         let resolver = CountingResolver()
@@ -244,9 +248,12 @@ struct TransportTests {
         #expect(resolver.lookups.load(ordering: .relaxed) == 0)
     }
 
-    @Test("a request whose method or fields cannot be sent is refused before its host is resolved",
-          arguments: [("GET", ["Transfer-Encoding": "chunked"], nil), ("POST", ["Content-Length": "3"], Data("hello".utf8)),
-                      ("POST", ["Bad Name": "x"], Data("x".utf8)), ("HEAD", [:], Data("x".utf8)), ("GE T", [:], nil)] as [(String, [String: String], Data?)])
+    @Test(
+        "a request whose method or fields cannot be sent is refused before its host is resolved",
+        arguments: [
+            ("GET", ["Transfer-Encoding": "chunked"], nil), ("POST", ["Content-Length": "3"], Data("hello".utf8)),
+            ("POST", ["Bad Name": "x"], Data("x".utf8)), ("HEAD", [:], Data("x".utf8)), ("GE T", [:], nil)
+        ] as [(String, [String: String], Data?)])
     func unsendableRequestsAreRefusedUnresolved(method: String, fields: [String: String], body: Data?) async throws {
         let fixture = try Fixture()
         let resolver = CountingResolver()
@@ -257,8 +264,9 @@ struct TransportTests {
         #expect(resolver.lookups.load(ordering: .relaxed) == 0)
     }
 
-    @Test("omitted framing or Host, a negative stream length, a missing, directory or FIFO body file are refused before resolving",
-          arguments: 0..<6)
+    @Test(
+        "omitted framing or Host, a negative stream length, a missing, directory or FIFO body file are refused before resolving",
+        arguments: 0..<6)
     func unsendableBodiesAreRefusedUnresolved(case index: Int) async throws {
         let fixture = try Fixture()
         let resolver = CountingResolver()
@@ -324,7 +332,7 @@ struct TransportTests {
     func totalTimeout() async throws {
         let fixture = try Fixture()
         var request = HTTPRequest(url: fixture.url("a.test", "/slow"))
-        request.connectTo = [IPAddress("127.0.0.1")!]  // time the transfer alone, not DoH
+        request.connectTo = [IPAddress("127.0.0.1")!] // time the transfer alone, not DoH
         request.timeouts = Timeouts(connect: 5, total: 1)
         let error = try await #require(throws: HTTPClientError.self) {
             try await fixture.client().execute(request)
@@ -409,13 +417,15 @@ struct TransportTests {
         #expect(uncapped.count > 2, "\(uncapped.count) connections without a limit")
     }
 
-    @Test("the HTTP/1.1 reason phrase is kept as received, in the response and its streamed head; HTTP/2 has none",
-          arguments: [HTTPVersionPreference.http1_1, .http2])
+    @Test(
+        "the HTTP/1.1 reason phrase is kept as received, in the response and its streamed head; HTTP/2 has none",
+        arguments: [HTTPVersionPreference.http1_1, .http2])
     func reasonPhrase(version: HTTPVersionPreference) async throws {
         let fixture = try Fixture()
         let heads = LockedValue<[HTTPResponseHead]>([])
-        let response = try await fixture.client(version: version).execute(HTTPRequest(url: fixture.url("a.test", "/status/404")),
-                                                                           to: .streaming(head: { head in heads.withLock { $0.append(head) } }, chunk: { _ in }))
+        let response = try await fixture.client(version: version).execute(
+            HTTPRequest(url: fixture.url("a.test", "/status/404")),
+            to: .streaming(head: { head in heads.withLock { $0.append(head) } }, chunk: { _ in }))
         let expected = version == .http1_1 ? "Not Found" : nil
         #expect(response.status == 404)
         #expect(response.reasonPhrase == expected)
@@ -430,8 +440,11 @@ struct TransportTests {
         var request = HTTPRequest(url: fixture.url("a.test"))
         request.reportsTLSDetails = true
         let client = fixture.client()
-        let response = try await client.execute(request, to: .streaming(head: { head in heads.withLock { $0.append(head) } },
-                                                                        chunk: { _ in if heads.withLock({ $0.isEmpty }) { bodyBeforeHead.withLock { $0 = true } } }))
+        let response = try await client.execute(
+            request,
+            to: .streaming(
+                head: { head in heads.withLock { $0.append(head) } },
+                chunk: { _ in if heads.withLock({ $0.isEmpty }) { bodyBeforeHead.withLock { $0 = true } } }))
         let head = try #require(heads.withLock { $0.first })
         #expect(heads.withLock { $0.count } == 1)
         #expect(!bodyBeforeHead.withLock { $0 })

@@ -56,7 +56,8 @@ extension TrustSuites {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-pubkey-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let file = directory.appendingPathComponent("\(name).pubkey.\(format.lowercased())")
-            let result = try await Command.runDetached(URL(fileURLWithPath: "/usr/bin/openssl"),
+            let result = try await Command.runDetached(
+                URL(fileURLWithPath: "/usr/bin/openssl"),
                 ["pkey", "-in", fixture.servers.leaf(name).key.path, "-pubout", "-outform", format, "-out", file.path], timeout: 30)
             #expect(result.status == 0, "\(result.stderrText)")
             return file
@@ -121,8 +122,9 @@ extension TrustSuites {
             #expect(result.stderrText.contains("WARNING: certificate verification is disabled"))
         }
 
-        @Test("-k -v reports the certificate as not verified, even one whose chain OpenSSL accepts for another name",
-              arguments: ["wrong.test", "self-signed.test", "a.test"])
+        @Test(
+            "-k -v reports the certificate as not verified, even one whose chain OpenSSL accepts for another name",
+            arguments: ["wrong.test", "self-signed.test", "a.test"])
         func insecureVerboseSaysNotVerified(host: String) async throws {
             let result = try await httpdns(["fetch", "-k", "-v", fixture.url(host).absoluteString] + doh)
             #expect(result.status == 0, "\(result.stderrText)")
@@ -136,8 +138,11 @@ extension TrustSuites {
             let p12 = try await httpdns(["fetch", "--cert", "\(fixture.file("CLIENT_LEGACY_P12").path):secret", "--cert-type", "P12", url] + doh)
             #expect(p12.status == 0, "\(p12.stderrText)")
             #expect(p12.stdoutText == "vhost=mtls.test\n")
-            let pem = try await httpdns(["fetch", "--cert", fixture.file("CLIENT_CERT").path, "--key", fixture.file("CLIENT_ENCRYPTED_KEY").path,
-                                         "--pass", "secret", url] + doh)
+            let pem = try await httpdns(
+                [
+                    "fetch", "--cert", fixture.file("CLIENT_CERT").path, "--key", fixture.file("CLIENT_ENCRYPTED_KEY").path,
+                    "--pass", "secret", url
+                ] + doh)
             #expect(pem.status == 0, "\(pem.stderrText)")
         }
 
@@ -158,8 +163,9 @@ extension TrustSuites {
             #expect(none.stdout.isEmpty, "\(String(decoding: none.stdout, as: UTF8.self))")
         }
 
-        @Test("a client identity that cannot be loaded is bad input (2), found before any traffic, and says why, naming the option and file at fault",
-              arguments: [
+        @Test(
+            "a client identity that cannot be loaded is bad input (2), found before any traffic, and says why, naming the option and file at fault",
+            arguments: [
                 (["--cert", "GARBAGE", "--cert-type", "P12"], "not a PKCS#12 file", "--cert"),
                 (["--cert", "GARBAGE"], "no certificate found", "--cert"),
                 (["--cert", "CLIENT_P12:nope"], "wrong password", "--cert"),
@@ -168,8 +174,8 @@ extension TrustSuites {
                 (["--cert", "CLIENT_NOKEY_P12:secret"], "has no private key", "--cert"),
                 (["--cert", "CLIENT_CERT"], "has no private key (give one with a PEM key file or use a PKCS#12 file that holds it); give its key with --key FILE", "--cert"),
                 (["--cert", "CLIENT_CERT", "--key", "CLIENT_EXPIRED_KEY"], "does not belong to the client certificate", "--key"),
-                (["--cert", "CLIENT_EXPIRED_CERT", "--key", "CLIENT_EXPIRED_KEY"], "is not valid now", "--cert"),
-              ])
+                (["--cert", "CLIENT_EXPIRED_CERT", "--key", "CLIENT_EXPIRED_KEY"], "is not valid now", "--cert")
+            ])
         func unloadableIdentityExits2(options: [String], reason: String, option: String) async throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-identity-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -216,8 +222,11 @@ extension TrustSuites {
             let dnsPin = try fixture.leafCertificate("dns.test").publicKeyPin.description
             let good = try await httpdns(["fetch", "--no-fallback", "--doh-pinnedpubkey", dnsPin, fixture.url("a.test").absoluteString] + doh)
             #expect(good.status == 0, "\(good.stderrText)")
-            let bad = try await httpdns(["fetch", "--no-fallback", "--doh-pinnedpubkey", fixture.otherCA[0].publicKeyPin.description,
-                                         fixture.url("a.test").absoluteString] + doh)
+            let bad = try await httpdns(
+                [
+                    "fetch", "--no-fallback", "--doh-pinnedpubkey", fixture.otherCA[0].publicKeyPin.description,
+                    fixture.url("a.test").absoluteString
+                ] + doh)
             #expect(bad.status == 6)
             #expect(bad.stderrText.contains("certificate pinning failed for dns.test"))
             // The presented chain reads one certificate per line, as for a target's pin mismatch.
@@ -228,8 +237,10 @@ extension TrustSuites {
         @Test("--doh-cacert trusts a CA for the DoH endpoint without trusting it for targets")
         func dohCACert() async throws {
             let servers = fixture.servers
-            let arguments = ["--doh-url", servers.dohURL.absoluteString, "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
-                             "--doh-cacert", servers.caCertificate.path, "--no-fallback"]
+            let arguments = [
+                "--doh-url", servers.dohURL.absoluteString, "--resolve", "dns.test:\(servers.dohPort):127.0.0.1",
+                "--doh-cacert", servers.caCertificate.path, "--no-fallback"
+            ]
             let result = try await httpdns(["fetch", fixture.url("a.test").absoluteString] + arguments)
             // Resolution worked (the DoH server verified); the target did not (no --cacert).
             #expect(result.status == 60, "\(result.stderrText)")
@@ -241,9 +252,12 @@ extension TrustSuites {
             #expect(try await httpdns(["fetch", "--cert-type", "DER", "--cert", "x", fixture.url("a.test").absoluteString] + doh).status == 2)
         }
 
-        @Test("identity options that cannot be honoured are refused (2) before any traffic",
-              arguments: [["--cert", ""], ["--cert", "/nonexistent/client.p12:secret"], ["--cert", "/tmp"],
-                          ["--pass", "secret"], ["--cert-type", "P12"]])
+        @Test(
+            "identity options that cannot be honoured are refused (2) before any traffic",
+            arguments: [
+                ["--cert", ""], ["--cert", "/nonexistent/client.p12:secret"], ["--cert", "/tmp"],
+                ["--pass", "secret"], ["--cert-type", "P12"]
+            ])
         func identityUsageErrors(options: [String]) async throws {
             let result = try await httpdns(["fetch"] + options + [fixture.url("a.test").absoluteString] + doh)
             #expect(result.status == 2, "\(result.stderrText)")

@@ -98,12 +98,14 @@ extension TrustSuites {
             #expect(events.insecureConnections == 2)
         }
 
-        @Test("without verification the event comes when the head arrives, before any body byte reaches a streaming destination, once per connection",
-              arguments: [false, true])
+        @Test(
+            "without verification the event comes when the head arrives, before any body byte reaches a streaming destination, once per connection",
+            arguments: [false, true])
         func insecureEventPrecedesTheBody(streaming: Bool) async throws {
             let order = LockedValue<[String]>([])
-            var configuration = HTTPClient.Configuration(trust: TrustPolicy(anchors: fixture.freshAnchors(), verification: .insecureSkippingAllVerification),
-                                                         timeouts: .generous)
+            var configuration = HTTPClient.Configuration(
+                trust: TrustPolicy(anchors: fixture.freshAnchors(), verification: .insecureSkippingAllVerification),
+                timeouts: .generous)
             configuration.trustEventHandler = { event in
                 if case .insecureConnection = event { order.withLock { $0.append("event") } }
             }

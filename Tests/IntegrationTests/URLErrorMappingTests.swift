@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Testing
 import HTTPDNSURLSession
@@ -40,8 +40,9 @@ struct URLErrorMappingTests {
         #expect(Self.code(.unsupportedScheme, "ftp") == .unsupportedURL)
         #expect(Self.code(.transferFailed, "empty reply", curlCode: 52) == .badServerResponse)
         #expect(Self.code(.transferFailed, "connection reset", curlCode: 56) == .networkConnectionLost)
-        let resolution = HTTPClientError(kind: .couldNotResolve, message: "no resolver", url: Self.url,
-                                         resolutionError: .resolverUnavailable(host: "a.test", reasons: []))
+        let resolution = HTTPClientError(
+            kind: .couldNotResolve, message: "no resolver", url: Self.url,
+            resolutionError: .resolverUnavailable(host: "a.test", reasons: []))
         let error = URLError(httpdns: resolution, url: Self.url)
         #expect(error.code == .dnsLookupFailed)
         #expect(error.failingURL == Self.url)

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Synchronization
 import HTTPDNSURLSession
@@ -64,7 +64,7 @@ func residentBytes() -> Int {
 }
 
 /// Records what a data task's delegate sees, and lets a test wait for completion.
-final class RecordingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {  // every field is guarded by `lock`
+final class RecordingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable { // every field is guarded by `lock`
     private let lock = NSLock()
     private var _received = 0
     private var _chunks = 0
@@ -84,8 +84,10 @@ final class RecordingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     let redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?
     private var _redirects: [URL] = []
 
-    init(keepsBody: Bool = true, onChunk: (@Sendable (URLSessionDataTask, Int) -> Void)? = nil,
-         redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? = nil) {
+    init(
+        keepsBody: Bool = true, onChunk: (@Sendable (URLSessionDataTask, Int) -> Void)? = nil,
+        redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? = nil
+    ) {
         self.keepsBody = keepsBody
         self.onChunk = onChunk
         self.redirect = redirect
@@ -99,8 +101,10 @@ final class RecordingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     var peakGrowth: Int { lock.withLock { _peakGrowth } }
     var redirects: [URL] { lock.withLock { _redirects } }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
         lock.withLock { _response = response }
         completionHandler(.allow)
     }
@@ -116,8 +120,10 @@ final class RecordingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         onChunk?(dataTask, total)
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         lock.withLock { if let url = request.url { _redirects.append(url) } }
         completionHandler(redirect.map { $0(response, request) } ?? request)
     }

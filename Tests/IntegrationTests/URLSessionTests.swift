@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Testing
 import HTTPDNSURLSession
@@ -41,8 +41,9 @@ struct URLSessionTests {
         #expect(http.field("X-Protocol") == "HTTP/2.0")
     }
 
-    @Test("request bodies arrive byte-exact through every URLSession body API",
-          arguments: BodyAPI.allCases, [1 << 20, 50 << 20])
+    @Test(
+        "request bodies arrive byte-exact through every URLSession body API",
+        arguments: BodyAPI.allCases, [1 << 20, 50 << 20])
     func bodiesArriveExactly(api: BodyAPI, size: Int) async throws {
         let payload = size == 1 << 20 ? Self.small : Self.large
         let session = fixture.urlSession()
@@ -95,8 +96,9 @@ struct URLSessionTests {
         case uploadFromData, uploadFromFile, uploadTaskFromData, uploadTaskFromFile, streamedRequest
     }
 
-    @Test("Foundation's own upload APIs fail with a clear error and send nothing, never an empty body nor the request's own body",
-          arguments: PlainUploadAPI.allCases, [false, true])
+    @Test(
+        "Foundation's own upload APIs fail with a clear error and send nothing, never an empty body nor the request's own body",
+        arguments: PlainUploadAPI.allCases, [false, true])
     func plainUploadsFailClearly(api: PlainUploadAPI, requestHasBody: Bool) async throws {
         let session = fixture.urlSession()
         let marker = "plain-upload-\(UUID().uuidString)"
@@ -174,9 +176,11 @@ struct URLSessionTests {
     @Test("cancelling a task mid-transfer stops the transfer")
     func cancellationStopsTransfer() async throws {
         let marker = "cancel-\(UUID().uuidString)"
-        let delegate = RecordingDelegate(keepsBody: false, onChunk: { task, total in
-            if total >= 1 << 20 { task.cancel() }
-        })
+        let delegate = RecordingDelegate(
+            keepsBody: false,
+            onChunk: { task, total in
+                if total >= 1 << 20 { task.cancel() }
+            })
         let session = fixture.urlSession(delegate: delegate)
         session.dataTask(with: fixture.url("a.test", "/huge?\(marker)")).resume()
         await delegate.completion()
@@ -223,12 +227,15 @@ struct URLSessionTests {
         #expect(ContinuousClock.now - start < .seconds(1 + TestTimeScale.scaled(3)))
     }
 
-    @Test("failures map to URLError codes with the transport error underneath",
-          arguments: [("nope.test", URLError.Code.cannotFindHost, HTTPClientError.Kind.couldNotResolve),
-                      ("wrong.test", .serverCertificateUntrusted, .certificateVerificationFailed),
-                      ("expired.test", .serverCertificateHasBadDate, .certificateVerificationFailed),
-                      // mtls.test requires a client certificate this client does not present.
-                      ("mtls.test", .clientCertificateRejected, .clientCertificateRejected)])
+    @Test(
+        "failures map to URLError codes with the transport error underneath",
+        arguments: [
+            ("nope.test", URLError.Code.cannotFindHost, HTTPClientError.Kind.couldNotResolve),
+            ("wrong.test", .serverCertificateUntrusted, .certificateVerificationFailed),
+            ("expired.test", .serverCertificateHasBadDate, .certificateVerificationFailed),
+            // mtls.test requires a client certificate this client does not present.
+            ("mtls.test", .clientCertificateRejected, .clientCertificateRejected)
+        ])
     func errorsMapToURLError(host: String, code: URLError.Code, kind: HTTPClientError.Kind) async throws {
         let url = fixture.url(host)
         let error = await #expect(throws: URLError.self) { try await fixture.urlSession().data(for: URLRequest(url: url)) }
@@ -253,8 +260,9 @@ struct URLSessionTests {
         #expect((delegate.error as? URLError)?.code == .unsupportedURL)
     }
 
-    @Test("redirects are followed IP-direct: each hop's virtual host, SNI, method and body",
-          arguments: [301, 302, 303, 307, 308], [false, true])
+    @Test(
+        "redirects are followed IP-direct: each hop's virtual host, SNI, method and body",
+        arguments: [301, 302, 303, 307, 308], [false, true])
     func redirects(status: Int, crossHost: Bool) async throws {
         var request = URLRequest(url: fixture.url("a.test", crossHost ? "/redirect/\(status)/b" : "/redirect/\(status)"))
         request.httpMethod = "POST"
@@ -267,7 +275,8 @@ struct URLSessionTests {
         #expect(http.url == fixture.url(host, "/inspect"))
         #expect(http.field("X-Vhost") == host)
         #expect(http.field("X-SNI") == host)
-        #expect(String(decoding: data, as: UTF8.self)
+        #expect(
+            String(decoding: data, as: UTF8.self)
                 == RedirectTests.inspect(method: keeps ? "POST" : "GET", host: "\(host):\(fixture.servers.httpsPort)", body: keeps ? "payload" : ""))
     }
 
@@ -349,8 +358,9 @@ struct URLSessionTests {
         #expect(String(decoding: kept, as: UTF8.self) == RedirectTests.inspect(method: "GET", host: "b.test:\(port)", cookie: "mine=1"))
     }
 
-    @Test("a cookie without a Path gets its URL's default path (RFC 6265 §5.1.4), not \"/\"",
-          arguments: [("k=1", "/dir/sub"), ("k=1; Path=relative", "/dir/sub"), ("k=1; Path=/", "/"), ("k=1; Path=/x; Path=/dir", "/dir")])
+    @Test(
+        "a cookie without a Path gets its URL's default path (RFC 6265 §5.1.4), not \"/\"",
+        arguments: [("k=1", "/dir/sub"), ("k=1; Path=relative", "/dir/sub"), ("k=1; Path=/", "/"), ("k=1; Path=/x; Path=/dir", "/dir")])
     func cookieDefaultPath(setCookie: String, path: String) throws {
         let jar = HTTPCookieStorageJar(.sharedCookieStorage(forGroupContainerIdentifier: "httpdns-tests-\(UUID().uuidString)"))
         jar.storeCookies([setCookie], from: URL(string: "https://a.test/dir/sub/set")!)

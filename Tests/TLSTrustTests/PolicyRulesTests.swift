@@ -56,8 +56,9 @@ struct PolicyRulesTests {
         let now = Date(timeIntervalSince1970: 1_000_000)
         let everyHost = PinSet(pins: [.publicKey(sha256: Data(repeating: 1, count: 32))])
         let wild = PinSet(hosts: ["**.example.com"], pins: [.publicKey(sha256: Data(repeating: 2, count: 32))])
-        let exact = PinSet(hosts: ["api.example.com"], pins: [.publicKey(sha256: Data(repeating: 3, count: 32))],
-                           expires: now.addingTimeInterval(60))
+        let exact = PinSet(
+            hosts: ["api.example.com"], pins: [.publicKey(sha256: Data(repeating: 3, count: 32))],
+            expires: now.addingTimeInterval(60))
         let policy = TrustPolicy(anchors: .system, pinSets: [everyHost, wild, exact])
         #expect(policy.pinSet(for: "api.example.com", at: now) == exact)
         #expect(policy.pinSet(for: "api.example.com", at: now.addingTimeInterval(61)) == wild)
@@ -92,7 +93,7 @@ struct PolicyRulesTests {
         let base = TrustPolicy.system
         let variants: [TrustPolicy] = [
             base, .publicKeyPins([.publicKey(sha256: Self.digest)]), .insecureSkippingAllVerification,
-            base.requiringOCSPStapling(), .pinsAsAnchors([.publicKey(sha256: Self.digest)]),
+            base.requiringOCSPStapling(), .pinsAsAnchors([.publicKey(sha256: Self.digest)])
         ]
         #expect(Set(variants).count == variants.count)
     }
@@ -102,8 +103,9 @@ extension PolicyRulesTests {
     @Test("the pin report's JSON carries RFC 7469 §3 fields")
     func reportJSON() throws {
         let set = PinSet(hosts: ["**.example.com"], pins: [.publicKey(sha256: Self.digest)], enforcement: .reportOnly)
-        let report = PinReport(host: "api.example.com", port: 443, remoteAddress: "192.0.2.1", presentedChain: [], pinSet: set,
-                               enforced: false, date: Date(timeIntervalSince1970: 0))
+        let report = PinReport(
+            host: "api.example.com", port: 443, remoteAddress: "192.0.2.1", presentedChain: [], pinSet: set,
+            enforced: false, date: Date(timeIntervalSince1970: 0))
         let object = try #require(try JSONSerialization.jsonObject(with: report.jsonBody()) as? [String: Any])
         #expect(object["hostname"] as? String == "api.example.com")
         #expect(object["port"] as? Int == 443)
@@ -115,11 +117,13 @@ extension PolicyRulesTests {
     @Test("the pin report's message brackets an IPv6 host before its port; a name stays as it is")
     func reportMessageBracketsIPv6() {
         let set = PinSet(pins: [.publicKey(sha256: Self.digest)])
-        let literal = PinReport(host: "2001:db8::1", port: 8443, remoteAddress: "2001:db8::1", presentedChain: [], pinSet: set,
-                                enforced: true, date: Date(timeIntervalSince1970: 0))
+        let literal = PinReport(
+            host: "2001:db8::1", port: 8443, remoteAddress: "2001:db8::1", presentedChain: [], pinSet: set,
+            enforced: true, date: Date(timeIntervalSince1970: 0))
         #expect(literal.description.hasPrefix("certificate pinning failed for [2001:db8::1]:8443 (2001:db8::1): "), "\(literal)")
-        let name = PinReport(host: "api.example.com", port: 443, remoteAddress: "192.0.2.1", presentedChain: [], pinSet: set,
-                             enforced: true, date: Date(timeIntervalSince1970: 0))
+        let name = PinReport(
+            host: "api.example.com", port: 443, remoteAddress: "192.0.2.1", presentedChain: [], pinSet: set,
+            enforced: true, date: Date(timeIntervalSince1970: 0))
         #expect(name.description.hasPrefix("certificate pinning failed for api.example.com:443 (192.0.2.1): "), "\(name)")
     }
 }

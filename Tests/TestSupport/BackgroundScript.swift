@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Starts one of the suite's Python helpers (`scripts/*.py`) as a child of the test process on a free
@@ -45,7 +45,7 @@ enum BackgroundScript {
             let deadline = Date().addingTimeInterval(10)
             while Date() < deadline, process.isRunning {
                 if ((try? String(contentsOf: output, encoding: .utf8)) ?? "").contains("ready") { return port }
-                usleep(20_000)  // waiting for a child process to listen, not for a TTL
+                usleep(20_000) // waiting for a child process to listen, not for a TTL
             }
         }
         throw TestServersError.startFailed(directory: directory.path, status: -1, output: "\(name) did not start")
@@ -68,12 +68,12 @@ public struct ProxyTestServer: Sendable {
     /// Started once per test process, off the cooperative pool (waiters suspend, never block it).
     public static func shared() async throws -> ProxyTestServer {
         try await BackgroundScript.once(state) { () throws -> ProxyTestServer in
-                let servers = try TestServers.shared()
-                let log = servers.directory.appendingPathComponent("proxy-requests.log")
-                _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-                let names = ["a.test", "b.test", "www.a.test", "localhost"].flatMap { ["--map", "\($0)=127.0.0.1"] }
-                let port = try BackgroundScript.start("connect-proxy.py", in: servers.directory) { _ in ["--log", log.path] + names }
-                return ProxyTestServer(port: port, requestLog: log)
+            let servers = try TestServers.shared()
+            let log = servers.directory.appendingPathComponent("proxy-requests.log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            let names = ["a.test", "b.test", "www.a.test", "localhost"].flatMap { ["--map", "\($0)=127.0.0.1"] }
+            let port = try BackgroundScript.start("connect-proxy.py", in: servers.directory) { _ in ["--log", log.path] + names }
+            return ProxyTestServer(port: port, requestLog: log)
         }
     }
 

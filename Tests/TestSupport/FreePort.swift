@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Loopback ports nobody is listening on, for tests that start a listener of their own.

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The HTTPDNS provider stand-in (`scripts/provider-test-server.py`, written from the vendors' public

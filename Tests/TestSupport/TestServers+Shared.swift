@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension TestServers {
@@ -25,7 +25,7 @@ extension TestServers {
                 let result = Result { () throws(TestServersError) -> TestServers in
                     try TestServers(directory: URL(fileURLWithPath: directory, isDirectory: true))
                 }
-                state = result  // no exit handler: they are someone else's to stop
+                state = result // no exit handler: they are someone else's to stop
                 return try result.get()
             }
             let result = Result { () throws(TestServersError) -> TestServers in try start() }

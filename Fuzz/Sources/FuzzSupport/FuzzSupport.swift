@@ -13,10 +13,11 @@ public func runFuzzer(_ body: @escaping ([UInt8]) -> Void) -> Never {
     handler = body
     var argc = CommandLine.argc
     var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-    exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-        handler(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
-        return 0
-    })
+    exit(
+        LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+            handler(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+            return 0
+        })
 }
 
 /// libFuzzer's usual entry point, for when its own `main` is linked in instead.

@@ -37,8 +37,11 @@ while done < requests {
         switch index % 25 {
         case 5:
             // The CLI end to end in-process: options, its own resolver and client, output to a sink.
-            let status = await HTTPDNSTool.run(["fetch", "-s", "--doh-url", dohURL.absoluteString, "--resolve", "dns.test:\(dohPort):127.0.0.1",
-                                                "--cacert", caPath, "https://www.a.test:\(port)/"], console: quiet)
+            let status = await HTTPDNSTool.run(
+                [
+                    "fetch", "-s", "--doh-url", dohURL.absoluteString, "--resolve", "dns.test:\(dohPort):127.0.0.1",
+                    "--cacert", caPath, "https://www.a.test:\(port)/"
+                ], console: quiet)
             if status == 0 { ok += 1 } else { unexpected.append("CLI fetch exited \(status)") }
         case 10:
             // NXDOMAIN: the resolution error path.
@@ -67,5 +70,5 @@ while done < requests {
 print("httpdns-leakcheck: \(done) requests: \(ok) succeeded, \(expectedFailures) failed as expected, \(unexpected.count) unexpected")
 for line in Set(unexpected).sorted().prefix(10) { print("  unexpected: \(line)") }
 // LeakSanitizer reports from an exit handler and ends the process with _exit: flush first.
-fflush(nil)  // every stream
+fflush(nil) // every stream
 exit(unexpected.isEmpty ? 0 : 1)

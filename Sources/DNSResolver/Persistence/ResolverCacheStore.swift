@@ -3,7 +3,7 @@ import Foundation
 import HTTPDNSCore
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The resolver's persistent cache: one SQLite file (WAL mode) that several processes may share.
@@ -95,8 +95,10 @@ final class ResolverCacheStore: Sendable {
     ///   parse are skipped with one warning); nil when the file cannot be used (a directory, corrupt,
     ///   foreign, a newer schema, not readable): the resolver then keeps its cache in memory only, and
     ///   the file is left as it was.
-    static func open(_ file: URL, busyTimeout: TimeInterval, maximumAge: TimeInterval, loadLimit: Int,
-                     warn: @escaping @Sendable (String) -> Void) -> (store: ResolverCacheStore, rows: [Row])? {
+    static func open(
+        _ file: URL, busyTimeout: TimeInterval, maximumAge: TimeInterval, loadLimit: Int,
+        warn: @escaping @Sendable (String) -> Void
+    ) -> (store: ResolverCacheStore, rows: [Row])? {
         // What another store of this process noted for the file is written first, so a resolver made
         // after another one's lookups reads their answers (as a restarted process would).
         let path = file.standardizedFileURL.resolvingSymlinksInPath().path
@@ -131,8 +133,10 @@ final class ResolverCacheStore: Sendable {
         var description: String
     }
 
-    private init(file: URL, busyTimeout: TimeInterval, maximumAge: TimeInterval,
-                 warn: @escaping @Sendable (String) -> Void) throws(OpenError) {
+    private init(
+        file: URL, busyTimeout: TimeInterval, maximumAge: TimeInterval,
+        warn: @escaping @Sendable (String) -> Void
+    ) throws(OpenError) {
         self.file = file
         self.maximumAge = maximumAge
         self.busyTimeout = busyTimeout
@@ -217,7 +221,7 @@ final class ResolverCacheStore: Sendable {
         }
         let fd = Glibc.open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         if fd >= 0 { close(fd); return }
-        if errno == EEXIST { return }  // another process made it first
+        if errno == EEXIST { return } // another process made it first
         throw OpenError(description: "cannot create it (\(String(cString: strerror(errno))))")
     }
 
@@ -256,8 +260,10 @@ final class ResolverCacheStore: Sendable {
         } catch let error as OpenError {
             throw error
         } catch let failure as SQLiteDatabase.Failure {
-            throw OpenError(description: failure.isCorrupt ? "it is corrupt or not a database (\(failure)); it was left as it is"
-                                                           : "cannot open it (\(failure))")
+            throw OpenError(
+                description: failure.isCorrupt
+                    ? "it is corrupt or not a database (\(failure)); it was left as it is"
+                    : "cannot open it (\(failure))")
         } catch {
             throw OpenError(description: "\(error)")
         }
@@ -280,7 +286,8 @@ final class ResolverCacheStore: Sendable {
         try database.transaction { () throws(SQLiteDatabase.Failure) in
             // Checked again under the write lock: another process may have made it meanwhile.
             guard try database.pragma("user_version") == 0 else { return }
-            try database.execute("""
+            try database.execute(
+                """
                 CREATE TABLE answers (
                     name TEXT NOT NULL, families TEXT NOT NULL, addresses TEXT NOT NULL,
                     expires REAL NOT NULL, stored REAL NOT NULL, provider TEXT,
@@ -355,7 +362,8 @@ final class ResolverCacheStore: Sendable {
     private func load(limit: Int) -> (rows: [Row], anyPastMaximumAge: Bool) {
         let cutoff = Date().timeIntervalSince1970 - maximumAge
         do {
-            let statement = try database.prepare("""
+            let statement = try database.prepare(
+                """
                 SELECT name, families, addresses, expires, stored, provider FROM answers
                 WHERE expires >= ?1 ORDER BY expires DESC LIMIT ?2
                 """)
@@ -378,8 +386,9 @@ final class ResolverCacheStore: Sendable {
 
     private static func row(_ statement: SQLiteStatement) -> Row? {
         guard let rawName = statement.text(0), let name = HostName.normalize(rawName), name == rawName,
-              let families = statement.text(1).flatMap(AddressFamilies.init(rawValue:)), families != .auto,
-              let text = statement.text(2) else { return nil }
+            let families = statement.text(1).flatMap(AddressFamilies.init(rawValue:)), families != .auto,
+            let text = statement.text(2)
+        else { return nil }
         var addresses: [IPAddress] = []
         for part in text.split(separator: ",") {
             guard let address = IPAddress(String(part)) else { return nil }
@@ -521,7 +530,8 @@ final class ResolverCacheStore: Sendable {
 
     /// The statement `upsert` runs per row, prepared on `database`.
     private static func makeUpsertStatement(on database: SQLiteDatabase) throws(SQLiteDatabase.Failure) -> SQLiteStatement {
-        try database.prepare("""
+        try database.prepare(
+            """
             INSERT INTO answers (name, families, addresses, expires, stored, provider) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             ON CONFLICT (name, families) DO UPDATE SET
                 addresses = excluded.addresses, expires = excluded.expires, stored = excluded.stored, provider = excluded.provider

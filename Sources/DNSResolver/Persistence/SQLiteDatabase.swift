@@ -5,7 +5,7 @@ internal import CSQLite
 ///
 /// Not safe for concurrent use: `ResolverCacheStore` uses a connection from one serial queue only.
 /// Statements hold their database, so the connection outlives every statement prepared on it.
-final class SQLiteDatabase: @unchecked Sendable {  // used from one serial queue at a time (ResolverCacheStore)
+final class SQLiteDatabase: @unchecked Sendable { // used from one serial queue at a time (ResolverCacheStore)
     /// An SQLite error: the result code (`SQLITE_BUSY`, `SQLITE_CORRUPT`, ...) and its message.
     struct Failure: Error, CustomStringConvertible {
         var code: Int32

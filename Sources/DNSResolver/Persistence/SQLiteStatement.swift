@@ -32,12 +32,13 @@ final class SQLiteStatement {
     /// Binds `value` to the parameter `?index` (from 1). For a statement run once per row, this
     /// spares an array of values per row.
     func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteDatabase.Failure) {
-        let code: Int32 = switch value {
-        case .text(let text): sqlite3_bind_text(handle, index, text, -1, httpdns_sqlite_transient())
-        case .real(let number): sqlite3_bind_double(handle, index, number)
-        case .integer(let number): sqlite3_bind_int64(handle, index, Int64(number))
-        case .null: sqlite3_bind_null(handle, index)
-        }
+        let code: Int32 =
+            switch value {
+            case .text(let text): sqlite3_bind_text(handle, index, text, -1, httpdns_sqlite_transient())
+            case .real(let number): sqlite3_bind_double(handle, index, number)
+            case .integer(let number): sqlite3_bind_int64(handle, index, Int64(number))
+            case .null: sqlite3_bind_null(handle, index)
+            }
         guard code == SQLITE_OK else { throw database.failure(code) }
     }
 

@@ -91,7 +91,8 @@ public struct JSONDoHEndpoint: ResolutionProvider, Hashable, CustomStringConvert
         for record in records where (owner(record) ?? current) == current {
             guard (record["type"] as? NSNumber)?.intValue == type else { continue }
             guard let data = record["data"] as? String, let address = IPAddress(data),
-                  address.family == (type == 1 ? .ipv4 : .ipv6) else {
+                address.family == (type == 1 ? .ipv4 : .ipv6)
+            else {
                 throw .endpointFailed(url, reason: "malformed JSON response: bad address '\(ProviderHTTP.printable(String(describing: record["data"] ?? "").prefix(80)))'")
             }
             let recordTTL = ProviderHTTP.seconds(record["TTL"]) ?? 0

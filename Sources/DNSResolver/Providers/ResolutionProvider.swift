@@ -98,7 +98,8 @@ enum ProviderHTTP {
     /// HTTPDNS APIs' plain-HTTP variants would hand the answers to the network this library guards
     /// against). The endpoints' initializers take any URL; this is where it is checked.
     static func cleartextRefusal(_ url: URL) -> String? {
-        url.scheme?.lowercased() == "https" ? nil
+        url.scheme?.lowercased() == "https"
+            ? nil
             : "not sent: \(url.scheme.map { "'\($0)'" } ?? "no") scheme; DoH and HTTPDNS queries go over https only (RFC 8484 §3)"
     }
 
@@ -116,7 +117,7 @@ enum ProviderHTTP {
             return parts.isEmpty ? nil : parts.joined(separator: ", ")
         }
         guard let text = String(data: body, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
-              !text.isEmpty, text.count <= 200, !text.contains(where: \.isNewline), !text.hasPrefix("<")
+            !text.isEmpty, text.count <= 200, !text.contains(where: \.isNewline), !text.hasPrefix("<")
         else { return nil }
         return "\"\(printable(text))\""
     }
@@ -148,7 +149,8 @@ enum ProviderHTTP {
         var result: [IPAddress] = []
         for item in strings {
             guard let text = item as? String, let address = IPAddress(text), address.family == family else {
-                throw .endpointFailed(endpoint, reason: "malformed JSON response: '\(field)' holds '\(printable(String(describing: item).prefix(80)))', not an \(family == .ipv4 ? "IPv4" : "IPv6") address")
+                throw .endpointFailed(
+                    endpoint, reason: "malformed JSON response: '\(field)' holds '\(printable(String(describing: item).prefix(80)))', not an \(family == .ipv4 ? "IPv4" : "IPv6") address")
             }
             if !result.contains(address) { result.append(address) }
         }
@@ -165,12 +167,14 @@ enum ProviderHTTP {
     /// C0 and C1 terminal escapes, bidirectional overrides) shown as "?". Server text goes through
     /// it before it reaches a message: messages reach terminals.
     static func printable(_ text: some StringProtocol) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
-            switch scalar.properties.generalCategory {
-            case .control, .format, .lineSeparator, .paragraphSeparator: "?"
-            default: scalar
-            }
-        }))
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { scalar in
+                    switch scalar.properties.generalCategory {
+                    case .control, .format, .lineSeparator, .paragraphSeparator: "?"
+                    default: scalar
+                    }
+                }))
     }
 
     static func oneLine(_ text: String) -> String {

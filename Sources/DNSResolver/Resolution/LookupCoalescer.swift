@@ -97,10 +97,13 @@ final class LookupCoalescer: Sendable {
                     // lookup that happened to start it.
                     // Recorded under the lock, which the task takes to remove itself when done.
                     state.withLock { state in
-                        state.started[flightID] = (key.name, Task {
-                            self.finish(flightID, outcome: await work.query(key), store: work.store)
-                            _ = self.state.withLock { $0.started.removeValue(forKey: flightID) }
-                        })
+                        state.started[flightID] = (
+                            key.name,
+                            Task {
+                                self.finish(flightID, outcome: await work.query(key), store: work.store)
+                                _ = self.state.withLock { $0.started.removeValue(forKey: flightID) }
+                            }
+                        )
                     }
                 }
             }

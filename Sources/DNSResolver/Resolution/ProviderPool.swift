@@ -76,8 +76,9 @@ final class ProviderPool: Sendable {
         for index in providers.indices {
             let entry = health[index]
             if entry.skipUntil > now {
-                observer?.endpointSkipped(host: name, endpoint: providers[index].url,
-                                          consecutiveFailures: entry.consecutiveFailures, retryAfter: entry.skipUntil)
+                observer?.endpointSkipped(
+                    host: name, endpoint: providers[index].url,
+                    consecutiveFailures: entry.consecutiveFailures, retryAfter: entry.skipUntil)
             } else {
                 available.append(index)
             }
@@ -141,7 +142,9 @@ final class ProviderPool: Sendable {
         do {
             let answer = try await provider.lookup(name, families: families, transport: transport, timeout: requestTimeout)
             let latency = clock.now() - started
-            health.withLock { $0[index].consecutiveFailures = 0; $0[index].skipUntil = 0 }
+            health.withLock {
+                $0[index].consecutiveFailures = 0; $0[index].skipUntil = 0
+            }
             observer?.providerAnswered(host: name, provider: provider.kind, endpoint: provider.url, latency: latency, answer: answer)
             return .answered(.answered(answer, provider: provider))
         } catch {

@@ -25,15 +25,19 @@ extension HTTPClient {
     /// - Throws: `HTTPClientError` as `execute(_:to:)`, plus `.tooManyRedirects` (curl 47) when
     ///   `policy.maximumRedirects` is exceeded and `.bodyReadFailed` when a 307/308 needs a
     ///   `.stream` body again (a stream cannot be replayed; use `.data` or `.file`).
-    public func execute(_ request: HTTPRequest, to destination: ResponseBodyDestination = .memory(limit: nil),
-                        redirects policy: RedirectPolicy, cookies: (any HTTPCookieJar)? = nil,
-                        redirected: (@Sendable (_ response: HTTPResponse, _ followed: HTTPRedirect?) -> Void)? = nil) async throws -> HTTPResponse {
+    public func execute(
+        _ request: HTTPRequest, to destination: ResponseBodyDestination = .memory(limit: nil),
+        redirects policy: RedirectPolicy, cookies: (any HTTPCookieJar)? = nil,
+        redirected: (@Sendable (_ response: HTTPResponse, _ followed: HTTPRedirect?) -> Void)? = nil
+    ) async throws -> HTTPResponse {
         try await onLoop { try await follow(request, to: destination, redirects: policy, cookies: cookies, redirected: redirected) }
     }
 
-    private func follow(_ request: HTTPRequest, to destination: ResponseBodyDestination, redirects policy: RedirectPolicy,
-                        cookies: (any HTTPCookieJar)?,
-                        redirected: (@Sendable (_ response: HTTPResponse, _ followed: HTTPRedirect?) -> Void)?) async throws -> HTTPResponse {
+    private func follow(
+        _ request: HTTPRequest, to destination: ResponseBodyDestination, redirects policy: RedirectPolicy,
+        cookies: (any HTTPCookieJar)?,
+        redirected: (@Sendable (_ response: HTTPResponse, _ followed: HTTPRedirect?) -> Void)?
+    ) async throws -> HTTPResponse {
         var current = request
         var followed = 0
         while true {
@@ -46,19 +50,23 @@ extension HTTPClient {
             let redirectHead = RedirectHead()
             let response: HTTPResponse
             do {
-                response = try await perform(sent, to: destination, discardingBodyWhen: { head in
-                    guard HTTPRedirect(status: head.status, headers: head.headers, url: url, method: method) != nil else { return false }
-                    redirectHead.set(head)
-                    return true
-                })
+                response = try await perform(
+                    sent, to: destination,
+                    discardingBodyWhen: { head in
+                        guard HTTPRedirect(status: head.status, headers: head.headers, url: url, method: method) != nil else { return false }
+                        redirectHead.set(head)
+                        return true
+                    })
             } catch let error as HTTPClientError where error.kind == .transferFailed || error.kind == .bodyReadFailed {
                 // A server may answer a redirect before reading the request body and reset the
                 // stream; the redirect head is complete: follow it (Documentation/LibcurlNotes.md #8).
                 guard let head = redirectHead.head else { throw error }
-                response = HTTPResponse(status: head.status, headers: head.headers, version: head.version, reasonPhrase: head.reasonPhrase, body: Data(),
-                                        connection: ConnectionReport(remoteAddress: nil, remotePort: nil, resolution: nil,
-                                                                     reusedConnection: false, tls: nil),
-                                        url: url)
+                response = HTTPResponse(
+                    status: head.status, headers: head.headers, version: head.version, reasonPhrase: head.reasonPhrase, body: Data(),
+                    connection: ConnectionReport(
+                        remoteAddress: nil, remotePort: nil, resolution: nil,
+                        reusedConnection: false, tls: nil),
+                    url: url)
             }
             cookies?.storeCookies(response.headers[all: "Set-Cookie"], from: url)
             guard let redirect = HTTPRedirect(status: response.status, headers: response.headers, url: url, method: method) else {
@@ -66,7 +74,11 @@ extension HTTPClient {
             }
             redirected?(response, followed < policy.maximumRedirects ? redirect : nil)
             guard followed < policy.maximumRedirects else {
-                throw HTTPClientError(kind: .tooManyRedirects, message: "stopped after \(followed) redirect\(followed == 1 ? "" : "s"): \(url.redactedString) redirects (\(redirect.status)) to \(redirect.location.redactedString) (the limit is \(policy.maximumRedirects))", url: url, status: redirect.status)
+                throw HTTPClientError(
+                    kind: .tooManyRedirects,
+                    message:
+                        "stopped after \(followed) redirect\(followed == 1 ? "" : "s"): \(url.redactedString) redirects (\(redirect.status)) to \(redirect.location.redactedString) (the limit is \(policy.maximumRedirects))",
+                    url: url, status: redirect.status)
             }
             if redirect.keepsBody, case .stream? = current.body {
                 throw HTTPClientError.streamBodyNotReplayable(method: method, url: url, "was redirected (\(redirect.status)) to \(redirect.location.redactedString), which takes the same body")
@@ -79,7 +91,7 @@ extension HTTPClient {
 }
 
 /// The head of a redirect whose body was dropped, handed from the transfer thread.
-final class RedirectHead: @unchecked Sendable {  // `stored` is guarded by `lock`
+final class RedirectHead: @unchecked Sendable { // `stored` is guarded by `lock`
     private let lock = NSLock()
     private var stored: HTTPResponseHead?
 

@@ -23,7 +23,8 @@ extension HTTPClient {
                 handler(event)
             } else {
                 // Never silent: this connection is not authenticated.
-                let line = "httpdns: WARNING: certificate verification is disabled; the connection to \(IPAddress.authority(host: host, port: port))\(connection.remoteAddress.map { " (\($0))" } ?? "") is not authenticated\n"
+                let line =
+                    "httpdns: WARNING: certificate verification is disabled; the connection to \(IPAddress.authority(host: host, port: port))\(connection.remoteAddress.map { " (\($0))" } ?? "") is not authenticated\n"
                 StandardError.write(line)
             }
         }
@@ -46,10 +47,11 @@ extension ResponseBodyDestination {
         case .handler(let chunk):
             .streaming(head: { head in head.connection.map(observe) }, chunk: chunk)
         case .streaming(let received, let chunk):
-            .streaming(head: { head in
-                head.connection.map(observe)
-                received(head)
-            }, chunk: chunk)
+            .streaming(
+                head: { head in
+                    head.connection.map(observe)
+                    received(head)
+                }, chunk: chunk)
         case .memory, .file:
             self
         }

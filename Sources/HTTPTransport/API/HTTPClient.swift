@@ -96,8 +96,9 @@ public final class HTTPClient: Sendable {
         self.configuration = configuration
         self.resolver = resolver
         self.engine = .shared
-        self.pool = engine.pool(for: configuration.trust, version: configuration.httpVersion,
-                                connectionsPerHost: configuration.maximumConnectionsPerHost.map { max(1, $0) })
+        self.pool = engine.pool(
+            for: configuration.trust, version: configuration.httpVersion,
+            connectionsPerHost: configuration.maximumConnectionsPerHost.map { max(1, $0) })
     }
 
     /// Sends `request` and returns the final response.
@@ -168,8 +169,10 @@ public final class HTTPClient: Sendable {
 
     /// One request without redirects; `discardsBody` (see `Transfer.discardsBody`) lets the
     /// redirect loop drop the bodies of redirects it will follow.
-    func perform(_ request: HTTPRequest, to destination: ResponseBodyDestination,
-                 discardingBodyWhen discardsBody: (@Sendable (HTTPResponseHead) -> Bool)?) async throws -> HTTPResponse {
+    func perform(
+        _ request: HTTPRequest, to destination: ResponseBodyDestination,
+        discardingBodyWhen discardsBody: (@Sendable (HTTPResponseHead) -> Bool)?
+    ) async throws -> HTTPResponse {
         let target = try lastTarget.target(for: request.url)
         // The policy first: a host no policy allows must not even be resolved.
         let policy = try trustPolicy(for: request, host: target.host)
@@ -210,7 +213,8 @@ public final class HTTPClient: Sendable {
         let version = request.httpVersion ?? configuration.httpVersion
         // A request with a body never shares an HTTP/2 connection (Documentation/LibcurlNotes.md #7).
         let multiplexes = request.body == nil || version == .http1_1
-        let pool = policy == configuration.trust && version == configuration.httpVersion && multiplexes
+        let pool =
+            policy == configuration.trust && version == configuration.httpVersion && multiplexes
             ? self.pool
             : await engine.poolOffLoop(for: policy, version: version, connectionsPerHost: self.pool.connectionsPerHost, multiplexes: multiplexes)
         var raceTime: TimeInterval?
@@ -236,9 +240,10 @@ public final class HTTPClient: Sendable {
                 self.deliverTrustEvents(of: connection, host: target.host, port: target.port)
             }
         }
-        let transfer = try Transfer(request: request, target: target, addresses: addresses, resolution: resolution,
-                                    configuration: configuration, destination: destination, pool: pool,
-                                    proxy: proxy, memo: optionLists)
+        let transfer = try Transfer(
+            request: request, target: target, addresses: addresses, resolution: resolution,
+            configuration: configuration, destination: destination, pool: pool,
+            proxy: proxy, memo: optionLists)
         transfer.discardsBody = discardsBody
         transfer.addressRaceTime = raceTime
         transfer.nameLookupTime = lookupTime
@@ -300,8 +305,10 @@ public final class HTTPClient: Sendable {
     /// refuses, the list goes to libcurl unchanged, to fail the usual way.
     /// - Throws: `HTTPClientError.Kind.timedOut` (curl 28) when no address connected within the
     ///   connect (or total) time limit: libcurl would only wait that long again.
-    private func raceAddresses(_ addresses: [IPAddress], target: RequestTarget, pool: PoolDescriptor,
-                               request: HTTPRequest) async throws -> (addresses: [IPAddress], raceTime: TimeInterval?) {
+    private func raceAddresses(
+        _ addresses: [IPAddress], target: RequestTarget, pool: PoolDescriptor,
+        request: HTTPRequest
+    ) async throws -> (addresses: [IPAddress], raceTime: TimeInterval?) {
         let ordered = HappyEyeballs.interleave(addresses)
         let key = "\(pool.id)|\(ConnectRoute.cached(host: target.host, addresses: addresses, port: target.port).name)"
         let timeout = RequestDeadlines.raceLimit(request.timeouts ?? configuration.timeouts)
@@ -331,8 +338,9 @@ public final class HTTPClient: Sendable {
         if isOwn { RouteMemory.shared.finish(key, winner: outcome.winner?.address) }
         try Task.checkCancellation()
         if outcome.winner == nil, outcome.timedOut {
-            throw HTTPClientError.timedOut(.connecting(authority: IPAddress.authority(host: target.host, port: target.port), limit: timeout, tried: ordered),
-                                           url: request.url)
+            throw HTTPClientError.timedOut(
+                .connecting(authority: IPAddress.authority(host: target.host, port: target.port), limit: timeout, tried: ordered),
+                url: request.url)
         }
         // No winner and no time-out: every address refused; libcurl fails the usual way.
         return (winnerFirst(outcome.winner?.address), isOwn ? outcome.elapsed : nil)

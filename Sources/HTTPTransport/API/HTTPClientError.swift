@@ -79,8 +79,10 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     /// (resolution, an address race that timed out, a request refused as given).
     public var connection: ConnectionReport?
 
-    public init(kind: Kind, message: String, url: URL? = nil, curlCode: Int? = nil,
-                resolutionError: ResolutionError? = nil, status: Int? = nil, pinReport: PinReport? = nil) {
+    public init(
+        kind: Kind, message: String, url: URL? = nil, curlCode: Int? = nil,
+        resolutionError: ResolutionError? = nil, status: Int? = nil, pinReport: PinReport? = nil
+    ) {
         self.kind = kind
         self.message = message
         self.url = url
@@ -96,9 +98,11 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     /// `url` `reason`, but its body is a stream...", `reason` saying why ("was redirected (307) to
     /// ..., which takes the same body"). A stream is read once; `.data` and `.file` bodies replay.
     static func streamBodyNotReplayable(method: String, url: URL, _ reason: String, curlCode: Int? = nil) -> HTTPClientError {
-        HTTPClientError(kind: .bodyReadFailed,
-                        message: "\(method) \(url.redactedString) \(reason), but its body is a stream that was already read and cannot be replayed: give the body as .data or .file (HTTPRequestBody) when the request may be redirected with 307/308 or sent again",
-                        url: url, curlCode: curlCode)
+        HTTPClientError(
+            kind: .bodyReadFailed,
+            message:
+                "\(method) \(url.redactedString) \(reason), but its body is a stream that was already read and cannot be replayed: give the body as .data or .file (HTTPRequestBody) when the request may be redirected with 307/308 or sent again",
+            url: url, curlCode: curlCode)
     }
 
     /// The exit status curl uses for this failure (curl(1) "EXIT CODES"): 6 for `.couldNotResolve`,

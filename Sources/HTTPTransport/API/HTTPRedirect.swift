@@ -33,8 +33,9 @@ public struct HTTPRedirect: Sendable, Hashable {
     ///   - method: The method of that request.
     public init?(status: Int, headers: HTTPHeaders, url: URL, method: String) {
         guard Self.statuses.contains(status),
-              let value = headers[first: "Location"]?.trimmingWhitespace(), !value.isEmpty,
-              let location = Self.resolve(value, against: url) else { return nil }
+            let value = headers[first: "Location"]?.trimmingWhitespace(), !value.isEmpty,
+            let location = Self.resolve(value, against: url)
+        else { return nil }
         self.status = status
         self.location = location
         (self.method, self.keepsBody) = Self.method(after: status, for: method)
@@ -57,8 +58,10 @@ public struct HTTPRedirect: Sendable, Hashable {
     public func headers(after headers: HTTPHeaders, from url: URL) -> HTTPHeaders {
         var result = headers
         if !keepsBody {
-            for name in ["Content-Type", "Content-Length", "Content-Encoding", "Content-Language",
-                         "Content-Location", "Transfer-Encoding", "Digest", "Expect"] {
+            for name in [
+                "Content-Type", "Content-Length", "Content-Encoding", "Content-Language",
+                "Content-Location", "Transfer-Encoding", "Digest", "Expect"
+            ] {
                 result.remove(name: name)
             }
         }
@@ -93,12 +96,14 @@ public struct HTTPRedirect: Sendable, Hashable {
 
     /// `value` resolved against `base`; nil unless the result is http(s) with a host.
     static func resolve(_ value: String, against base: URL) -> URL? {
-        let candidate = URL(string: value, relativeTo: base)
+        let candidate =
+            URL(string: value, relativeTo: base)
             ?? value.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed.union(["#", "%"]))
-                .flatMap { URL(string: $0, relativeTo: base) }
+            .flatMap { URL(string: $0, relativeTo: base) }
         guard let url = candidate?.absoluteURL,
-              let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = url.host(percentEncoded: false), !host.isEmpty else { return nil }
+            let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host(percentEncoded: false), !host.isEmpty
+        else { return nil }
         return url
     }
 

@@ -38,7 +38,7 @@ public enum HTTPRequestBody: Sendable {
 }
 
 /// Hands an `InputStream` to the transfer loop, which becomes its only user.
-public final class InputStreamBox: @unchecked Sendable {  // the stream is used by one thread at a time: the caller until the request starts, then whichever thread holds the transfer loop's lock
+public final class InputStreamBox: @unchecked Sendable { // the stream is used by one thread at a time: the caller until the request starts, then whichever thread holds the transfer loop's lock
     let stream: InputStream
     public init(_ stream: InputStream) { self.stream = stream }
 }

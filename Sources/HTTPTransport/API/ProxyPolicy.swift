@@ -76,7 +76,8 @@ public enum ProxyPolicy: Sendable, Hashable {
             }
             if let slash = entry.firstIndex(of: "/") {
                 if let hostAddress, let network = IPAddress(entry[..<slash]), let bits = Int(entry[entry.index(after: slash)...]),
-                   contains(network: network, prefixLength: bits, address: hostAddress) {
+                    contains(network: network, prefixLength: bits, address: hostAddress)
+                {
                     return true
                 }
                 continue

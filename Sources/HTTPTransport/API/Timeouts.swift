@@ -43,9 +43,10 @@ extension Timeouts {
         for (name, value) in [("connect", connect), ("total", total), ("idle", idle)] {
             guard let value else { continue }
             guard value.isFinite, value > 0, value <= Self.maximum else {
-                throw HTTPClientError(kind: .invalidRequest,
-                                      message: "Timeouts.\(name) must be a number of seconds above 0 and at most \(Self.maximum) (24.8 days), or nil for no limit; got \(value)",
-                                      url: url)
+                throw HTTPClientError(
+                    kind: .invalidRequest,
+                    message: "Timeouts.\(name) must be a number of seconds above 0 and at most \(Self.maximum) (24.8 days), or nil for no limit; got \(value)",
+                    url: url)
             }
         }
     }

@@ -3,7 +3,7 @@ internal import CHTTPDNSShims
 
 /// Owns one libcurl easy handle (`CURL*`): cleaned up in `deinit`, never elsewhere. Used by one
 /// thread at a time: the transfer that holds it, or `EasyHandleCache` between transfers.
-final class EasyHandle: @unchecked Sendable {  // handed between threads only through EasyHandleCache's lock
+final class EasyHandle: @unchecked Sendable { // handed between threads only through EasyHandleCache's lock
     /// The handle, for libcurl calls while this owner is alive; never stored elsewhere.
     let raw: UnsafeMutableRawPointer
 

@@ -98,8 +98,9 @@ final class ConnectionPool {
         if let limit = descriptor.connectionsPerHost {
             handle.set(CURLMOPT_MAX_HOST_CONNECTIONS, limit)
         }
-        _ = httpdns_multi_set_callbacks(multi, socketCallback, timerCallback,
-                                        Unmanaged.passUnretained(self).toOpaque())
+        _ = httpdns_multi_set_callbacks(
+            multi, socketCallback, timerCallback,
+            Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Whether a transfer on `route` must carry its CURLOPT_RESOLVE entry.

@@ -3,7 +3,7 @@ import HTTPDNSCore
 import Synchronization
 import TLSTrust
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 internal import CCurl
 internal import CHTTPDNSShims
@@ -18,7 +18,7 @@ internal import CHTTPDNSShims
 /// lock; a caller already on it (`HTTPClient.executor`) makes no thread hop at all. Every loop
 /// state below is confined to that thread; other threads reach it only through the inbox, which
 /// wakes the loop through an eventfd when it sleeps in epoll_wait.
-final class TransferEngine: TaskExecutor, @unchecked Sendable {  // loop state is confined to the loop thread; the inbox and pool registry are LockedValues
+final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is confined to the loop thread; the inbox and pool registry are LockedValues
     static let shared = TransferEngine()
 
     enum Command {
@@ -62,7 +62,7 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable {  // loop state i
     /// (uptime ns; nil: none in flight); see `enforceTimeLimits`.
     private var nextLimitCheck: UInt64?
     /// How often those checks run, and so how late past its limit a waiting transfer may fail.
-    private static let limitCheckInterval: UInt64 = 100_000_000  // ns
+    private static let limitCheckInterval: UInt64 = 100_000_000 // ns
 
     private init() {
         curl_global_init(Int(CURL_GLOBAL_ALL))
@@ -383,9 +383,11 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable {  // loop state i
             // Less a grace of one interval, so that libcurl's own time-outs come first.
             let elapsed = (TimeInterval(now) - TimeInterval(transfer.startedAt) - TimeInterval(Self.limitCheckInterval)) / 1e9
             let waitingForConnection = transfer.isWaitingForConnection
-            let failure = RequestDeadlines.queuedTransferLimitPassed(elapsed: elapsed, connect: transfer.connectLimit, total: transfer.totalLimit,
-                                                                     waitingForConnection: waitingForConnection)
-                .map { transfer.timeoutError(after: $0, waitingForConnection: waitingForConnection) }
+            let failure = RequestDeadlines.queuedTransferLimitPassed(
+                elapsed: elapsed, connect: transfer.connectLimit, total: transfer.totalLimit,
+                waitingForConnection: waitingForConnection
+            )
+            .map { transfer.timeoutError(after: $0, waitingForConnection: waitingForConnection) }
             guard let failure, let pool = pools[transfer.pool.id] else {
                 watched = true
                 continue
@@ -398,7 +400,8 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable {  // loop state i
 
     private func stop(_ transfer: Transfer) {
         guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil,
-              let pool = pools[transfer.pool.id] else { return }
+            let pool = pools[transfer.pool.id]
+        else { return }
         end(transfer, in: pool, with: .failure(CancellationError()))
     }
 

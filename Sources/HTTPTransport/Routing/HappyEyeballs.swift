@@ -3,7 +3,7 @@ import Foundation
 import HTTPDNSCore
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Happy Eyeballs v2 (RFC 8305) connection racing, done here rather than by libcurl.
@@ -129,8 +129,10 @@ enum HappyEyeballs {
 
     /// The race itself; blocks its thread in poll(2) for at most `timeout` from the race's start.
     /// - Parameter head: How far `race` got on the calling thread; nil starts from nothing.
-    static func raceBlocking(_ addresses: [IPAddress], port: Int, timeout: TimeInterval, cancellation: Cancellation? = nil,
-                             from head: RaceStart? = nil) -> Outcome {
+    static func raceBlocking(
+        _ addresses: [IPAddress], port: Int, timeout: TimeInterval, cancellation: Cancellation? = nil,
+        from head: RaceStart? = nil
+    ) -> Outcome {
         let begin = head?.begin ?? now()
         let deadline = begin + timeout
         var pending: [Attempt] = head?.pending.map { [$0] } ?? []
@@ -156,7 +158,7 @@ enum HappyEyeballs {
                 case .inProgress(let fd):
                     pending.append(Attempt(fd: fd, address: address))
                 case .failed:
-                    nextStart = current  // a refused or unroutable address hands over at once
+                    nextStart = current // a refused or unroutable address hands over at once
                     continue
                 }
             }

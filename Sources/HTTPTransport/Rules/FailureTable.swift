@@ -32,7 +32,7 @@ enum FailureTable {
             (CURLE_SEND_FAIL_REWIND, .bodyReadFailed),
             (CURLE_SSL_CACERT_BADFILE, .trustConfigurationInvalid),
             (CURLE_SSL_PINNEDPUBKEYNOTMATCH, .pinMismatch),
-            (CURLE_SSL_INVALIDCERTSTATUS, .certificateStatusInvalid),
+            (CURLE_SSL_INVALIDCERTSTATUS, .certificateStatusInvalid)
         ]
         return Dictionary(uniqueKeysWithValues: pairs.map { (Int($0.0.rawValue), $0.1) })
     }()

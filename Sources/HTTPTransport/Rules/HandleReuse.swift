@@ -52,7 +52,8 @@ enum HandleReuse: Equatable, Sendable {
     static func decide(_ facts: Facts) -> HandleReuse {
         if facts.oversubscribedMeanwhile || facts.besideConnectionSetUp { return .cleanUp }
         if facts.sentBody || facts.headBytes > largestKeptHead || !facts.leftShare { return .cleanUp }
-        let leftNoResetOnlyState = facts.succeeded && facts.sendAttempts == 1 && !facts.viaProxy && !facts.urlCredentials
+        let leftNoResetOnlyState =
+            facts.succeeded && facts.sendAttempts == 1 && !facts.viaProxy && !facts.urlCredentials
             && !facts.cancelled && facts.connectionsOpened == 0 && !facts.authOffered
         return leftNoResetOnlyState ? .keepOptions : .reset
     }

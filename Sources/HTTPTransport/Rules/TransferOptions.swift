@@ -166,7 +166,8 @@ struct TransferOptions: Equatable, Sendable {
         // libcurl would label any POST body as a form; send no Content-Type unless the caller set one.
         if hasBody, !facts.headers.contains(name: "Content-Type") { lines.append("Content-Type:") }
         if !facts.headers.contains(name: "User-Agent"), !facts.omittedHeaders.contains(where: { $0.lowercased() == "user-agent" }),
-           let agent = facts.userAgent {
+            let agent = facts.userAgent
+        {
             lines.append("User-Agent: \(agent)")
         }
         return lines

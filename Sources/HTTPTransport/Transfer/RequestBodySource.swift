@@ -1,7 +1,7 @@
 import Foundation
 import HTTPDNSCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Feeds a request body to libcurl's read callback (CURLOPT_READFUNCTION), and rewinds it when
@@ -83,8 +83,9 @@ final class RequestBodySource {
             throw HTTPClientError(kind: .invalidRequest, message: "Content-Length header '\(value)' is not a length in bytes", url: url)
         }
         if let length, length != declared {
-            throw HTTPClientError(kind: .invalidRequest,
-                                  message: "Content-Length header \(declared) does not match the body's \(length) bytes (the difference would be read as part of the next request on the connection)", url: url)
+            throw HTTPClientError(
+                kind: .invalidRequest,
+                message: "Content-Length header \(declared) does not match the body's \(length) bytes (the difference would be read as part of the next request on the connection)", url: url)
         }
         return declared
     }
@@ -133,7 +134,9 @@ final class RequestBodySource {
         guard remaining > 0 else { return 0 }
         // A read that would end the body exactly at a full buffer leaves no room for the extra
         // byte: it takes one byte less, so that the last read has room.
-        let asked = remaining < Int64(buffer.count) ? Int(remaining) + 1
+        let asked =
+            remaining < Int64(buffer.count)
+            ? Int(remaining) + 1
             : remaining == Int64(buffer.count) && buffer.count > 1 ? buffer.count - 1 : buffer.count
         guard let count = readSource(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<asked])) else { return nil }
         if count == 0 {

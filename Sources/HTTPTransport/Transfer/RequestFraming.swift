@@ -1,7 +1,7 @@
 import Foundation
 import HTTPDNSCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How a request's body is delimited on the wire (RFC 9112 §6), decided from the body and the
@@ -75,30 +75,37 @@ struct RequestFraming {
         if hasBody, request.method == "HEAD" {
             // The response to HEAD has no body however the request is framed; a server that reads
             // the request's body answers as to HEAD, while libcurl, sending a body, waits for one.
-            throw HTTPClientError(kind: .invalidRequest,
-                                  message: "a HEAD request cannot carry a body (RFC 9110 §9.3.2: its response never has one); send it without a body, or use another method",
-                                  url: url)
+            throw HTTPClientError(
+                kind: .invalidRequest,
+                message: "a HEAD request cannot carry a body (RFC 9110 §9.3.2: its response never has one); send it without a body, or use another method",
+                url: url)
         }
         let codings = request.headers[all: "Transfer-Encoding"]
         let contentLengths = request.headers[all: "Content-Length"]
         if !codings.isEmpty {
             let value = codings.joined(separator: ", ")
             guard hasBody else {
-                throw HTTPClientError(kind: .invalidRequest,
-                                      message: "Transfer-Encoding header '\(value)' on \(request.method) \(url.redactedString), which has no body: the server would wait for a chunked body that never comes (RFC 9112 §6.1); leave the header out",
-                                      url: url)
+                throw HTTPClientError(
+                    kind: .invalidRequest,
+                    message:
+                        "Transfer-Encoding header '\(value)' on \(request.method) \(url.redactedString), which has no body: the server would wait for a chunked body that never comes (RFC 9112 §6.1); leave the header out",
+                    url: url)
             }
             // Transfer codings are a list, case-insensitive (RFC 9110 §5.6.1, RFC 9112 §7).
             let list = codings.flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespace().lowercased() }.filter { !$0.isEmpty }
             guard list == ["chunked"] else {
-                throw HTTPClientError(kind: .invalidRequest,
-                                      message: "Transfer-Encoding header '\(value)' cannot be sent: the only transfer coding the client applies is chunked, alone (RFC 9112 §6.1); the body would go out uncoded and the server would misread it. Compress the body yourself and label it with Content-Encoding, or leave the header out",
-                                      url: url)
+                throw HTTPClientError(
+                    kind: .invalidRequest,
+                    message:
+                        "Transfer-Encoding header '\(value)' cannot be sent: the only transfer coding the client applies is chunked, alone (RFC 9112 §6.1); the body would go out uncoded and the server would misread it. Compress the body yourself and label it with Content-Encoding, or leave the header out",
+                    url: url)
             }
             guard contentLengths.isEmpty else {
-                throw HTTPClientError(kind: .invalidRequest,
-                                      message: "Content-Length and Transfer-Encoding headers together on \(request.method) \(url.redactedString): a request carries one or the other (RFC 9112 §6.3; with both, a server or proxy may read either framing). Leave out Content-Length to send the body chunked",
-                                      url: url)
+                throw HTTPClientError(
+                    kind: .invalidRequest,
+                    message:
+                        "Content-Length and Transfer-Encoding headers together on \(request.method) \(url.redactedString): a request carries one or the other (RFC 9112 §6.3; with both, a server or proxy may read either framing). Leave out Content-Length to send the body chunked",
+                    url: url)
             }
         }
         for declared in contentLengths {

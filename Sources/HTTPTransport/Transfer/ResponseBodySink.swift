@@ -1,7 +1,7 @@
 import Foundation
 import HTTPDNSCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Receives the response body from libcurl's write callback.
@@ -65,7 +65,7 @@ final class ResponseBodySink {
                 failure = HTTPClientError(kind: .responseTooLarge, message: "the response body exceeds the limit of \(limit) bytes", url: url)
                 return false
             }
-            storage = .memory(Data(), limit: limit)  // keep `data` uniquely referenced while appending
+            storage = .memory(Data(), limit: limit) // keep `data` uniquely referenced while appending
             data.append(bytes.bindMemory(to: UInt8.self))
             storage = .memory(data, limit: limit)
             return true

@@ -40,15 +40,16 @@ struct ResponseHeadReader {
     mutating func read(_ bytes: UnsafeRawBufferPointer) -> Line {
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
-        if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {  // "HTTP/"
+        if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F { // "HTTP/"
             readStatusLine(UnsafeRawBufferPointer(rebasing: bytes[0..<end]))
             return .statusLine
         }
         if end == 0 { return .endOfHead }
         let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
         if line[0] != 0x20, line[0] != 0x09, let colon = line.firstIndex(of: 0x3A), colon == 14,
-           version == .http1_1 || version == .http1_0,
-           Self.isContentLength(UnsafeRawBufferPointer(rebasing: line[0..<colon])) {
+            version == .http1_1 || version == .http1_0,
+            Self.isContentLength(UnsafeRawBufferPointer(rebasing: line[0..<colon]))
+        {
             let (valueStart, valueEnd) = Self.valueBounds(in: line, colon: colon)
             if let refusal = checkLength(UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd])) { return refusal }
         }
@@ -126,8 +127,9 @@ struct ResponseHeadReader {
                 }
                 guard let colon = line.firstIndex(of: 0x3A) else { continue }
                 let (valueStart, valueEnd) = Self.valueBounds(in: line, colon: colon)
-                headers.add(name: String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<colon]), as: UTF8.self),
-                            value: HTTPResponseHead.fieldText(decoding: UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd])))
+                headers.add(
+                    name: String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<colon]), as: UTF8.self),
+                    value: HTTPResponseHead.fieldText(decoding: UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd])))
             }
         }
     }

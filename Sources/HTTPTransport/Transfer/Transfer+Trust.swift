@@ -24,9 +24,10 @@ extension Transfer {
         var ip: UnsafePointer<CChar>?
         _ = httpdns_easy_getinfo_string(easy, CURLINFO_PRIMARY_IP, &ip)
         let address = ip.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-        return PinReport(host: displayHost, port: port, remoteAddress: address,
-                         presentedChain: transferTrust.presentedChain.map(PresentedCertificate.init),
-                         pinSet: pinSet, enforced: enforced, date: Date())
+        return PinReport(
+            host: displayHost, port: port, remoteAddress: address,
+            presentedChain: transferTrust.presentedChain.map(PresentedCertificate.init),
+            pinSet: pinSet, enforced: enforced, date: Date())
     }
 
     /// nginx (with `ssl_verify_client on`) completes the handshake without a usable client
@@ -39,16 +40,18 @@ extension Transfer {
         let marker = ["No required SSL certificate was sent", "The SSL certificate error", "SSL certificate error"].first { text.contains($0) }
         guard let marker else { return nil }
         let presented = pool.trust.policy.identity.map { "the client certificate '\($0.certificate.subject)'" } ?? "a request without a client certificate"
-        return HTTPClientError(kind: .clientCertificateRejected,
-                               message: "\(endpoint) rejected \(presented): HTTP 400 \"\(marker)\"",
-                               url: url, status: 400)
+        return HTTPClientError(
+            kind: .clientCertificateRejected,
+            message: "\(endpoint) rejected \(presented): HTTP 400 \"\(marker)\"",
+            url: url, status: 400)
     }
 
     /// TLS alerts a server sends when it refuses (or misses) the client certificate (RFC 8446 §6.2).
     static func isClientCertificateAlert(_ reason: String) -> Bool {
         let text = reason.lowercased()
-        return ["alert certificate required", "alert bad certificate", "alert unknown ca", "alert certificate unknown",
-                "alert certificate expired", "alert certificate revoked", "alert unsupported certificate"].contains { text.contains($0) }
+        return [
+            "alert certificate required", "alert bad certificate", "alert unknown ca", "alert certificate unknown",
+            "alert certificate expired", "alert certificate revoked", "alert unsupported certificate"
+        ].contains { text.contains($0) }
     }
 }
-

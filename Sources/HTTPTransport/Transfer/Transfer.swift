@@ -8,7 +8,7 @@ internal import CHTTPDNSShims
 
 /// One request on one libcurl easy handle. Built, run and read on the engine's loop thread (the
 /// request's task runs there, `HTTPClient.executor`); only `markCancelled` comes from elsewhere.
-final class Transfer: @unchecked Sendable {  // confined to the loop thread but for the atomic cancellation flag
+final class Transfer: @unchecked Sendable { // confined to the loop thread but for the atomic cancellation flag
     /// The easy handle's owner; `easy` is its pointer, for libcurl calls.
     private let handle: EasyHandle
     var easy: UnsafeMutableRawPointer { handle.raw }
@@ -96,8 +96,10 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
 
     /// The facts `HandleReuse.decide` needs, once the transfer is out of the multi handle and its
     /// outcome is read; the queue facts come from the engine. Loop thread.
-    func reuseFacts(after result: Result<HTTPResponse, any Error>, oversubscribedMeanwhile: Bool,
-                    besideConnectionSetUp: Bool) -> HandleReuse.Facts {
+    func reuseFacts(
+        after result: Result<HTTPResponse, any Error>, oversubscribedMeanwhile: Bool,
+        besideConnectionSetUp: Bool
+    ) -> HandleReuse.Facts {
         var headBytes = 0, connects = 0, hostAuth = 0, proxyAuth = 0
         _ = httpdns_easy_getinfo_long(easy, CURLINFO_HEADER_SIZE, &headBytes)
         _ = httpdns_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
@@ -153,9 +155,11 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
     /// - Parameters:
     ///   - proxy: the proxy the client's `ProxyPolicy` picked for the request (nil for IP-direct).
     ///   - memo: the client's option lists for its recent routes.
-    init(request: HTTPRequest, target: RequestTarget, addresses: [IPAddress]?, resolution: HostResolution?,
-         configuration: HTTPClient.Configuration, destination: ResponseBodyDestination, pool: PoolDescriptor,
-         proxy: URL?, memo: TransferOptionsMemo) throws {
+    init(
+        request: HTTPRequest, target: RequestTarget, addresses: [IPAddress]?, resolution: HostResolution?,
+        configuration: HTTPClient.Configuration, destination: ResponseBodyDestination, pool: PoolDescriptor,
+        proxy: URL?, memo: TransferOptionsMemo
+    ) throws {
         // A finished transfer's handle where it is safe (see `EasyHandleCache`), else a new one.
         guard let taken = EasyHandleCache.take() else {
             throw HTTPClientError(kind: .transferFailed, message: "libcurl could not create an easy handle", url: request.url)
@@ -213,7 +217,7 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
         switch handleReuse {
         case .reset?: EasyHandleCache.keep(handle)
         case .keepOptions?: EasyHandleCache.keep(handle, options: options)
-        case .cleanUp?, nil: break  // cleaned up with its owner
+        case .cleanUp?, nil: break // cleaned up with its owner
         }
         options = nil
         resolveList = nil
@@ -313,8 +317,10 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
     /// Sets the handle's options for `request`: its route's list from `memo`, set as
     /// `HandleReuse.application` says for the list the handle holds (`held`), then the callbacks,
     /// bound to this transfer.
-    private func configure(request: HTTPRequest, target: RequestTarget, configuration: HTTPClient.Configuration,
-                           memo: TransferOptionsMemo, held: PreparedOptions?) throws {
+    private func configure(
+        request: HTTPRequest, target: RequestTarget, configuration: HTTPClient.Configuration,
+        memo: TransferOptionsMemo, held: PreparedOptions?
+    ) throws {
         if let problem = pool.trust.configurationError {
             throw HTTPClientError(kind: .trustConfigurationInvalid, message: problem.description, url: url)
         }
@@ -375,9 +381,10 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
         case .binding: return
         }
         if entry.option == .verifyStatus, code != CURLE_OK {
-            throw HTTPClientError(kind: .trustConfigurationInvalid,
-                                  message: "OCSP stapling cannot be required with this libcurl/TLS library: \(String(cString: curl_easy_strerror(code)))",
-                                  url: url, curlCode: Int(code.rawValue))
+            throw HTTPClientError(
+                kind: .trustConfigurationInvalid,
+                message: "OCSP stapling cannot be required with this libcurl/TLS library: \(String(cString: curl_easy_strerror(code)))",
+                url: url, curlCode: Int(code.rawValue))
         }
         try check(code, option)
     }
@@ -453,9 +460,10 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
     /// The framing error for a `Content-Length` the head reader refused (curl's 8).
     private func refuseLength(_ value: String, reason: String) {
         let shown = String(value.prefix(64).map { $0.isASCII && !$0.isWhitespace || $0 == " " ? $0 : "?" })
-        var error = HTTPClientError(kind: .transferFailed,
-                                    message: "\(url.redactedString) answered with \(reason) Content-Length ('\(shown)'): the response cannot be framed (RFC 9112 §6.3); the connection was closed",
-                                    url: url, curlCode: Int(CURLE_WEIRD_SERVER_REPLY.rawValue))
+        var error = HTTPClientError(
+            kind: .transferFailed,
+            message: "\(url.redactedString) answered with \(reason) Content-Length ('\(shown)'): the response cannot be framed (RFC 9112 §6.3); the connection was closed",
+            url: url, curlCode: Int(CURLE_WEIRD_SERVER_REPLY.rawValue))
         error.resolution = resolution
         framingError = error
     }
@@ -535,8 +543,9 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
         // Before the result code: a rejection page followed by a dropped connection is the rejection.
         if let rejection = clientCertificateRejection() { return .failure(rejection) }
         if failsOnHTTPError, status >= 400 {
-            var error = HTTPClientError(kind: .httpError, message: "\(url.redactedString) answered HTTP \(status)", url: url,
-                                        curlCode: Int(CURLE_HTTP_RETURNED_ERROR.rawValue), status: status)
+            var error = HTTPClientError(
+                kind: .httpError, message: "\(url.redactedString) answered HTTP \(status)", url: url,
+                curlCode: Int(CURLE_HTTP_RETURNED_ERROR.rawValue), status: status)
             error.resolution = resolution
             // Its fields are made by the caller (`HTTPClient.perform`), off the transfer thread.
             error.responseHead = HTTPResponseHead(status: status, headers: HTTPHeaders(), version: head.version, reasonPhrase: head.reasonPhrase)
@@ -562,16 +571,17 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
         } catch {
             return .failure(error)
         }
-        return .success(HTTPResponse(
-            status: responseCode != 0 ? responseCode : status,
-            // Read by the caller (`HTTPClient.perform`), off the transfer thread.
-            headers: HTTPHeaders(),
-            version: Self.version(version),
-            reasonPhrase: head.reasonPhrase,
-            body: sink.takeBody(),
-            connection: report,
-            bodyBytesReceived: Int64(bodySize),
-            headerBytesReceived: headSize))
+        return .success(
+            HTTPResponse(
+                status: responseCode != 0 ? responseCode : status,
+                // Read by the caller (`HTTPClient.perform`), off the transfer thread.
+                headers: HTTPHeaders(),
+                version: Self.version(version),
+                reasonPhrase: head.reasonPhrase,
+                body: sink.takeBody(),
+                connection: report,
+                bodyBytesReceived: Int64(bodySize),
+                headerBytesReceived: headSize))
     }
 
     /// True while the transfer has no connection to send on (CURLINFO_PRETRANSFER_TIME_T unset), so
@@ -632,11 +642,13 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
         var port: Int = 0
         _ = httpdns_easy_getinfo_long(easy, CURLINFO_PRIMARY_PORT, &port)
         let address = ip.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-        var report = ConnectionReport(remoteAddress: address, remotePort: port == 0 ? nil : port,
-                                      resolution: resolution, reusedConnection: false, tls: tls)
+        var report = ConnectionReport(
+            remoteAddress: address, remotePort: port == 0 ? nil : port,
+            resolution: resolution, reusedConnection: false, tls: tls)
         report.proxy = proxy
-        var timing = TransferTiming(connect: seconds(CURLINFO_CONNECT_TIME_T), tlsHandshake: seconds(CURLINFO_APPCONNECT_TIME_T),
-                                    firstByte: seconds(CURLINFO_STARTTRANSFER_TIME_T), total: seconds(CURLINFO_TOTAL_TIME_T))
+        var timing = TransferTiming(
+            connect: seconds(CURLINFO_CONNECT_TIME_T), tlsHandshake: seconds(CURLINFO_APPCONNECT_TIME_T),
+            firstByte: seconds(CURLINFO_STARTTRANSFER_TIME_T), total: seconds(CURLINFO_TOTAL_TIME_T))
         timing.addressRace = addressRaceTime
         timing.transferStart = startTime
         if let nameLookupTime {
@@ -710,8 +722,9 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
             message = TimeoutMessage.transfer(endpoint: endpoint, addresses: addresses, reason: reason).text
         case CURLE_PEER_FAILED_VERIFICATION where transferTrust?.pinOutcome == .mismatch:
             let report = pinReport(enforced: true)
-            return HTTPClientError(kind: .pinMismatch, message: report?.description ?? "certificate pinning failed for \(endpoint)", url: url,
-                                   curlCode: Int(CURLE_SSL_PINNEDPUBKEYNOTMATCH.rawValue), pinReport: report)
+            return HTTPClientError(
+                kind: .pinMismatch, message: report?.description ?? "certificate pinning failed for \(endpoint)", url: url,
+                curlCode: Int(CURLE_SSL_PINNEDPUBKEYNOTMATCH.rawValue), pinReport: report)
         case CURLE_PEER_FAILED_VERIFICATION:
             message = "certificate verification failed for \(displayHost): \(reason)"
         case CURLE_SSL_CERTPROBLEM:
@@ -728,9 +741,11 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
         case CURLE_WRITE_ERROR:
             message = "writing the response body failed: \(reason)"
         case CURLE_ABORTED_BY_CALLBACK where refusedResend, CURLE_SEND_FAIL_REWIND where refusedResend:
-            return HTTPClientError(kind: .transferFailed,
-                                   message: "\(endpoint) closed the reused connection before answering \(method) \(url.redactedString); not sent again because \(method) is not idempotent (RFC 9110 §9.2.2) and the server may have acted on it",
-                                   url: url, curlCode: Int(CURLE_GOT_NOTHING.rawValue))
+            return HTTPClientError(
+                kind: .transferFailed,
+                message:
+                    "\(endpoint) closed the reused connection before answering \(method) \(url.redactedString); not sent again because \(method) is not idempotent (RFC 9110 §9.2.2) and the server may have acted on it",
+                url: url, curlCode: Int(CURLE_GOT_NOTHING.rawValue))
         case CURLE_SEND_FAIL_REWIND where refusedRewind:
             return HTTPClientError.streamBodyNotReplayable(
                 method: method, url: url, "had to be sent again (the reused connection to \(endpoint) closed before any response, or the server refused the request unprocessed)",
@@ -742,7 +757,8 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
         case CURLE_UNSUPPORTED_PROTOCOL:
             // libcurl also gives this code to a reply that is not HTTP at all ("Received HTTP/0.9
             // when not allowed"), from a server speaking something else on the port.
-            message = reason.contains("HTTP/0.9")
+            message =
+                reason.contains("HTTP/0.9")
                 ? "the server at '\(url.redactedString)' did not answer with HTTP (no status line: \(reason))"
                 : "unsupported URL scheme in '\(url.redactedString)': \(reason)"
         default:

@@ -20,7 +20,9 @@ struct CachePolicyTests {
 
     @Test("an expired entry is stale reuse within maximumStaleness, serve-stale within the maximum stale age, else expired")
     func expiredEntries() {
-        let both = Self.policy { $0.maximumStaleness = 60; $0.serveStale = .init(maximumStaleAge: 600) }
+        let both = Self.policy {
+            $0.maximumStaleness = 60; $0.serveStale = .init(maximumStaleAge: 600)
+        }
         #expect(both.use(remaining: -60) == .staleNow)
         #expect(both.use(remaining: -61) == .staleIfNoAnswer)
         #expect(both.use(remaining: -601) == .expired)
@@ -39,18 +41,21 @@ struct CachePolicyTests {
         #expect(settings.staleAnswerTTL == 0)
         #expect(settings.maximumStaleAge == .infinity)
         #expect(settings.failureRecheckInterval == 30, "an infinite recheck interval would never ask again")
-        #expect(policy.problems == [
-            "serveStale.clientResponseTimeout is nan, not a number of seconds (0 or more, or .infinity); 1.8 s, RFC 8767's value, is used",
-            "serveStale.staleAnswerTTL is -5.0, not a number of seconds (0 or more); 0 s is used",
-            "serveStale.failureRecheckInterval is inf, not a number of seconds (0 or more); 30 s, RFC 8767's value, is used",
-        ])
+        #expect(
+            policy.problems == [
+                "serveStale.clientResponseTimeout is nan, not a number of seconds (0 or more, or .infinity); 1.8 s, RFC 8767's value, is used",
+                "serveStale.staleAnswerTTL is -5.0, not a number of seconds (0 or more); 0 s is used",
+                "serveStale.failureRecheckInterval is inf, not a number of seconds (0 or more); 30 s, RFC 8767's value, is used"
+            ])
         #expect(Self.policy { $0.serveStale = .rfc8767 }.problems.isEmpty)
         #expect(Self.policy { $0.serveStale = .init(clientResponseTimeout: .infinity) }.serveStale?.clientResponseTimeout == .infinity)
     }
 
     @Test("TTLs are clamped to minimum...maximum; TTL 0 is returned, not cached; negative TTLs are capped")
     func ttls() throws {
-        let policy = Self.policy { $0.minimumTTL = 30; $0.maximumTTL = 600; $0.negativeCacheTTLCap = 50 }
+        let policy = Self.policy {
+            $0.minimumTTL = 30; $0.maximumTTL = 600; $0.negativeCacheTTLCap = 50
+        }
         let provider = ResolverHarness.first
         let address = [IPAddress("192.0.2.1")!]
         #expect(policy.outcome(of: .addresses(address, ttl: 5), name: "a.test", provider: provider).cacheTTL == 30)

@@ -81,7 +81,8 @@ struct FakeZone: Sendable {
         guard let host = hosts[question.name] else {
             return .dns(DNSFixture.response(to: query, code: .nameError, authorities: soa))
         }
-        let answers: [DNSFixture.Record] = question.type == DNSFixture.typeA
+        let answers: [DNSFixture.Record] =
+            question.type == DNSFixture.typeA
             ? host.ipv4.map { .a(question.name, $0, ttl: host.ttl) }
             : host.ipv6.map { .aaaa(question.name, $0, ttl: host.ttl) }
         return .dns(DNSFixture.response(to: query, answers: answers, authorities: answers.isEmpty ? soa : []))

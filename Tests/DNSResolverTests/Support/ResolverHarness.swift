@@ -9,7 +9,7 @@ struct ResolverHarness {
     static let zone = FakeZone(hosts: [
         "a.test": .init(ipv4: ["192.0.2.1"], ipv6: ["2001:db8::1"], ttl: 300),
         "v4only.test": .init(ipv4: ["192.0.2.4"], ttl: 300),
-        "nodata.test": .init(),
+        "nodata.test": .init()
     ])
     static let systemAddresses = ["198.51.100.7", "2001:db8:ffff::7"]
 
