@@ -30,7 +30,9 @@ enum ResolveCommand {
                     .init(
                         names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
                         summary: "Limit for the whole command (exit 28 when exceeded)"),
-                    .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events (cache, providers, fallback) on stderr")
+                    .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events (cache, providers, fallback) on stderr"),
+                    .init(names: ["-4", "--ipv4"], arity: .flag, summary: "As --type A: IPv4 addresses only (as fetch -4)"),
+                    .init(names: ["-6", "--ipv6"], arity: .flag, summary: "As --type AAAA: IPv6 addresses only (as fetch -6)")
                 ]),
             .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
             .init(title: "TLS to the resolver", options: ResolverOptions.trustOptions),
@@ -66,7 +68,10 @@ enum ResolveCommand {
             for host in parsed.positionals where HostName.normalize(host) == nil {
                 throw UsageError("invalid host name '\(host)'" + HostName.numericHostHint(host), command: "resolve")
             }
-            switch parsed.value("type")?.lowercased() {
+            // The last of --type, -4 and -6 counts, as the last of fetch's -4 and -6 does.
+            let last = parsed.order.last { ["type", "ipv4", "ipv6"].contains($0) }
+            let type = last == "ipv4" ? "a" : last == "ipv6" ? "aaaa" : parsed.value("type")?.lowercased()
+            switch type {
             case nil, "both": families = .both
             case "a": families = .ipv4
             case "aaaa": families = .ipv6

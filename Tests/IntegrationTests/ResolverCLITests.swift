@@ -124,6 +124,21 @@ extension ResolverIntegrationSuites {
             )
         }
 
+        @Test("resolve -4 and -6 ask for one family, as --type A and AAAA; the last of them counts")
+        func resolveFamilies() async throws {
+            let doh = [
+                "--doh-url", fixture.servers.dohURL.absoluteString, "--resolve", "dns.test:\(fixture.servers.dohPort):127.0.0.1",
+                "--cacert", fixture.servers.caCertificate.path
+            ]
+            let v4 = try await httpdns(["resolve", "-4", "a.test"] + doh)
+            #expect(v4.status == 0, "\(v4.stderrText)")
+            #expect(v4.stdoutText.hasPrefix("a.test 127.0.0.1 ") && v4.stdoutText.split(separator: "\n").count == 1, "\(v4.stdoutText)")
+            let v6 = try await httpdns(["resolve", "--type", "A", "-6", "a.test"] + doh)
+            #expect(v6.stdoutText.hasPrefix("a.test ::1 ") && v6.stdoutText.split(separator: "\n").count == 1, "\(v6.stdoutText)")
+            let typeLast = try await httpdns(["resolve", "-6", "--type", "A", "a.test"] + doh)
+            #expect(typeLast.stdoutText.hasPrefix("a.test 127.0.0.1 "), "\(typeLast.stdoutText)")
+        }
+
         @Test("resolve -m bounds a lookup at a DoH endpoint that never answers: exit 28, well before the 5 s exchange limit")
         func resolveMaxTime() async throws {
             let (options, hole) = try blackHoledDoH()
