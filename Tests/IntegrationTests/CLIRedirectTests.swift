@@ -37,12 +37,12 @@ struct CLIRedirectTests {
     }
 
     @Test("-v describes the response before its body reaches stdout, as curl does")
-    func verboseLinesComeBeforeTheBody() throws {
+    func verboseLinesComeBeforeTheBody() async throws {
         // One stream for both, so their order is the order they were written in.
         let arguments = ["fetch", "-v", "-L", fixture.url("a.test", "/redirect/302/b").absoluteString,
                          "--doh-url", fixture.servers.dohURL.absoluteString, "--resolve", "dns.test:\(fixture.servers.dohPort):127.0.0.1",
                          "--cacert", fixture.servers.caCertificate.path]
-        let result = try fixture.httpdnsMerged(arguments)
+        let result = try await fixture.httpdnsMerged(arguments)
         #expect(result.status == 0, "\(result.stdoutText)")
         let merged = result.stdoutText
         let status = try #require(merged.range(of: "< HTTP/2 200\n"), "\(merged)")

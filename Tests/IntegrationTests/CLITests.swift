@@ -297,9 +297,9 @@ struct CLITests {
 
     @Test("-v's lines and -k's warning reach the terminal before the body, as curl's: with -i, and with -o naming stderr or stdout",
           arguments: [["-v"], ["-v", "-i"], ["-v", "-o", "/dev/stderr"], ["-v", "-o", "/dev/stdout"], ["-k"], ["-k", "-i"], ["-k", "-o", "/dev/stderr"]])
-    func verboseAndWarningPrecedeTheBody(options: [String]) throws {
+    func verboseAndWarningPrecedeTheBody(options: [String]) async throws {
         // stderr and stdout in one pipe: their order is the order they were written in.
-        let result = try fixture.httpdnsMerged(["fetch"] + options + [fixture.url("a.test").absoluteString] + doh)
+        let result = try await fixture.httpdnsMerged(["fetch"] + options + [fixture.url("a.test").absoluteString] + doh)
         #expect(result.status == 0, "\(result.stdoutText)")
         let merged = result.stdoutText
         let body = try #require(merged.range(of: "vhost=a.test\n"), "\(merged)")

@@ -57,8 +57,9 @@ struct Fixture {
 
     /// Runs the built `httpdns` with its stderr sent into its stdout, one pipe, so that the text
     /// holds the two in the order they were written, as a terminal shows them.
-    func httpdnsMerged(_ arguments: [String]) throws -> CommandResult {
-        try Command.run(URL(fileURLWithPath: "/bin/sh"), ["-c", #"exec "$0" "$@" 2>&1"#, PackagePaths.builtProduct("httpdns").path] + arguments, timeout: 60)
+    func httpdnsMerged(_ arguments: [String]) async throws -> CommandResult {
+        try await Command.runDetached(URL(fileURLWithPath: "/bin/sh"), ["-c", #"exec "$0" "$@" 2>&1"#, PackagePaths.builtProduct("httpdns").path] + arguments,
+                                      timeout: 60)
     }
 
     /// A new empty directory under the temporary directory (`httpdns-LABEL-UUID`); remove it after.
