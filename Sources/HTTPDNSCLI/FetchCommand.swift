@@ -247,7 +247,7 @@ enum FetchCommand {
 
     /// -m's limit, as given ("-m 1 s"), which a time-out names: libcurl's own figure counts only
     /// the part of it the transfer had. nil without -m.
-    static func limitOptions(_ timeouts: Timeouts) -> String? {
+    static func maxTimeNote(_ timeouts: Timeouts) -> String? {
         timeouts.total.map { "-m \(String(format: "%g", $0)) s" }
     }
     static let parser = reference.parser
@@ -725,7 +725,7 @@ enum FetchCommand {
                 // The output file's own failure names the option that named the file, as the checks before any traffic do.
                 if error.kind == .outputFailed, case .file = plan.output {
                     fail("\(plan.outputOption): \(error.message)")
-                } else if error.kind == .timedOut, let limits = Self.limitOptions(plan.timeouts) {
+                } else if error.kind == .timedOut, let limits = Self.maxTimeNote(plan.timeouts) {
                     // The options whose limit it was, as given: libcurl's figure counts only its part.
                     fail("\(error.message) (\(limits))")
                 } else {

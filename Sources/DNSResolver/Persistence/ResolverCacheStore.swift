@@ -443,9 +443,10 @@ final class ResolverCacheStore: Sendable {
         queue.sync {
             writePending(saving: true)
             // Into the main file: a copy of it alone, or a read of it where its -wal cannot be
-            // opened (a directory this process may not write), then has every answer. Best effort:
-            // while another process reads, the rest stays in the -wal, where connections find it.
-            if !database.isReadOnly { try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+            // opened (a directory this process may not write), then has every answer. PASSIVE: it
+            // never waits for another process's readers (an exiting process must not); what they
+            // hold back stays in the -wal, where every connection finds it.
+            if !database.isReadOnly { try? database.execute("PRAGMA wal_checkpoint(PASSIVE)") }
         }
     }
 

@@ -277,9 +277,6 @@ final class Transfer: @unchecked Sendable { // confined to the loop thread but f
 
     // MARK: Configuration
 
-    func set(_ option: CURLoption, _ value: Int) throws {
-        try check(httpdns_easy_setopt_long(easy, option, value), option)
-    }
     private func set(_ option: CURLoption, _ value: String) throws {
         try check(value.withCString { httpdns_easy_setopt_ptr(easy, option, $0) }, option)
     }
