@@ -194,6 +194,8 @@ const char *httpdns_ssl_version(const SSL *ssl) { return SSL_get_version(ssl); }
 
 int httpdns_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 int httpdns_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+extern char **environ;
+char **httpdns_environment(void) { return environ; }
 int httpdns_epoll_ctl(int epoll_fd, int operation, int fd, int events) {
     struct epoll_event event;
     memset(&event, 0, sizeof(event));

@@ -10,7 +10,9 @@ import Foundation
 /// dispatch costs on the cached lookup's path.
 package final class LockedValue<Value>: @unchecked Sendable { // every access to `value` holds `mutex`
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    /// Only touched with `mutex` held, so the lock already gives the exclusivity that Swift would
+    /// check at run time on every access (two atomic operations on the cached lookup's path).
+    @exclusivity(unchecked) private var value: Value
 
     package init(_ value: Value) {
         self.value = value

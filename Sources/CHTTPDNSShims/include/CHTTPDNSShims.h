@@ -55,6 +55,8 @@ CURLMcode httpdns_multi_socket_all(CURLM *multi, int *running);
 int httpdns_epoll_create(void);
 /// A non-blocking, close-on-exec eventfd.
 int httpdns_eventfd(void);
+/// The process environment (`environ`, "NAME=value" strings, then NULL): NULL after clearenv().
+char **httpdns_environment(void);
 /// A non-blocking, close-on-exec CLOCK_MONOTONIC timerfd.
 int httpdns_timerfd(void);
 /// Arms `fd` to fire once after `nanoseconds` (0: at once), or disarms it when negative.

@@ -27,9 +27,11 @@ public enum ProxyPolicy: Sendable, Hashable {
         case .none:
             return nil
         case .environment:
-            // getenv for the few names wanted: building `ProcessInfo.environment` (every variable,
-            // as a dictionary) took a quarter of a keep-alive request's CPU time.
-            return Self.fromVariables({ getenv($0).map { String(cString: $0) } }, scheme: scheme, host: host, port: port)
+            // Only the few names wanted, in one pass: building `ProcessInfo.environment` (every
+            // variable, as a dictionary) took a quarter of a keep-alive request's CPU time.
+            let environment = ProxyEnvironment.current()
+            if environment.values.isEmpty { return nil }
+            return Self.fromVariables({ environment.values[$0] }, scheme: scheme, host: host, port: port)
         case .variables(let variables):
             return Self.fromVariables({ variables[$0] }, scheme: scheme, host: host, port: port)
         case .fixed(let url, let bypass):

@@ -46,11 +46,12 @@ struct ResponseHeadReader {
         }
         if end == 0 { return .endOfHead }
         let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
-        if line[0] != 0x20, line[0] != 0x09, let colon = line.firstIndex(of: 0x3A), colon == 14,
+        // Only a colon at 14 can end "Content-Length": one byte to look at, not a search per line.
+        if line.count > 14, line[14] == 0x3A, line[0] != 0x20, line[0] != 0x09,
             version == .http1_1 || version == .http1_0,
-            Self.isContentLength(UnsafeRawBufferPointer(rebasing: line[0..<colon]))
+            Self.isContentLength(UnsafeRawBufferPointer(rebasing: line[0..<14]))
         {
-            let (valueStart, valueEnd) = Self.valueBounds(in: line, colon: colon)
+            let (valueStart, valueEnd) = Self.valueBounds(in: line, colon: 14)
             if let refusal = checkLength(UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd])) { return refusal }
         }
         withUnsafeBytes(of: UInt32(line.count).littleEndian) { fieldLines.append(contentsOf: $0) }
@@ -146,9 +147,13 @@ struct ResponseHeadReader {
 
     /// Whether `name` is `Content-Length`, in any case.
     private static func isContentLength(_ name: UnsafeRawBufferPointer) -> Bool {
-        zip(name, "content-length".utf8).allSatisfy { byte, expected in
-            (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected
+        let expected: StaticString = "content-length"
+        guard name.count == expected.utf8CodeUnitCount else { return false }
+        for index in 0..<name.count {
+            let byte = name[index]
+            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected.utf8Start[index] { return false }
         }
+        return true
     }
 
     /// RFC 9112 §6.3 and RFC 9110 §8.6: every `Content-Length` of an HTTP/1.x response, and every

@@ -60,8 +60,10 @@ final class Transfer: @unchecked Sendable { // confined to the loop thread but f
 
     // Response state, filled by the header callback.
     /// The response head, as the header callback reads it. Its room is reserved here, on the
-    /// caller's thread, so a usual head costs the transfer thread no allocation.
-    private var head = ResponseHeadReader(reserving: Transfer.usualHeadSize)
+    /// caller's thread, so a usual head costs the transfer thread no allocation. Written only by the
+    /// header callback, and read once the transfer is over (`finished`), so no two accesses ever
+    /// overlap: not checked at run time, as each of a response's header lines would be.
+    @exclusivity(unchecked) private var head = ResponseHeadReader(reserving: Transfer.usualHeadSize)
     var status: Int { head.status }
     /// A response that cannot be framed (conflicting or malformed `Content-Length`): the header
     /// callback stopped the transfer, and this is its error.
