@@ -7,7 +7,7 @@ import HTTPDNSURLSession
 import TestSupport
 
 /// A subclass with a configuration of its own.
-final class SystemRootsURLProtocol: HTTPDNSURLProtocol {}
+final class DistrustingURLProtocol: HTTPDNSURLProtocol {}
 /// A subclass without one: it uses the process default.
 final class UnconfiguredURLProtocol: HTTPDNSURLProtocol {}
 
@@ -37,15 +37,17 @@ struct URLSessionProtocolClassTests {
     @Test("sessions whose classes were made for different clients (trust, resolver) each use their own, concurrently")
     func madeClassesKeepTheirClients() async throws {
         fixture.configureURLProtocol()
-        let trusting = HTTPDNSURLProtocol.makeClass(for: .init(client: fixture.isolatedClient()))
-        let systemRoots = HTTPDNSURLProtocol.makeClass(for: .init(client: fixture.client(trust: .system)))
+        let trusting = HTTPDNSURLProtocol.makeClass(for: .init(client: fixture.client(trust: fixture.freshTrust())))
+        // Pools of their own: a failing pool shared with other tests' concurrent requests has seen a
+        // request wait out its timeout (libcurl's PIPEWAIT), which is not what this test is about.
+        let distrusting = HTTPDNSURLProtocol.makeClass(for: .init(client: fixture.client(trust: fixture.freshDistrust())))
         // Nothing listens on 127.0.0.3: this resolver's answer fails to connect, where DoH's works.
         let elsewhere = StaticHostResolver(entries: [.init(host: "a.test", port: nil, addresses: [IPAddress("127.0.0.3")!])], fallback: nil)
-        let otherResolver = HTTPDNSURLProtocol.makeClass(for: .init(client: fixture.client(resolver: elsewhere)))
+        let otherResolver = HTTPDNSURLProtocol.makeClass(for: .init(client: fixture.client(trust: fixture.freshTrust(), resolver: elsewhere)))
         let sessions: [(URLSession, Outcome)] = [
             (fixture.urlSession(), .status(200)),
             (fixture.urlSession(protocolClass: trusting), .status(200)),
-            (fixture.urlSession(protocolClass: systemRoots), .failed(.serverCertificateHasUnknownRoot)),
+            (fixture.urlSession(protocolClass: distrusting), .failed(.serverCertificateHasUnknownRoot)),
             (fixture.urlSession(protocolClass: otherResolver), .failed(.cannotConnectToHost))
         ]
         let url = fixture.url("a.test")
@@ -66,9 +68,9 @@ struct URLSessionProtocolClassTests {
     @Test("a subclass given its own configure(_:) uses it; one without uses the process default")
     func subclassesConfigureThemselves() async throws {
         fixture.configureURLProtocol()
-        SystemRootsURLProtocol.configure(.init(client: fixture.client(trust: .system)))
+        DistrustingURLProtocol.configure(.init(client: fixture.client(trust: fixture.freshDistrust())))
         let url = fixture.url("a.test")
-        #expect(await outcome(fixture.urlSession(protocolClass: SystemRootsURLProtocol.self), url) == .failed(.serverCertificateHasUnknownRoot))
+        #expect(await outcome(fixture.urlSession(protocolClass: DistrustingURLProtocol.self), url) == .failed(.serverCertificateHasUnknownRoot))
         #expect(await outcome(fixture.urlSession(protocolClass: UnconfiguredURLProtocol.self), url) == .status(200))
         #expect(await outcome(fixture.urlSession(), url) == .status(200))
         #expect(UnconfiguredURLProtocol.configuration != nil)
