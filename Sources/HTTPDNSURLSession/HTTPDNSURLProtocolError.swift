@@ -3,20 +3,26 @@ import Foundation
 /// Failures that only the URLSession integration has. Each reaches the session as a `URLError`
 /// (code below) with this error as `NSUnderlyingErrorKey` and its description as the message.
 public enum HTTPDNSURLProtocolError: Error, Sendable, CustomStringConvertible {
-    /// `HTTPDNSURLProtocol.configure(_:)` was not called (`URLError.Code.unsupportedURL`).
+    /// Neither the protocol class nor `HTTPDNSURLProtocol` has a configuration: `configure(_:)`
+    /// was not called (`URLError.Code.unsupportedURL`).
     case notConfigured
-    /// An upload task's body did not reach the protocol: swift-corelibs-foundation hands a
-    /// `URLProtocol` neither `httpBody` nor `httpBodyStream` for `upload(for:from:)`,
-    /// `uploadTask(with:from:)`, `uploadTask(with:fromFile:)`, and a request's own `httpBody` or
-    /// `httpBodyStream` is not the upload's body (`.requestBodyStreamExhausted`); also for
-    /// `uploadTask(withStreamedRequest:)`.
+    /// An upload task's body could not be read from the task: swift-corelibs-foundation keeps the
+    /// body of `upload(for:from:)`, `uploadTask(with:from:)`, `uploadTask(with:fromFile:)` and
+    /// their siblings in the task (its internal `knownBody`), and this Foundation no longer has it
+    /// there (`.requestBodyStreamExhausted`). Nothing is sent, never an empty body.
     case uploadBodyUnavailable(URL)
+    /// `uploadTask(withStreamedRequest:)`: the delegate's `urlSession(_:task:needNewBodyStream:)`
+    /// gave no stream (`.requestBodyStreamExhausted`). Nothing is sent.
+    case uploadStreamUnavailable(URL)
     /// A 307/308 redirect needs the body again, it came from a stream, and the delegate's
     /// `urlSession(_:task:needNewBodyStream:)` gave none (`.requestBodyStreamExhausted`).
     case bodyStreamNotReplayable(URL)
-    /// Download tasks cannot be completed by a custom protocol on swift-corelibs-foundation
-    /// (`.unsupportedURL`).
-    case downloadTasksUnsupported(URL)
+    /// A download task whose completion handler or delegate could not be found: this Foundation
+    /// keeps them elsewhere than swift-corelibs-foundation 6 (`.unsupportedURL`). Nothing is sent.
+    case downloadDeliveryNotFound(URL)
+    /// A download task's file could not be created or written (`reason`: `strerror`); it is
+    /// removed (`.cannotWriteToFile`).
+    case downloadFileFailed(URL, reason: String)
     /// More redirects than `Configuration.maximumRedirects` (`.httpTooManyRedirects`).
     case tooManyRedirects(URL, limit: Int)
 
@@ -25,11 +31,20 @@ public enum HTTPDNSURLProtocolError: Error, Sendable, CustomStringConvertible {
         case .notConfigured:
             "HTTPDNSURLProtocol is not configured: call HTTPDNSURLProtocol.configure(_:) before starting tasks"
         case .uploadBodyUnavailable(let url):
-            "the body of the upload task for \(url.absoluteString) did not reach HTTPDNSURLProtocol (swift-corelibs-foundation does not pass upload bodies to URL protocols); nothing was sent. Use URLSession.httpdnsUpload(for:from:) / httpdnsUpload(for:fromFile:) / httpdnsUploadTask(with:from:) / httpdnsUploadTask(with:fromFile:), or a data task with httpBody or httpBodyStream"
+            "the body of the upload task for \(url.absoluteString) could not be read from the task (this Foundation does not keep it "
+                + "where swift-corelibs-foundation 6 does); nothing was sent. Use URLSession.httpdnsUpload(for:from:) / "
+                + "httpdnsUpload(for:fromFile:) / httpdnsUploadTask(with:from:) / httpdnsUploadTask(with:fromFile:), "
+                + "or a data task with httpBody or httpBodyStream"
+        case .uploadStreamUnavailable(let url):
+            "the streamed upload to \(url.absoluteString) has no body: the delegate's urlSession(_:task:needNewBodyStream:) gave no "
+                + "stream; nothing was sent"
         case .bodyStreamNotReplayable(let url):
             "the redirect to \(url.absoluteString) needs the request body again, but it came from httpBodyStream and the delegate provided no new stream (urlSession(_:task:needNewBodyStream:)); use httpBody or a file upload to follow 307/308 redirects"
-        case .downloadTasksUnsupported(let url):
-            "download tasks are not supported by HTTPDNSURLProtocol on this platform (\(url.absoluteString)); use a data task, or HTTPClient.execute(_:to: .file(_:))"
+        case .downloadDeliveryNotFound(let url):
+            "the download task for \(url.absoluteString) cannot be completed: its completion handler and delegate are not where "
+                + "swift-corelibs-foundation 6 keeps them; nothing was sent. Use a data task, or HTTPClient.execute(_:to: .file(_:))"
+        case .downloadFileFailed(let url, let reason):
+            "cannot write the download file \(url.path): \(reason)"
         case .tooManyRedirects(let url, let limit):
             "too many redirects: \(url.absoluteString) redirects again after \(limit)"
         }

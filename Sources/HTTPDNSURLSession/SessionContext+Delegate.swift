@@ -4,7 +4,8 @@ import Foundation
 #endif
 
 extension SessionContext {
-    /// Asks the task's (else the session's) delegate about a redirect, on the session's delegate
+    /// Asks the task delegate (`taskDelegate`: the one given to `data(for:delegate:)` and its
+    /// siblings, else the task's, else the session's) about a redirect, on the session's delegate
     /// queue (`urlSession(_:task:willPerformHTTPRedirection:newRequest:completionHandler:)`).
     /// - Returns: The request to send (maybe changed by the delegate), or nil when it declines.
     ///   Without a session or delegate: `newRequest`.
@@ -20,8 +21,9 @@ extension SessionContext {
         }
     }
 
-    /// A fresh copy of the body stream from the delegate (`urlSession(_:task:needNewBodyStream:)`),
-    /// for a redirect that must send the body again; nil when it has none.
+    /// A fresh copy of the body stream from the task delegate (`urlSession(_:task:needNewBodyStream:)`),
+    /// for a streamed upload task and for a redirect that must send the body again; nil when it
+    /// has none.
     func newBodyStream() async -> InputStream? {
         guard let session, let task, let delegate = taskDelegate.map(DelegateBox.init) else { return nil }
         let box: StreamBox = await withCheckedContinuation { continuation in

@@ -39,8 +39,9 @@ extension URLError {
             message = error.message
         case let error as HTTPDNSURLProtocolError:
             switch error {
-            case .notConfigured, .downloadTasksUnsupported: code = .unsupportedURL
-            case .uploadBodyUnavailable, .bodyStreamNotReplayable: code = .requestBodyStreamExhausted
+            case .notConfigured, .downloadDeliveryNotFound: code = .unsupportedURL
+            case .uploadBodyUnavailable, .uploadStreamUnavailable, .bodyStreamNotReplayable: code = .requestBodyStreamExhausted
+            case .downloadFileFailed: code = .cannotWriteToFile
             case .tooManyRedirects: code = .httpTooManyRedirects
             }
             message = error.description

@@ -7,28 +7,35 @@ import Synchronization
 import HTTPDNS
 
 /// Loads one `HTTPDNSURLProtocol` request: body, hops, cookies, delegate questions, delivery to
-/// the protocol's client, and cancellation.
-final class URLProtocolLoader: @unchecked Sendable { // immutable after init except `state`, which a Mutex guards
+/// the protocol's client (or, for a download task, to its file and its delegate or completion
+/// handler), and cancellation.
+final class URLProtocolLoader: @unchecked Sendable { // immutable after init except `state`, which a lock guards
     private struct State {
         var cancelled = false
         var task: Task<Void, Never>?
         var url: URL?
+        var download: DownloadFile?
+        /// The download's file was handed on: cancellation no longer removes it.
+        var delivered = false
     }
 
-    private weak var urlProtocol: URLProtocol?
-    private let client: (any URLProtocolClient)?
+    private weak var urlProtocol: HTTPDNSURLProtocol?
+    let client: (any URLProtocolClient)?
     private let request: URLRequest
-    private let context: SessionContext
+    let context: SessionContext
     private let configuration: HTTPDNSURLProtocol.Configuration?
+    /// For an upload task: its body as Foundation keeps it, read where `startLoading` runs.
+    private let taskBody: TaskBody?
     private let state = LockedValue(State())
 
-    /// Reads the session context: call where Foundation calls `startLoading`.
-    init(urlProtocol: URLProtocol) {
+    /// Reads the session context and the task's body: call where Foundation calls `startLoading`.
+    init(urlProtocol: HTTPDNSURLProtocol) {
         self.urlProtocol = urlProtocol
         client = urlProtocol.client
         request = urlProtocol.request
         context = SessionContext(task: urlProtocol.task)
-        configuration = HTTPDNSURLProtocol.configuration
+        configuration = type(of: urlProtocol).configuration
+        taskBody = (urlProtocol.task as? URLSessionUploadTask).map(TaskBody.init(of:))
     }
 
     func start() {
@@ -40,13 +47,15 @@ final class URLProtocolLoader: @unchecked Sendable { // immutable after init exc
         if cancelled { task.cancel() }
     }
 
-    /// Stops the transfer; nothing more reaches the client (Foundation reports the cancellation).
+    /// Stops the transfer and removes a download's file unless it was handed on; nothing more
+    /// reaches the client (Foundation reports the cancellation).
     func cancel() {
-        let task = state.withLock { state in
+        let (task, download) = state.withLock { state in
             state.cancelled = true
-            return state.task
+            return (state.task, state.delivered ? nil : state.download)
         }
         task?.cancel()
+        download?.discard()
     }
 
     private var isCancelled: Bool { state.withLock { $0.cancelled } }
@@ -58,10 +67,29 @@ final class URLProtocolLoader: @unchecked Sendable { // immutable after init exc
         action(client, urlProtocol)
     }
 
+    /// Keeps a download's file for `cancel()` to remove: call before anything is written to it.
+    func keep(_ download: DownloadFile) {
+        state.withLock { $0.download = download }
+    }
+
+    /// Marks a download's file as handed on, unless the load was cancelled first (which removed
+    /// it), and detaches Foundation's client in the same step, so that a later cancellation
+    /// reaches nobody.
+    /// - Returns: The protocol to report for, or nil when cancelled.
+    func handOver() -> URLProtocol? {
+        state.withLock { state -> URLProtocol? in
+            guard !state.cancelled, let urlProtocol else { return nil }
+            state.delivered = true
+            urlProtocol.detachClient()
+            return urlProtocol
+        }
+    }
+
     private func run() async {
         do {
             try await load()
         } catch {
+            state.withLock { $0.delivered ? nil : $0.download }?.discard()
             guard !isCancelled else { return }
             let url = state.withLock { $0.url } ?? request.url
             deliver { $0.urlProtocol($1, didFailWithError: URLError(httpdns: error, url: url)) }
@@ -71,16 +99,21 @@ final class URLProtocolLoader: @unchecked Sendable { // immutable after init exc
     private func load() async throws {
         guard let configuration else { throw HTTPDNSURLProtocolError.notConfigured }
         guard let url = request.url else { throw URLError(.badURL) }
-        if context.task is URLSessionDownloadTask { throw HTTPDNSURLProtocolError.downloadTasksUnsupported(url) }
+        let download = try makeDownloadFile(url: url, configuration: configuration)
 
         let cookies = context.cookieStorage(for: request, fallback: configuration.fallbackCookieStorage)
         var current = request
+        if taskBody != nil {
+            // An upload task's body is its upload's: the request's own must not come back on a 307.
+            current.httpBody = nil
+            current.httpBodyStream = nil
+        }
         if let cookies {
             current = current.withFirstHopCookies(from: cookies, sessionFound: context.session != nil)
         } else if !request.httpShouldHandleCookies, let storage = context.session?.configuration.httpCookieStorage {
             current = current.withoutSessionCookies(from: storage)
         }
-        var body = try initialBody(url: url)
+        var body = try await initialBody(url: url)
         let resourceTimeout = context.session.map(\.configuration.timeoutIntervalForResource).flatMap { $0 > 0 && $0 < 7 * 86_400 ? $0 : nil }
         // The request's own interval and the session's `timeoutIntervalForRequest`, whichever is
         // shorter: a protocol class added to a session must not lift the session's limit.
@@ -92,7 +125,8 @@ final class URLProtocolLoader: @unchecked Sendable { // immutable after init exc
             let hop = current.httpdnsRequest(
                 body: body, additionalHeaders: context.session?.configuration.httpAdditionalHeaders,
                 sessionStallTimeout: sessionStall, resourceTimeout: resourceTimeout)
-            let collector = HopCollector(url: hopURL, method: hop.method, cookies: cookies, streams: context.streamsChunks, loader: self)
+            let collector = HopCollector(
+                url: hopURL, method: hop.method, cookies: cookies, streams: context.streamsChunks, download: download, loader: self)
             let response: HTTPResponse?
             do {
                 response = try await configuration.client.execute(
@@ -107,13 +141,14 @@ final class URLProtocolLoader: @unchecked Sendable { // immutable after init exc
             }
 
             guard let redirect = collector.redirect, let redirectResponse = collector.response else {
-                if collector.response == nil, let response {
+                var final = collector.response
+                if final == nil, let response {
                     let head = HTTPURLResponse.httpdns(
                         url: hopURL, head: HTTPResponseHead(status: response.status, headers: response.headers, version: response.version, reasonPhrase: response.reasonPhrase))
                     deliver { $0.urlProtocol($1, didReceive: head, cacheStoragePolicy: .notAllowed) }
+                    final = head
                 }
-                if !collector.body.isEmpty { deliver { $0.urlProtocol($1, didLoad: collector.body) } }
-                deliver { $0.urlProtocolDidFinishLoading($1) }
+                try await finish(collector, response: final, download: download)
                 return
             }
             guard followed < configuration.maximumRedirects else {
@@ -124,8 +159,7 @@ final class URLProtocolLoader: @unchecked Sendable { // immutable after init exc
             guard let decided = await context.willPerformRedirection(redirectResponse, newRequest: proposed), decided.url != nil else {
                 // Declined: the redirect response is the result, as on Apple platforms.
                 deliver { $0.urlProtocol($1, didReceive: redirectResponse, cacheStoragePolicy: .notAllowed) }
-                if !collector.body.isEmpty { deliver { $0.urlProtocol($1, didLoad: collector.body) } }
-                deliver { $0.urlProtocolDidFinishLoading($1) }
+                try await finish(collector, response: redirectResponse, download: download)
                 return
             }
             try Task.checkCancellation()
@@ -135,19 +169,42 @@ final class URLProtocolLoader: @unchecked Sendable { // immutable after init exc
         }
     }
 
-    /// The first hop's body: one registered by `httpdnsUpload…`, else `httpBody`, else
-    /// `httpBodyStream` (streamed; `Content-Length` tells libcurl its length when set).
-    /// - Throws: `.uploadBodyUnavailable` for an upload task whose body did not reach us.
-    private func initialBody(url: URL) throws -> HTTPRequestBody? {
-        if let task = context.task, let registered = UploadBodyRegistry.take(for: task) { return registered }
-        // Before the request's own body: an upload task's body is the one it was made with, which
-        // never reaches a URL protocol here; sending the request's `httpBody` instead would send
-        // another body without a word.
-        if context.task is URLSessionUploadTask { throw HTTPDNSURLProtocolError.uploadBodyUnavailable(url) }
-        if let data = request.httpBody { return .data(data) }
-        if let stream = request.httpBodyStream {
-            return .stream(stream, length: request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) })
+    /// Ends the load with `collector`'s body: passed on (what the task has not been given yet),
+    /// or for a download written to its file, which then goes to the delegate or completion handler.
+    private func finish(_ collector: HopCollector, response: HTTPURLResponse?, download: DownloadFile?) async throws {
+        guard let download else {
+            if !collector.body.isEmpty { deliver { $0.urlProtocol($1, didLoad: collector.body) } }
+            deliver { $0.urlProtocolDidFinishLoading($1) }
+            return
         }
+        if !collector.body.isEmpty { download.write(collector.body) }
+        try await download.finish()
+        deliverDownload(download.url, response: response)
+    }
+
+    /// The first hop's body: one registered by `httpdnsUpload…`; for an upload task the body
+    /// Foundation keeps for it (the delegate's `needNewBodyStream` for a streamed request), never
+    /// the request's own; else `httpBody`, else `httpBodyStream` (streamed; `Content-Length` tells
+    /// libcurl its length when set).
+    /// - Throws: `.uploadBodyUnavailable` when an upload task's body cannot be found,
+    ///   `.uploadStreamUnavailable` when the delegate gives a streamed request none.
+    private func initialBody(url: URL) async throws -> HTTPRequestBody? {
+        if let task = context.task, let registered = UploadBodyRegistry.take(for: task) { return registered }
+        let length = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        switch taskBody {
+        case nil: break
+        case .none?: return nil
+        case .data(let data)?: return .data(data)
+        case .file(let file)?: return .file(file)
+        case .stream(let stream)?: return .stream(stream, length: length)
+        case .fromDelegate?:
+            guard let stream = await context.newBodyStream() else { throw HTTPDNSURLProtocolError.uploadStreamUnavailable(url) }
+            return .stream(stream, length: length)
+        // Sending the request's own `httpBody` instead would send another body without a word.
+        case .notFound?: throw HTTPDNSURLProtocolError.uploadBodyUnavailable(url)
+        }
+        if let data = request.httpBody { return .data(data) }
+        if let stream = request.httpBodyStream { return .stream(stream, length: length) }
         return nil
     }
 
@@ -161,48 +218,5 @@ final class URLProtocolLoader: @unchecked Sendable { // immutable after init exc
             throw HTTPDNSURLProtocolError.bodyStreamNotReplayable(redirect.location)
         }
         return .stream(stream, length: length)
-    }
-}
-
-/// One hop's response as the transfer thread delivers it: cookies stored and the redirect decided
-/// when the head arrives; a final response's head and chunks passed on at once when the task
-/// streams, else collected.
-private final class HopCollector: @unchecked Sendable { // written only on the transfer thread during the transfer; read after it completes
-    /// Redirect bodies are kept for a declined redirect, up to this many bytes.
-    private static let redirectBodyLimit = 1 << 20
-
-    let url: URL
-    let method: String
-    let cookies: HTTPCookieStorage?
-    let streams: Bool
-    let loader: URLProtocolLoader
-    private(set) var redirect: HTTPRedirect?
-    private(set) var response: HTTPURLResponse?
-    private(set) var body = Data()
-
-    init(url: URL, method: String, cookies: HTTPCookieStorage?, streams: Bool, loader: URLProtocolLoader) {
-        self.url = url
-        self.method = method
-        self.cookies = cookies
-        self.streams = streams
-        self.loader = loader
-    }
-
-    func receiveHead(_ head: HTTPResponseHead) {
-        if let cookies { HTTPCookieStorageJar(cookies).storeCookies(head.headers[all: "Set-Cookie"], from: url) }
-        let response = HTTPURLResponse.httpdns(url: url, head: head)
-        self.response = response
-        redirect = HTTPRedirect(status: head.status, headers: head.headers, url: url, method: method)
-        if redirect == nil {
-            loader.deliver { $0.urlProtocol($1, didReceive: response, cacheStoragePolicy: .notAllowed) }
-        }
-    }
-
-    func receiveChunk(_ data: Data) {
-        if redirect == nil, streams {
-            loader.deliver { $0.urlProtocol($1, didLoad: data) }
-        } else if redirect == nil || body.count + data.count <= Self.redirectBodyLimit {
-            body.append(data)
-        }
     }
 }

@@ -4,15 +4,16 @@ import Foundation
 #endif
 import HTTPDNS
 
-/// Upload APIs whose body reaches `HTTPDNSURLProtocol`.
+/// Upload APIs that hand their body to `HTTPDNSURLProtocol` alongside the task.
 ///
-/// On swift-corelibs-foundation the body of `upload(for:from:)`, `upload(for:fromFile:)`,
-/// `uploadTask(with:from:)` and `uploadTask(with:fromFile:)` is kept inside the task, where a
-/// `URLProtocol` cannot read it; `HTTPDNSURLProtocol` fails such tasks with
-/// `URLError(.requestBodyStreamExhausted)` rather than send an empty body. These methods create the
-/// same upload tasks (delegates see `URLSessionUploadTask`s, progress counts as usual) and hand the
-/// body to the protocol alongside. A file body is streamed from the file, never read whole, and
-/// can be sent again for a 307/308 redirect.
+/// swift-corelibs-foundation keeps the body of `upload(for:from:)`, `upload(for:fromFile:)`,
+/// `uploadTask(with:from:)` and `uploadTask(with:fromFile:)` inside the task, and hands it to no
+/// `URLProtocol`; `HTTPDNSURLProtocol` reads it from there, so Foundation's own upload APIs work
+/// and these are not needed. They do not depend on where Foundation keeps the body: should a
+/// Foundation update move it, the plain APIs fail with `URLError(.requestBodyStreamExhausted)` and
+/// these still work. They create the same upload tasks (delegates see `URLSessionUploadTask`s) and
+/// register the body for the protocol. A file body is streamed from the file, never read whole,
+/// and can be sent again for a 307/308 redirect.
 extension URLSession {
     /// `uploadTask(with:from:)` for sessions using `HTTPDNSURLProtocol`. Resume it as usual.
     public func httpdnsUploadTask(with request: URLRequest, from bodyData: Data) -> URLSessionUploadTask {

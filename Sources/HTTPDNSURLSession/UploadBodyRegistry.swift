@@ -6,8 +6,8 @@ import HTTPDNSCore
 import Synchronization
 import HTTPDNS
 
-/// Upload bodies registered by the `httpdnsUpload…` methods for their tasks, since
-/// swift-corelibs-foundation hands an upload task's body to no `URLProtocol`. Keyed by task
+/// Upload bodies registered by the `httpdnsUpload…` methods for their tasks, which need no
+/// reflection of Foundation's state to find (see `TaskBody`). Keyed by task
 /// identity and checked against a weak reference, so a recycled object address never picks up
 /// another task's body; entries of tasks that are gone are dropped at the next registration.
 enum UploadBodyRegistry {

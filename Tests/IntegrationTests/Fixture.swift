@@ -81,6 +81,13 @@ struct Fixture {
         return .anchors(testCA + otherCA + Array(repeating: testCA[0], count: serial))
     }
 
+    /// A trust policy that does not trust the test CA (the other CA is its only anchor), which no
+    /// other call returns: a verification failure on a pool no other test shares.
+    func freshDistrust() -> TrustPolicy {
+        let serial = Self.trustSerial.add(1, ordering: .relaxed).newValue
+        return TrustPolicy(anchors: .only(otherCA + Array(repeating: otherCA[0], count: serial)))
+    }
+
     private static let trustSerial = Atomic<Int>(0)
 }
 

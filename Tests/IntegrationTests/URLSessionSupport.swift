@@ -72,8 +72,7 @@ final class RecordingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     private var _response: URLResponse?
     private var _error: (any Error)?
     private var _peakGrowth = 0
-    private var _completion: CheckedContinuation<Void, Never>?
-    private var _completed = false
+    private let completed = CompletionSignal()
     private let baseline = residentBytes()
 
     /// Keep the body (small responses) or only count it (large ones).
@@ -82,15 +81,20 @@ final class RecordingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     let onChunk: (@Sendable (URLSessionDataTask, Int) -> Void)?
     /// Redirect decision; nil follows.
     let redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?
+    /// The answer to `needNewBodyStream`: a new stream each time; nil gives none.
+    let bodyStream: (@Sendable () -> InputStream?)?
     private var _redirects: [URL] = []
+    private var _bodyStreamRequests = 0
 
     init(
         keepsBody: Bool = true, onChunk: (@Sendable (URLSessionDataTask, Int) -> Void)? = nil,
-        redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? = nil
+        redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? = nil,
+        bodyStream: (@Sendable () -> InputStream?)? = nil
     ) {
         self.keepsBody = keepsBody
         self.onChunk = onChunk
         self.redirect = redirect
+        self.bodyStream = bodyStream
     }
 
     var received: Int { lock.withLock { _received } }
@@ -100,6 +104,8 @@ final class RecordingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     var error: (any Error)? { lock.withLock { _error } }
     var peakGrowth: Int { lock.withLock { _peakGrowth } }
     var redirects: [URL] { lock.withLock { _redirects } }
+    /// How many times `needNewBodyStream` was asked.
+    var bodyStreamRequests: Int { lock.withLock { _bodyStreamRequests } }
 
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
@@ -128,23 +134,44 @@ final class RecordingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         completionHandler(redirect.map { $0(response, request) } ?? request)
     }
 
+    func urlSession(_ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void) {
+        lock.withLock { _bodyStreamRequests += 1 }
+        completionHandler(bodyStream?())
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let continuation = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+        lock.withLock {
             _error = error
-            _completed = true
             _peakGrowth = max(_peakGrowth, residentBytes() - baseline)
-            defer { _completion = nil }
-            return _completion
         }
-        continuation?.resume()
+        completed.signal()
     }
 
     /// Returns once the task completed.
-    func completion() async {
+    func completion() async { await completed.wait() }
+}
+
+/// Lets a test await a delegate's `didCompleteWithError`, whether it came before or after.
+final class CompletionSignal: @unchecked Sendable { // `signalled` and `waiter` are guarded by `lock`
+    private let lock = NSLock()
+    private var signalled = false
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    func signal() {
+        let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            signalled = true
+            defer { self.waiter = nil }
+            return self.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns once `signal()` was called.
+    func wait() async {
         await withCheckedContinuation { continuation in
             let done = lock.withLock { () -> Bool in
-                if _completed { return true }
-                _completion = continuation
+                if signalled { return true }
+                waiter = continuation
                 return false
             }
             if done { continuation.resume() }
