@@ -53,8 +53,19 @@ struct CommandReference {
     /// Whether `option` is one `--help` lists.
     func isMostUsed(_ option: ArgumentParser.Option) -> Bool { !mostUsed.isDisjoint(with: option.names) }
 
-    /// What `--help` prints: `--help all` (a positional `all`, as curl's) lists every option.
-    func help(for parsed: ArgumentParser.Parsed) -> String { shortHelp(all: parsed.positionals.contains("all")) }
+    /// The topics `--help TOPIC` takes, as curl's `--help all`.
+    static let helpTopics = ["all"]
+
+    /// What `--help` prints: `--help all` (the argument right after it, as curl's) lists every option.
+    /// - Throws: `UsageError` naming a topic that is not one of `helpTopics`, and listing them.
+    func help(for parsed: ArgumentParser.Parsed) throws(UsageError) -> String {
+        guard let topic = parsed.argumentAfter["help"] else { return shortHelp() }
+        guard Self.helpTopics.contains(topic) else {
+            let topics = Self.helpTopics.map { "'\($0)'" }.joined(separator: ", ")
+            throw UsageError("unknown help topic '\(topic)' for \(fullName) --help; the topics are: \(topics)", command: name.isEmpty ? nil : name)
+        }
+        return shortHelp(all: true)
+    }
 
     /// `--help`: the usage line, the summary, then one line per option: the most used ones within
     /// one screen (24 lines), or with `all` every one under its section's heading.

@@ -294,7 +294,7 @@ enum FetchCommand {
         do {
             let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
-                console.print(reference.help(for: parsed))
+                try console.print(reference.help(for: parsed))
                 return HTTPDNSTool.ExitStatus.success
             }
             plans = try makePlans(parsed, environment: environment)

@@ -65,7 +65,7 @@ enum ProbeCommand {
         do {
             let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
-                console.print(reference.help(for: parsed))
+                try console.print(reference.help(for: parsed))
                 return HTTPDNSTool.ExitStatus.success
             }
             guard parsed.positionals.count == 1, let text = parsed.positionals.first, let parsedURL = URL(string: text) else {

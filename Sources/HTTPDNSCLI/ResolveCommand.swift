@@ -61,7 +61,7 @@ enum ResolveCommand {
         do {
             let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
-                console.print(reference.help(for: parsed))
+                try console.print(reference.help(for: parsed))
                 return HTTPDNSTool.ExitStatus.success
             }
             guard !parsed.positionals.isEmpty else { throw UsageError("no host given", command: "resolve") }

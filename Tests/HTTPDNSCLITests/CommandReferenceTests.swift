@@ -152,6 +152,25 @@ struct CommandReferenceTests {
         #expect(all.text == command.shortHelp(all: true) + "\n")
     }
 
+    @Test(
+        "--help takes the topic right after it: an unknown one is a usage error (exit 2) naming it and listing the topics; a URL before --help is no topic",
+        arguments: commands.map(\.name))
+    func unknownHelpTopic(name: String) async throws {
+        let command = try #require(Self.commands.first { $0.name == name })
+        let bogus = LockedOutput()
+        #expect(await HTTPDNSTool.run([name, "--help", "bogus"], console: bogus.console, environment: [:]) == HTTPDNSTool.ExitStatus.usage)
+        #expect(bogus.text.isEmpty)
+        #expect(
+            bogus.errorText == "httpdns: unknown help topic 'bogus' for httpdns \(name) --help; the topics are: 'all' (see 'httpdns help \(name)')\n",
+            "\(bogus.errorText)")
+        let short = LockedOutput()
+        #expect(await HTTPDNSTool.run([name, "-h", "all"], console: short.console, environment: [:]) == 0)
+        #expect(short.text == command.shortHelp(all: true) + "\n")
+        let trailing = LockedOutput()
+        #expect(await HTTPDNSTool.run([name, "https://a.test/", "--help"], console: trailing.console, environment: [:]) == 0)
+        #expect(trailing.text == command.shortHelp() + "\n")
+    }
+
     @Test("the completions offer each command's options, and only those", arguments: ["bash", "zsh"])
     func completions(shell: String) throws {
         let script = try #require(ShellCompletion.script(for: shell))
@@ -227,13 +246,16 @@ struct CommandReferenceTests {
 }
 
 /// A console whose standard output the test reads back.
-final class LockedOutput: @unchecked Sendable { // `data` is guarded by `lock`
+final class LockedOutput: @unchecked Sendable { // `data` and `errors` are guarded by `lock`
     private let lock = NSLock()
     private var data = Data()
+    private var errors = ""
 
     var console: Console {
-        Console(output: { chunk in self.lock.withLock { self.data.append(chunk) } }, error: { _ in })
+        Console(output: { chunk in self.lock.withLock { self.data.append(chunk) } }, error: { line in self.lock.withLock { self.errors += line } })
     }
 
     var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+    /// What the command wrote to standard error.
+    var errorText: String { lock.withLock { errors } }
 }
