@@ -30,7 +30,7 @@ struct CommandReference {
     static let helpSection = Section(
         title: "Help",
         options: [
-            .init(names: ["-h", "--help"], arity: .flag, summary: "This help: the most used options (--help all: every one)")
+            .init(names: ["-h", "--help"], arity: .flag, summary: "This help (--help all: every option)", detail: "This help: the most used options; --help all lists every one.")
         ])
 
     /// Every option, in the order help lists them.
@@ -82,7 +82,7 @@ struct CommandReference {
             lines += ["", "'httpdns help \(page)' explains each option; so does 'man \(name.isEmpty ? "httpdns" : "httpdns-" + name)'."]
         } else {
             lines += ["", "Options:"] + options.filter(isMostUsed).map(line)
-            lines += ["", "Not all options: '\(fullName) --help all' lists every one, 'httpdns help \(page)' explains each."]
+            lines += ["", "All options: '\(fullName) --help all'; explained: 'httpdns help \(page)'"]
         }
         return lines.joined(separator: "\n")
     }
@@ -176,8 +176,8 @@ struct CommandReference {
             .filter { !$0.isEmpty }
     }
 
-    /// `text` wrapped at 100 columns, each line indented by `indent` spaces.
-    static func wrap(_ text: String, indent: Int, width: Int = 100) -> String {
+    /// `text` wrapped at 80 columns (a terminal's, as curl's help), each line indented by `indent` spaces.
+    static func wrap(_ text: String, indent: Int, width: Int = 80) -> String {
         let prefix = String(repeating: " ", count: indent)
         var lines: [String] = []
         var line = ""

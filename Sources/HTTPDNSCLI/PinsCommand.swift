@@ -6,7 +6,7 @@ enum PinsCommand {
     static let reference = CommandReference(
         name: "pins",
         synopsis: "[options] URL",
-        summary: "Print the certificate chain URL's server presents, with pins ready to paste.",
+        summary: "Print the server's certificate chain with pins to paste.",
         description: """
             Connects to URL's host the way fetch does (DoH, IP-direct, SNI and verification on the name)
             and prints the chain the handshake verified, leaf first: subject, issuer, expiry, the SPKI pin
@@ -23,7 +23,7 @@ enum PinsCommand {
                 options: [
                     .init(
                         names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
-                        summary: "Limit for resolving the name, then for connecting (default 10)",
+                        summary: "Limit to resolve, then to connect (default 10)",
                         detail: """
                             Limit for resolving the name (DoH/HTTPDNS included, as curl's), then again for connecting,
                             TLS included (default 10).

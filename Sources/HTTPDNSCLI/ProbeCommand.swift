@@ -7,7 +7,7 @@ enum ProbeCommand {
     static let reference = CommandReference(
         name: "probe",
         synopsis: "[options] URL",
-        summary: "Check every address of URL's host: connect, TLS, certificate, status.",
+        summary: "Check each address of the host: TLS, certificate, status.",
         description: """
             Resolves URL's host (as fetch does) and, for each address, connects with SNI set to the host,
             verifies the certificate for the host, sends GET and reports one line per address: ADDRESS
@@ -31,14 +31,14 @@ enum ProbeCommand {
                 options: [
                     .init(
                         names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
-                        summary: "Limit for connecting to each address and DoH endpoint (default 5)",
+                        summary: "Connect limit per address and DoH (default 5)",
                         detail: """
                             Limit for connecting to each address, TLS included (default 5), and to each DoH/HTTPDNS
                             endpoint.
                             """),
                     .init(
                         names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
-                        summary: "Limit for resolving, then for each address's request (default 15)",
+                        summary: "Limit to resolve, then per address (default 15)",
                         detail: """
                             As fetch's -m: a limit for resolving the name (DoH/HTTPDNS included), exit 28 when it passes
                             first, then again for each address's whole request, which is FAILED timedOut past it

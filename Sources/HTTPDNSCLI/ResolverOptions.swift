@@ -8,7 +8,7 @@ struct ResolverOptions {
         [
             .init(
                 names: ["--doh-url", "--endpoint"], arity: .value, valueName: "URL",
-                summary: "Resolver endpoint (DoH unless --provider), repeatable, in order",
+                summary: "Resolver endpoint, repeatable, tried in order",
                 detail: """
                     The resolver's endpoint: DNS-over-HTTPS (RFC 8484) unless --provider names another protocol.
                     Repeatable; endpoints are tried in order, a failing one (network error, a time-out of 5 s
@@ -21,7 +21,7 @@ struct ResolverOptions {
                     """),
             .init(
                 names: ["--resolve"], arity: .value, valueName: "HOST:PORT:ADDR",
-                summary: "Use these addresses for HOST:PORT (PORT may be *), as curl",
+                summary: "Use these addresses for HOST:PORT, as curl",
                 detail: """
                     [+]HOST:PORT:ADDR[,ADDR]...: use these addresses for HOST:PORT (PORT may be *), as curl does; also how a --doh-url host is
                     reached without system DNS. A later entry for the same HOST:PORT replaces an earlier one,
@@ -29,7 +29,7 @@ struct ResolverOptions {
                     """),
             .init(
                 names: ["--no-fallback"], arity: .flag,
-                summary: "Fail, not ask the system resolver, when every endpoint fails",
+                summary: "Never fall back to the system resolver",
                 detail: """
                     Do not fall back to the system resolver when every endpoint fails (network error, timeout,
                     HTTP error, malformed answer): the name cannot be resolved (exit 6). A fallback is always
@@ -38,7 +38,7 @@ struct ResolverOptions {
             dohMethodOption,
             .init(
                 names: ["--stale-timeout"], arity: .value, valueName: "SECONDS",
-                summary: "Serve a stale answer (RFC 8767) after SECONDS without a fresh one",
+                summary: "Serve stale data (RFC 8767) after SECONDS",
                 detail: """
                     Serve stale data (RFC 8767): answer from an expired cache entry when a fresh lookup fails
                     or has not answered within SECONDS (the client response timer; 1.8 is RFC 8767's
@@ -67,14 +67,14 @@ struct ResolverOptions {
     static let anchorOptions: [ArgumentParser.Option] = [
         .init(
             names: ["--cacert"], arity: .value, valueName: "FILE",
-            summary: "Also trust the CA certificates in this PEM file (DoH's TLS too)",
+            summary: "Also trust these PEM CA certificates (DoH too)",
             detail: """
                 Also trust the CA certificates in this PEM file, beside the system roots, for every TLS
                 connection of the command, the DoH server's included. FILE may be a pipe.
                 """),
         .init(
             names: ["--doh-cacert"], arity: .value, valueName: "FILE",
-            summary: "Also trust these CA certificates, for the DoH endpoints only")
+            summary: "Also trust these CA certificates, for DoH only", detail: "Also trust the CA certificates in this PEM file, for the DoH endpoints only (beside --cacert's).")
     ]
 
     /// The DoH endpoints' own pins.

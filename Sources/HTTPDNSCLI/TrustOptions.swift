@@ -14,7 +14,7 @@ struct TrustOptions {
     private static let pinOptions: [ArgumentParser.Option] = [
         .init(
             names: ["--pinnedpubkey"], arity: .value, valueName: "PINS|FILE",
-            summary: "Public-key pins; the verified chain must carry one (exit 90)",
+            summary: "Public-key pins the chain must match (exit 90)",
             detail: """
                 Public-key pins ('sha256//BASE64[;sha256//BASE64]...', SPKI SHA-256, RFC 7469): a certificate of the verified chain
                 must carry one, or the request fails with exit 90, listing the pins the server presented.
@@ -23,7 +23,7 @@ struct TrustOptions {
                 """),
         .init(
             names: ["--pin-cert"], arity: .value, valueName: "SHA256HEX",
-            summary: "Whole-certificate pin (SHA-256 fingerprint, hex), repeatable",
+            summary: "Whole-certificate pin (SHA-256 hex), repeatable",
             detail: """
                 Whole-certificate pin: the certificate's SHA-256 fingerprint in hex, colons allowed.
                 Repeatable; combines with --pinnedpubkey.
@@ -34,7 +34,7 @@ struct TrustOptions {
     private static let certificateOptions: [ArgumentParser.Option] = [
         .init(
             names: ["-E", "--cert"], arity: .value, valueName: "FILE[:PASSWORD]",
-            summary: "Client certificate for mutual TLS (PKCS#12, or PEM with --key)",
+            summary: "Client certificate (PKCS#12, or PEM with --key)",
             detail: """
                 Client certificate for mutual TLS: PKCS#12 (AES or legacy 3DES/RC2) or PEM with the key
                 inside or in --key. It is loaded before any traffic: a file that cannot be used (not a
@@ -42,12 +42,18 @@ struct TrustOptions {
                 exits 2. A server that rejects it is exit 58. FILE may be a pipe.
                 """),
         certificateTypeOption,
-        .init(names: ["--key"], arity: .value, valueName: "FILE", summary: "PEM private key for a PEM --cert (may be encrypted)"),
-        .init(names: ["--pass"], arity: .value, valueName: "PASSWORD", summary: "Password of the PKCS#12 file or passphrase of the key"),
-        .init(names: ["--cert-status"], arity: .flag, summary: "Require a stapled OCSP response (exit 91 without one)"),
+        .init(
+            names: ["--key"], arity: .value, valueName: "FILE", summary: "Private key of a PEM --cert (may be encrypted)",
+            detail: "The PEM private key of a PEM --cert (encrypted with --pass, or not)."),
+        .init(
+            names: ["--pass"], arity: .value, valueName: "PASSWORD", summary: "Password of --cert's PKCS#12 file or of --key",
+            detail: "Password of --cert's PKCS#12 file, or passphrase of the PEM --key."),
+        .init(
+            names: ["--cert-status"], arity: .flag, summary: "Require a stapled OCSP response (else exit 91)",
+            detail: "Require a stapled OCSP response showing the certificate good (curl's --cert-status); without one, exit 91."),
         .init(
             names: ["-k", "--insecure"], arity: .flag,
-            summary: "Verify no certificate or name at all (pins still apply)",
+            summary: "Verify no certificate or name (pins still apply)",
             detail: """
                 Do not verify the server's certificate or name at all: anyone on the path can impersonate
                 the server. Pins, if given, still apply. Each connection made so is warned about on stderr.
@@ -57,7 +63,7 @@ struct TrustOptions {
 
     static let certificateTypeOption = ArgumentParser.Option(
         names: ["--cert-type"], arity: .value, valueName: "P12|PEM",
-        summary: "Type of --cert (default: P12 for .p12/.pfx files, else PEM)",
+        summary: "Type of --cert (default: from its extension)", detail: "Type of --cert: P12 or PEM (default: P12 for .p12 and .pfx files, else PEM).",
         values: [ClientIdentity.FileType.pkcs12.rawValue, ClientIdentity.FileType.pem.rawValue])
 
     var pins: [CertificatePin] = []

@@ -48,23 +48,23 @@ struct CommandReferenceTests {
         }
     }
 
-    @Test("each option is one line of --help all, within 100 columns", arguments: commands.map(\.name))
+    @Test("each option is one line of --help all, within 80 columns, as curl's", arguments: commands.map(\.name))
     func shortHelpIsOneLinePerOption(name: String) throws {
         let command = try #require(Self.commands.first { $0.name == name })
         let lines = command.shortHelp(all: true).split(separator: "\n", omittingEmptySubsequences: false)
-        for line in lines { #expect(line.count <= 100, "too long: \(line)") }
+        for line in lines { #expect(line.count <= 80, "too long (\(line.count) columns): \(line)") }
         let optionLines = lines.filter { $0.hasPrefix("  -") || $0.hasPrefix("      --") }
         #expect(optionLines.count == command.options.count)
     }
 
     @Test(
-        "--help fits one screen (24 lines of at most 100 columns): the most used options, one line each, then how to see all",
+        "--help fits one screen (24 lines of at most 80 columns): the most used options, one line each, then how to see all",
         arguments: commands.map(\.name))
     func shortHelpFitsOneScreen(name: String) throws {
         let command = try #require(Self.commands.first { $0.name == name })
         let lines = command.shortHelp().split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count <= 24, "\(name) --help is \(lines.count) lines")
-        for line in lines { #expect(line.count <= 100, "too long: \(line)") }
+        for line in lines { #expect(line.count <= 80, "too long (\(line.count) columns): \(line)") }
         let accepted = Set(command.options.flatMap(\.names))
         #expect(command.mostUsed.isSubset(of: accepted), "not options of \(name): \(command.mostUsed.subtracting(accepted).sorted())")
         let optionLines = lines.filter { $0.hasPrefix("  -") || $0.hasPrefix("      --") }
@@ -78,7 +78,13 @@ struct CommandReferenceTests {
     func toolUsageFitsOneScreen() {
         let lines = HTTPDNSTool.usage.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count <= 24)
-        for line in lines { #expect(line.count <= 100, "too long: \(line)") }
+        for line in lines { #expect(line.count <= 80, "too long (\(line.count) columns): \(line)") }
+    }
+
+    @Test("httpdns help COMMAND, the man page as text, fits 80 columns too", arguments: [""] + commands.map(\.name))
+    func detailedHelpFits80Columns(name: String) throws {
+        let command = try #require(([HTTPDNSTool.reference] + Self.commands).first { $0.name == name })
+        for line in command.detailedHelp().split(separator: "\n") { #expect(line.count <= 80, "too long (\(line.count) columns): \(line)") }
     }
 
     @Test("Documentation/CLI.md's exit-status table is the one the man pages are made from (ExitStatusTable)")
