@@ -84,7 +84,7 @@ public final class HostResolver: HostResolving {
                 file, busyTimeout: configuration.persistentCacheBusyTimeout,
                 maximumAge: configuration.persistentCacheMaximumAge,
                 loadLimit: configuration.cacheCapacity
-            ) { observer?.warning($0) }
+            ) { observer?.cacheFileWarning(file: file, message: $0) }
         }
         self.store = opened?.store
         if let rows = opened?.rows { load(rows) }

@@ -173,6 +173,7 @@ struct ConsoleWarningObserver: ResolverObserver {
     let console: Console
 
     func warning(_ message: String) { console.note("httpdns: warning: \(message)") }
+    func cacheFileWarning(file: URL, message: String) { warning(CacheFileOption.warning(message, file: file)) }
     /// A fallback is a downgrade to the network's resolver: never silent.
     func fellBackToSystemResolver(host: String, reasons: [String]) {
         let why = reasons.map { $0.split(separator: "\n").first.map(String.init) ?? $0 }.joined(separator: "; ")
@@ -235,4 +236,14 @@ struct ConsoleResolverObserver: ResolverObserver {
     func fellBackToSystemResolver(host: String, reasons: [String]) { say("every provider failed for \(host); asking the system resolver") }
     func bypassed(host: String) { say("\(host) bypasses HTTPDNS (system resolver)") }
     func warning(_ message: String) { say("warning: \(message)") }
+    func cacheFileWarning(file: URL, message: String) { warning(CacheFileOption.warning(message, file: file)) }
+}
+
+/// `--cache-file`'s warnings name the option, so that the user knows which one they are about.
+enum CacheFileOption {
+    /// `message`, which names the file by its absolute path, after the option, and after the path
+    /// as given when that was relative.
+    static func warning(_ message: String, file: URL) -> String {
+        file.relativePath == file.path ? "--cache-file: \(message)" : "--cache-file \(file.relativePath): \(message)"
+    }
 }

@@ -231,6 +231,27 @@ struct ResolverCacheStoreTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["fifo"], "nothing made beside a FIFO")
     }
 
+    @Test("cache-file problems reach the observer's cacheFileWarning with the configured file, so a caller can say which setting they are about")
+    func cacheFileWarningsNameTheFile() async throws {
+        let (directory, _) = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        final class FileWarnings: ResolverObserver {
+            let log = LockedValue<[String]>([])
+            func warning(_ message: String) { log.withLock { $0.append("warning \(message)") } }
+            func cacheFileWarning(file: URL, message: String) { log.withLock { $0.append("\(file.path): \(message)") } }
+        }
+        let observer = FileWarnings()
+        // The directory itself as the cache file: not usable.
+        let harness = ResolverHarness {
+            $0.persistentCacheFile = directory
+            $0.observer = observer
+        }
+        _ = try await harness.resolve("a.test")
+        let lines = observer.log.withLock { $0 }
+        #expect(lines.count == 1, "\(lines)")
+        #expect(lines.first?.hasPrefix("\(directory.path): not using the cache file \(directory.path)") == true, "\(lines)")
+    }
+
     @Test("a cache path that is a directory is reported, and lookups work from memory")
     func aDirectoryIsReported() async throws {
         let (directory, _) = try Self.scratch()
