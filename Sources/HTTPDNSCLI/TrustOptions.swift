@@ -67,6 +67,9 @@ struct TrustOptions {
         values: [ClientIdentity.FileType.pkcs12.rawValue, ClientIdentity.FileType.pem.rawValue])
 
     var pins: [CertificatePin] = []
+    /// Each pin as the command line gave it (a key file's path for a pin read from it), for the
+    /// messages that name them.
+    var spellings: [CertificatePin: String] = [:]
     var certificate: (path: String, password: String?)?
     var certificateType: ClientIdentity.FileType?
     var keyPath: String?
@@ -90,9 +93,14 @@ struct TrustOptions {
             }
             do {
                 if trimmed.hasPrefix("sha256//") || trimmed.hasPrefix("cert-sha256//") {
-                    pins += try CertificatePin.list(parsing: text)
+                    for (pin, written) in try CertificatePin.writtenList(parsing: text) {
+                        pins.append(pin)
+                        spellings[pin] = written
+                    }
                 } else {
-                    pins.append(try CertificatePin.publicKey(contentsOf: URL(fileURLWithPath: text)))
+                    let pin = try CertificatePin.publicKey(contentsOf: URL(fileURLWithPath: text))
+                    pins.append(pin)
+                    spellings[pin] = text
                 }
             } catch {
                 throw UsageError("--pinnedpubkey: \(error)", command: command)
@@ -100,7 +108,9 @@ struct TrustOptions {
         }
         for text in parsed.all("pin-cert") {
             do {
-                pins.append(try CertificatePin.certificate(hex: text))
+                let pin = try CertificatePin.certificate(hex: text)
+                pins.append(pin)
+                spellings[pin] = text
             } catch {
                 throw UsageError("--pin-cert: \(error)", command: command)
             }
@@ -200,7 +210,7 @@ struct TrustOptions {
     ///   before any traffic, which the commands exit 2 for, where curl gives 58.
     func policy(base: TrustPolicy) throws(UsageError) -> TrustPolicy {
         var policy = base
-        if !pins.isEmpty { policy.pinSets = [PinSet(pins: Set(pins))] }
+        if !pins.isEmpty { policy.pinSets = [PinSet(pins: Set(pins), spellings: spellings)] }
         policy.identity = try identity()
         policy.requiresOCSPStapling = requiresOCSPStapling
         if insecure { policy.verification = .insecureSkippingAllVerification }

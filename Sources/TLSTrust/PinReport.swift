@@ -54,14 +54,15 @@ public struct PinReport: Sendable, Hashable, CustomStringConvertible {
         self.date = date
     }
 
-    /// One line per presented certificate, pin first, so the configuration can be fixed.
+    /// One line per presented certificate, pin first, so the configuration can be fixed. The pins
+    /// expected are shown as written (`PinSet.spellings`), each with its normalized form.
     public var description: String {
         // Whole-certificate pins are listed too when the pin set has any, so either kind can be fixed.
         let showsCertificatePins = pinSet.pins.contains { $0.description.hasPrefix("cert-") }
         let presented = presentedChain.map { certificate in
             "  \(certificate.publicKeyPin)  \(showsCertificatePins ? "\(certificate.certificatePin)  " : "")\(certificate.subject)"
         }.joined(separator: "\n")
-        let expected = pinSet.pins.map(\.description).sorted().joined(separator: "; ")
+        let expected = pinSet.pins.map(pinSet.written).sorted().joined(separator: "; ")
         return
             "certificate pinning failed for \(IPAddress.authority(host: host, port: port))\(remoteAddress.map { " (\($0))" } ?? ""): no certificate of the chain matches \(expected)\nthe server presented:\n\(presented)"
     }

@@ -109,6 +109,30 @@ extension TrustSuites {
             #expect(mismatch.stderrText.contains(presented), "\(mismatch.stderrText)")
         }
 
+        @Test(
+            "a pin mismatch shows each pin as the command line wrote it (a fingerprint with colons and capitals, a hex digest, a key file), with its normalized form beside it"
+        )
+        func mismatchShowsPinsAsWritten() async throws {
+            let other = fixture.otherCA[0]
+            let fingerprint = other.sha256.map { String(format: "%02X", $0) }.joined(separator: ":")
+            let byFingerprint = try await httpdns(["fetch", "--pin-cert", fingerprint, fixture.url("b.test").absoluteString] + doh)
+            #expect(byFingerprint.status == 90, "\(byFingerprint.stderrText)")
+            #expect(byFingerprint.stderrText.contains("matches \(fingerprint) (\(other.certificatePin))\n"), "\(byFingerprint.stderrText)")
+            let hex = "sha256//" + String(repeating: "0", count: 64)
+            let normalized = "sha256//" + Data(count: 32).base64EncodedString()
+            let byHex = try await httpdns(["fetch", "--pinnedpubkey", " \(hex) ", fixture.url("b.test").absoluteString] + doh)
+            #expect(byHex.status == 90, "\(byHex.stderrText)")
+            #expect(byHex.stderrText.contains("matches \(hex) (\(normalized))\n"), "\(byHex.stderrText)")
+            // A pin written as its normalized form is shown once.
+            let asIs = try await httpdns(["fetch", "--pinnedpubkey", normalized, fixture.url("b.test").absoluteString] + doh)
+            #expect(asIs.stderrText.contains("matches \(normalized)\n"), "\(asIs.stderrText)")
+            // A certificate file pins its key.
+            let file = fixture.servers.otherCACertificate.path
+            let byFile = try await httpdns(["fetch", "--pinnedpubkey", file, fixture.url("b.test").absoluteString] + doh)
+            #expect(byFile.status == 90, "\(byFile.stderrText)")
+            #expect(byFile.stderrText.contains("matches \(file) (\(other.publicKeyPin))\n"), "\(byFile.stderrText)")
+        }
+
         @Test("an untrusted, self-signed or expired certificate exits 60", arguments: ["self-signed.test", "expired.test", "wrong.test"])
         func verificationFailureExits60(host: String) async throws {
             #expect(try await httpdns(["fetch", fixture.url(host).absoluteString] + doh).status == 60)
