@@ -530,8 +530,10 @@ enum FetchCommand {
         configuration.proxy = plan.proxy
         configuration.decompressesResponses = plan.compressed
         // -s: no warning for -k's unauthenticated connections either (asked for by that name), as
-        // curl -sk prints nothing; -sS and every other mode keep it.
-        if plan.silent { configuration.trustEventHandler = { _ in } }
+        // curl -sk prints nothing; -sS and every other mode keep it. -v prints it itself, once per
+        // new connection, among the connection's lines (describe), where the library's own
+        // warning, at the response head, would come before the resolution's.
+        if plan.silent || plan.verbose { configuration.trustEventHandler = { _ in } }
         let client = HTTPClient(configuration: configuration, resolver: resolver)
         let jar = plan.cookies.makeJar()
 
@@ -647,7 +649,9 @@ enum FetchCommand {
                     head: { head in
                         shownAtHead.withLock { $0 = true }
                         if verbose, let connection = head.connection {
-                            describe(connection, statusLine: statusLine(head.version, head.status, head.reasonPhrase), url: hop.withLock { $0 }, console: console)
+                            describe(
+                                connection, statusLine: statusLine(head.version, head.status, head.reasonPhrase), url: hop.withLock { $0 },
+                                warnsUnverified: !plan.silent, console: console)
                         }
                         if include { write(headText(head)) }
                     }, chunk: write)
@@ -673,7 +677,7 @@ enum FetchCommand {
                             if verbose {
                                 describe(
                                     response.connection, statusLine: statusLine(response.version, response.status, response.reasonPhrase),
-                                    url: response.url ?? hop.withLock { $0 }, console: console)
+                                    url: response.url ?? hop.withLock { $0 }, warnsUnverified: !plan.silent, console: console)
                                 if let redirect { console.note("* following the \(redirect.status) redirect to \(redirect.location.absoluteString)") }
                             }
                             if let redirect { hop.withLock { $0 = redirect.location } }
@@ -723,6 +727,10 @@ enum FetchCommand {
                         console.note("* \(host) is an IP literal: no resolution, no SNI sent, certificate checked against the IP")
                     }
                     if let failure = error.resolutionError { console.note("* resolution failed: \(failure)") }
+                    // A connection made without verification before the failure: warned about here.
+                    if !plan.silent, let connection = error.connection, connection.verificationSkipped {
+                        warnUnverified(connection, url: error.url ?? plan.request.url, console: console)
+                    }
                 }
                 // -f -i: the head of the response that failed is still printed, as curl prints it
                 // (an -o file is left as it was: it never gets part of a response).
@@ -768,6 +776,14 @@ enum FetchCommand {
         console.note("* resolved \(resolution.host) via \(from): \(resolution.addresses.map(\.description).joined(separator: ", "))\(ttl)")
     }
 
+    /// -k's warning for a connection to `url`'s host made without verification, as the library
+    /// words it (`TrustEvent.insecureConnection`).
+    static func warnUnverified(_ connection: ConnectionReport, url: URL, console: Console) {
+        let host = url.host(percentEncoded: false).map { HostName.normalize($0) ?? $0 } ?? "?"
+        let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
+        console.note("httpdns: WARNING: \(TrustEvent.insecureConnection(host: host, port: port, remoteAddress: connection.remoteAddress))")
+    }
+
     /// The head as `-i` prints it: the status line, the fields, an empty line, CRLF-terminated.
     static func headText(_ head: HTTPResponseHead) -> Data {
         headText(head.version, head.status, head.reasonPhrase, head.headers)
@@ -789,9 +805,10 @@ enum FetchCommand {
         return "\(version) \(status) \(reasonPhrase)"
     }
 
-    /// The -v report on one response: where the addresses came from, where we connected, what TLS
-    /// carried, the status line. `url` is the request's (the hop's, after a redirect).
-    static func describe(_ connection: ConnectionReport, statusLine: String, url: URL, console: Console) {
+    /// The -v report on one response: where the addresses came from, -k's warning for a new
+    /// connection made without verification (`warnsUnverified`: not with -s), where we connected,
+    /// what TLS carried, the status line. `url` is the request's (the hop's, after a redirect).
+    static func describe(_ connection: ConnectionReport, statusLine: String, url: URL, warnsUnverified: Bool, console: Console) {
         if let resolution = connection.resolution {
             describe(resolution, console: console)
         } else if let proxy = connection.proxy {
@@ -799,6 +816,7 @@ enum FetchCommand {
         } else if let host = url.host(percentEncoded: false) {
             console.note("* \(host) is an IP literal: no resolution, no SNI sent, certificate checked against the IP")
         }
+        if warnsUnverified, connection.verificationSkipped { warnUnverified(connection, url: url, console: console) }
         let address = connection.remoteAddress ?? "?"
         let port = connection.remotePort.map(String.init) ?? "?"
         let source = connection.resolution?.source.description ?? "literal"

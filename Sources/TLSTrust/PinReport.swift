@@ -87,9 +87,20 @@ public struct PinReport: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Security-relevant events of connections, for an observer (`HTTPClient.Configuration.trustEventHandler`).
-public enum TrustEvent: Sendable {
+public enum TrustEvent: Sendable, CustomStringConvertible {
     /// A pin set did not match; `report.enforced` says whether the request failed.
     case pinMismatch(PinReport)
     /// A connection was made without verification (`TrustPolicy.Verification.insecureSkippingAllVerification`).
     case insecureConnection(host: String, port: Int, remoteAddress: String?)
+
+    /// The event as a warning says it: the report's text for a mismatch; for an insecure
+    /// connection, that `host:port` (and the address) is not authenticated.
+    public var description: String {
+        switch self {
+        case .pinMismatch(let report):
+            report.description
+        case .insecureConnection(let host, let port, let remoteAddress):
+            "certificate verification is disabled; the connection to \(IPAddress.authority(host: host, port: port))\(remoteAddress.map { " (\($0))" } ?? "") is not authenticated"
+        }
+    }
 }

@@ -156,6 +156,34 @@ extension TrustSuites {
             #expect(!result.stderrText.contains("; verified for"), "\(result.stderrText)")
         }
 
+        @Test("-k -v warns once per new connection, among its connection lines: after where the addresses came from, before '* connected'; each -L hop's own")
+        func insecureVerboseWarnsAtTheConnection() async throws {
+            let warning = "httpdns: WARNING: certificate verification is disabled; the connection to"
+            // stderr and stdout in one pipe: their order is the order they were written in.
+            // Twice the same URL: the second transfer reuses the connection, and is not warned about again.
+            let url = fixture.url("self-signed.test").absoluteString
+            let single = try await fixture.httpdnsMerged(["fetch", "-k", "-v", url, url] + doh)
+            #expect(single.status == 0, "\(single.stdoutText)")
+            let lines = single.stdoutText.split(separator: "\n").map(String.init)
+            let warned = lines.indices.filter { lines[$0].hasPrefix(warning) }
+            #expect(warned.count == 1, "\(single.stdoutText)")
+            let resolved = try #require(lines.firstIndex { $0.hasPrefix("* resolved self-signed.test ") }, "\(single.stdoutText)")
+            let connected = try #require(lines.firstIndex { $0.hasPrefix("* connected to ") }, "\(single.stdoutText)")
+            #expect(warned == [resolved + 1] && connected == resolved + 2, "\(single.stdoutText)")
+            #expect(lines[resolved + 1].hasPrefix("\(warning) self-signed.test:\(fixture.servers.httpsPort) ("), "\(single.stdoutText)")
+            #expect(lines.contains { $0.hasPrefix("* connected to ") && $0.hasSuffix(", reused connection") }, "\(single.stdoutText)")
+
+            let redirected = try await fixture.httpdnsMerged(["fetch", "-k", "-v", "-L", "-o", "/dev/null", fixture.url("a.test", "/redirect/302/b").absoluteString] + doh)
+            #expect(redirected.status == 0, "\(redirected.stdoutText)")
+            let hops = redirected.stdoutText.split(separator: "\n").map(String.init)
+            for host in ["a.test", "b.test"] {
+                let resolved = try #require(hops.firstIndex { $0.hasPrefix("* resolved \(host) ") }, "\(redirected.stdoutText)")
+                #expect(hops[resolved + 1].hasPrefix("\(warning) \(host):"), "\(redirected.stdoutText)")
+                #expect(hops[resolved + 2].hasPrefix("* connected to "), "\(redirected.stdoutText)")
+            }
+            #expect(hops.filter { $0.hasPrefix(warning) }.count == 2, "\(redirected.stdoutText)")
+        }
+
         @Test("--cert FILE:PASSWORD with PKCS#12, and PEM with an encrypted --key and --pass, reach mtls.test")
         func clientCertificates() async throws {
             let url = fixture.url("mtls.test").absoluteString
