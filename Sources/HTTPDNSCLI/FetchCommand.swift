@@ -523,8 +523,6 @@ enum FetchCommand {
                 return HTTPDNSTool.ExitStatus.writeFailed
             }
         }
-        // The client's connect limit covers resolving the name (as curl's), DoH exchanges included.
-        let resolver = plan.resolverOptions.makeResolver(families: plan.families, observer: console.resolverObserver(verbose: plan.verbose))
         var configuration = HTTPClient.Configuration(trust: trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
         configuration.racesAddresses = plan.resolverOptions.providerOptions.happyEyeballs
         configuration.proxy = plan.proxy
@@ -534,7 +532,15 @@ enum FetchCommand {
         // new connection, among the connection's lines (describe), where the library's own
         // warning, at the response head, would come before the resolution's.
         if plan.silent || plan.verbose { configuration.trustEventHandler = { _ in } }
-        let client = HTTPClient(configuration: configuration, resolver: resolver)
+        let resolver: HostResolver
+        let client: HTTPClient
+        do {
+            // The client's connect limit covers resolving the name (as curl's), DoH exchanges included.
+            resolver = try plan.resolverOptions.makeResolver(families: plan.families, observer: console.resolverObserver(verbose: plan.verbose))
+            client = try HTTPClient(configuration: configuration, resolver: resolver)
+        } catch {
+            return HTTPDNSTool.report(UsageError("\(error)", command: "fetch"), console: console)
+        }
         let jar = plan.cookies.makeJar()
 
         let interruption = LockedValue<SignalInterruption?>(nil)

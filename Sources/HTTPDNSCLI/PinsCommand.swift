@@ -75,7 +75,12 @@ enum PinsCommand {
 
         var trust = options.trust
         if insecure { trust.verification = .insecureSkippingAllVerification }
-        let client = HTTPClient(configuration: .init(trust: trust, timeouts: timeouts), resolver: options.makeResolver())
+        let client: HTTPClient
+        do {
+            client = try HTTPClient(configuration: .init(trust: trust, timeouts: timeouts), resolver: options.makeResolver())
+        } catch {
+            return HTTPDNSTool.report(UsageError("\(error)", command: "pins"), console: console)
+        }
         var request = HTTPRequest(url: url, method: "HEAD")
         request.reportsTLSDetails = true
         do {

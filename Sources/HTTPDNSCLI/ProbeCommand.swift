@@ -99,7 +99,12 @@ enum ProbeCommand {
             console.note("httpdns: \(error)")
             return HTTPDNSTool.ExitStatus.usage
         }
-        let resolver = options.makeResolver(observer: console.resolverObserver(verbose: verbose), connectTimeout: timeouts.connect)
+        let resolver: HostResolver
+        do {
+            resolver = try options.makeResolver(observer: console.resolverObserver(verbose: verbose), connectTimeout: timeouts.connect)
+        } catch {
+            return HTTPDNSTool.report(UsageError("\(error)", command: "probe"), console: console)
+        }
         let host = url.host(percentEncoded: false) ?? ""
         let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
         let addresses: [IPAddress]
@@ -123,7 +128,12 @@ enum ProbeCommand {
         }
         var configuration = HTTPClient.Configuration(trust: trust, timeouts: timeouts)
         configuration.racesAddresses = options.providerOptions.happyEyeballs
-        let client = HTTPClient(configuration: configuration, resolver: resolver)
+        let client: HTTPClient
+        do {
+            client = try HTTPClient(configuration: configuration, resolver: resolver)
+        } catch {
+            return HTTPDNSTool.report(UsageError("\(error)", command: "probe"), console: console)
+        }
         var healthy = true
         for address in addresses {
             var request = HTTPRequest(url: url)

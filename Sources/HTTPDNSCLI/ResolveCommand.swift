@@ -94,7 +94,12 @@ enum ResolveCommand {
             return HTTPDNSTool.report(UsageError("\(error)", command: "resolve"), console: console)
         }
 
-        let resolver = options.makeResolver(families: families, observer: console.resolverObserver(verbose: verbose))
+        let resolver: HostResolver
+        do {
+            resolver = try options.makeResolver(families: families, observer: console.resolverObserver(verbose: verbose))
+        } catch {
+            return HTTPDNSTool.report(UsageError("\(error)", command: "resolve"), console: console)
+        }
         if compare { return await runCompare(hosts, resolver: resolver, json: json, console: console) }
         var status = HTTPDNSTool.ExitStatus.success
         let deadline = maxTime.map { ContinuousClock.now + .seconds($0) }

@@ -214,10 +214,12 @@ struct ResolverOptions {
     ///   calls itself: each DoH or HTTPDNS exchange gets at most that long to connect (as curl gives
     ///   its DoH requests the transfer's connect timeout, lib/doh.c), within the resolver's 5 s per
     ///   exchange. nil: 5 s. (Through `HTTPClient`, the client's connect limit covers resolution.)
+    /// - Throws: `InvalidDurationError` for a duration the options let through that the resolver
+    ///   refuses (the options check theirs first, so none is expected): a usage error.
     func makeResolver(
         families: AddressFamilies = .both, observer: (any ResolverObserver)? = nil,
         connectTimeout: Double? = nil
-    ) -> HostResolver {
+    ) throws(InvalidDurationError) -> HostResolver {
         var configuration = HostResolver.Configuration(endpoints: endpoints)
         configuration.providers = providers
         configuration.staticEntries = staticEntries
@@ -227,10 +229,10 @@ struct ResolverOptions {
         providerOptions.apply(to: &configuration)
         configuration.serveStale = staleTimeout.map { .init(clientResponseTimeout: $0) }
         configuration.preResolveHosts = preResolve
-        guard let connectTimeout else { return HostResolver(configuration: configuration, dohTrust: dohTrust) }
-        let client = HTTPClient(
+        guard let connectTimeout else { return try HostResolver(configuration: configuration, dohTrust: dohTrust) }
+        let client = try HTTPClient(
             configuration: HTTPClient.Configuration(trust: dohTrust, timeouts: Timeouts(connect: connectTimeout)),
             resolver: SystemResolver())
-        return HostResolver(configuration: configuration, transport: client)
+        return try HostResolver(configuration: configuration, transport: client)
     }
 }
