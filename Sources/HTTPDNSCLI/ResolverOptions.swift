@@ -17,7 +17,7 @@ struct ResolverOptions {
                     2606:4700:4700::1111), Google (8.8.8.8, 8.8.4.4, 2001:4860:4860::8888) and Quad9 (9.9.9.9,
                     149.112.112.112), reached at those bootstrap addresses. An endpoint's own host is reached
                     through a --resolve entry for it, or its bootstrap addresses, never through the system
-                    resolver. Providers, failover, hijack checks: Documentation/LibraryGuide.md.
+                    resolver. Providers, failover, hijack checks: Sources/HTTPDNS/HTTPDNS.docc/ResolverPolicy.md.
                     """),
             .init(
                 names: ["--resolve"], arity: .value, valueName: "HOST:PORT:ADDR",
