@@ -42,7 +42,7 @@ enum CacheFileWorkloads {
         var loads: [Double] = []
         for _ in 0..<5 {
             let start = DispatchTime.now().uptimeNanoseconds
-            let resolver = HostResolver(configuration: configuration(file: big, capacity: 100_000), transport: ResolverWorkloads.FixedTransport())
+            let resolver = try HostResolver(configuration: configuration(file: big, capacity: 100_000), transport: ResolverWorkloads.FixedTransport())
             loads.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             precondition(resolver.cachedCount == 100_000, "loaded \(resolver.cachedCount)")
         }
@@ -70,7 +70,7 @@ enum CacheFileWorkloads {
         case "fill":
             let hosts = (0..<10_000).map { "host\($0).example" }
             try? FileManager.default.removeItem(at: hitsFile)
-            let resolver = HostResolver(configuration: configuration(file: hitsFile, capacity: 20_000), transport: ResolverWorkloads.FixedTransport())
+            let resolver = try HostResolver(configuration: configuration(file: hitsFile, capacity: 20_000), transport: ResolverWorkloads.FixedTransport())
             for host in hosts { _ = try await resolver.resolve(host: host, port: 443) }
             resolver.savePersistentCache()
             print("wrote \(hosts.count) names to \(hitsFile.path)")
@@ -92,7 +92,7 @@ enum CacheFileWorkloads {
     /// dispatch thread, so it runs under valgrind, whose 3.19 stops at libdispatch's worker threads.
     static func profileImmediate(lookups: Int) throws {
         let hosts = (0..<10_000).map { "host\($0).example" }
-        let resolver = HostResolver(configuration: configuration(file: hitsFile, capacity: 20_000), transport: ResolverWorkloads.FixedTransport())
+        let resolver = try HostResolver(configuration: configuration(file: hitsFile, capacity: 20_000), transport: ResolverWorkloads.FixedTransport())
         precondition(resolver.cachedCount == hosts.count, "run --profile-resolver fill first (\(resolver.cachedCount) names loaded)")
         let cpu = ResolverWorkloads.processCPUNanoseconds()
         var index = 0
@@ -115,7 +115,7 @@ enum CacheFileWorkloads {
     /// (with a file) to have them written.
     /// `lookups`: elapsed seconds until the last lookup returned (the writer may still be writing).
     static func distinctNames(_ count: Int, file: URL?, prefix: String) async throws -> (wall: Double, cpu: Double, lookups: Double) {
-        let resolver = HostResolver(configuration: configuration(file: file, capacity: count * 2), transport: ResolverWorkloads.FixedTransport())
+        let resolver = try HostResolver(configuration: configuration(file: file, capacity: count * 2), transport: ResolverWorkloads.FixedTransport())
         let hosts = (0..<count).map { "\(prefix)-host\($0).example" }
         let cpu = ResolverWorkloads.processCPUNanoseconds()
         let start = DispatchTime.now().uptimeNanoseconds
@@ -134,7 +134,7 @@ enum CacheFileWorkloads {
 
     /// A cache file holding `names` rows.
     static func fill(_ file: URL, names: Int) async throws {
-        let resolver = HostResolver(configuration: configuration(file: file, capacity: names), transport: ResolverWorkloads.FixedTransport())
+        let resolver = try HostResolver(configuration: configuration(file: file, capacity: names), transport: ResolverWorkloads.FixedTransport())
         try await withThrowingTaskGroup(of: Void.self) { group in
             for lane in 0..<4 {
                 group.addTask {

@@ -34,7 +34,7 @@ enum MemoryWorkload {
         servers: TestServers, ca: [Certificate], total: Int, checkpoint: Int, width: Int,
         version: HTTPVersionPreference
     ) async throws -> Report {
-        let client = Ours.client(servers: servers, ca: ca, version: version)
+        let client = try Ours.client(servers: servers, ca: ca, version: version)
         let request = HTTPRequest(url: servers.httpsURL("a.test"))
         // Writing 5 to clear_refs resets VmHWM (Linux 4.0+), so the peak is this workload's, not
         // the earlier workloads' or the test servers' setup.

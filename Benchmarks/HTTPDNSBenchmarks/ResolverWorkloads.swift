@@ -69,7 +69,7 @@ enum ResolverWorkloads {
     ///   `cpu`: the process's CPU time over all lookups, which other load on the machine moves less.
     /// - Parameter file: A cache file to configure (the hits must not touch it).
     static func cachedLookups(names: Int, lookups: Int, tasks: Int, rounds: Int = 7, file: URL? = nil) async throws -> (wall: Double, medianWall: Double, cpu: Double) {
-        let resolver = HostResolver(
+        let resolver = try HostResolver(
             configuration: CacheFileWorkloads.configuration(file: file, capacity: names * 2),
             transport: FixedTransport())
         let hosts = (0..<names).map { "host\($0).example" }
@@ -110,7 +110,7 @@ enum ResolverWorkloads {
     /// DoH lookups per second through `DoHClient` over the library's HTTP client, one warm HTTP/2
     /// connection, `width` lookups in flight.
     static func dohLookups(servers: TestServers, ca: [Certificate], count: Int, width: Int) async throws -> Double {
-        let client = HTTPClient(configuration: .init(trust: .anchors(ca)), resolver: SystemResolver())
+        let client = try HTTPClient(configuration: .init(trust: .anchors(ca)), resolver: SystemResolver())
         let doh = DoHClient(transport: client)
         let endpoint = DoHEndpoint(url: servers.dohURL, bootstrapAddresses: [IPAddress("127.0.0.1")!])
         @Sendable func lookup() async throws {

@@ -343,9 +343,9 @@ enum Ours {
     /// Connections opened by `concurrent` (CURLINFO_NUM_CONNECTS > 0), to tell connection churn apart from per-request cost.
     static let opened = Atomic<Int>(0)
 
-    static func client(servers: TestServers, ca: [Certificate], version: HTTPVersionPreference) -> HTTPClient {
+    static func client(servers: TestServers, ca: [Certificate], version: HTTPVersionPreference) throws -> HTTPClient {
         let resolver = StaticHostResolver(entries: [.init(host: "a.test", port: servers.httpsPort, addresses: [IPAddress("127.0.0.1")!])], fallback: nil)
-        return HTTPClient(configuration: .init(trust: .anchors(ca), httpVersion: version), resolver: resolver)
+        return try HTTPClient(configuration: .init(trust: .anchors(ca), httpVersion: version), resolver: resolver)
     }
 
     /// - Parameter onExecutor: the caller runs on the client's executor (`HTTPClient.executor`)
@@ -354,7 +354,7 @@ enum Ours {
         servers: TestServers, ca: [Certificate], count: Int, version: HTTPVersionPreference,
         onExecutor: Bool = false
     ) async throws -> Double {
-        let client = client(servers: servers, ca: ca, version: version)
+        let client = try client(servers: servers, ca: ca, version: version)
         let request = HTTPRequest(url: servers.httpsURL("a.test"))
         _ = try await client.execute(request)
         return try await withTaskExecutorPreference(onExecutor ? client.executor : nil) {
@@ -368,7 +368,7 @@ enum Ours {
         servers: TestServers, ca: [Certificate], count: Int, width: Int, version: HTTPVersionPreference,
         onExecutor: Bool = false
     ) async throws -> Double {
-        let client = client(servers: servers, ca: ca, version: version)
+        let client = try client(servers: servers, ca: ca, version: version)
         let request = HTTPRequest(url: servers.httpsURL("a.test"))
         // Warm `width` at once, as the raw multi peer does, so the connections are open before the
         // clock starts and the figure is per request, not per connection. Four turns a lane: when
@@ -395,7 +395,7 @@ enum Ours {
         // of 16 the 50 requests would share 16 connections and measure something else).
         var configuration = HTTPClient.Configuration(trust: trust, httpVersion: .http1_1)
         configuration.maximumConnectionsPerHost = nil
-        let client = HTTPClient(configuration: configuration, resolver: resolver)
+        let client = try HTTPClient(configuration: configuration, resolver: resolver)
         let request = HTTPRequest(url: servers.httpsURL("a.test"))
         let start = DispatchTime.now().uptimeNanoseconds
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -2,7 +2,10 @@ import Foundation
 import HTTPDNSCore
 
 extension HostResolver {
-    /// How a `HostResolver` resolves and caches. All durations are in seconds.
+    /// How a `HostResolver` resolves and caches. All durations are in seconds; each says what it
+    /// accepts, and `HostResolver.init` throws `InvalidDurationError` naming the first that is not
+    /// (negative, NaN, infinite, or 0 where 0 would mean nothing). `serveStale`'s timers are
+    /// replaced with a warning instead (see `ServeStale`).
     public struct Configuration: Sendable {
         /// The providers asked, in order, until one answers: RFC 8484 DoH, JSON DoH, HTTPDNS APIs.
         /// Default: `DoHEndpoint.wellKnown`.
@@ -17,7 +20,8 @@ extension HostResolver {
         public var families: AddressFamilies
         /// Limit for each HTTP exchange with an endpoint, in seconds (default 5), passed to and enforced by
         /// the `DoHTransport`. A lookup that fails over through every endpoint can take up to this times
-        /// the number of endpoints, plus the system resolver's time.
+        /// the number of endpoints, plus the system resolver's time. Finite and above 0 (0 would fail
+        /// every exchange unsent).
         public var requestTimeout: TimeInterval
         /// Ask the operating system's resolver when no DoH endpoint answers (default `true`).
         ///
@@ -29,11 +33,14 @@ extension HostResolver {
         /// `HOST:PORT:ADDR` mappings checked before anything else, answered with source `.staticMapping`.
         public var staticEntries: [StaticHostResolver.Entry]
         /// Answers with a shorter TTL are kept this long (default 0: TTLs are honoured as they are).
+        /// Finite, 0 or more.
         public var minimumTTL: TimeInterval
-        /// Answers with a longer TTL are kept only this long (default 86,400 = one day).
+        /// Answers with a longer TTL are kept only this long (default 86,400 = one day). Finite, 0 or
+        /// more; 0 caches no positive answer.
         public var maximumTTL: TimeInterval
         /// NXDOMAIN and NODATA answers are cached for their SOA-derived negative TTL (RFC 2308 §5), but
-        /// at most this long (default 300). Negative answers without an SOA are not cached.
+        /// at most this long (default 300). Negative answers without an SOA are not cached. Finite, 0 or
+        /// more; 0 caches no negative answer.
         public var negativeCacheTTLCap: TimeInterval
         /// The most names (per family selection) kept in the cache (default 1,000); when full, expired
         /// entries and then those closest to expiry make room. 0 disables caching.
@@ -50,12 +57,14 @@ extension HostResolver {
         public var failureThreshold: Int = 3
         /// How long, in seconds, a provider over `failureThreshold` is skipped before it is probed again
         /// (default 30). When every provider is in back-off they are all tried anyway, in order.
+        /// Finite, 0 or more; 0 skips none.
         public var failureBackoff: TimeInterval = 30
 
         // MARK: Cache policy
 
         /// Opt-in stale reuse ("expired IP reuse"): an answer expired by at most this many seconds is
         /// returned at once (`isStale`, ttl 0) while a background refresh runs. `nil` (default): off.
+        /// Finite and above 0 (0 would reuse nothing: turn it off with `nil`).
         ///
         /// - Warning: A stale address may no longer be the server's; TLS verification on the name still
         ///   protects the connection, but the request may fail where a fresh lookup would not.
@@ -68,7 +77,8 @@ extension HostResolver {
         /// - Warning: As with `maximumStaleness`, a stale address may no longer be the server's.
         public var serveStale: ServeStale? = nil
         /// Refresh-ahead: a cached answer used with at most this many seconds left starts a background
-        /// refresh, so names in use do not expire under their users. `nil` (default): off.
+        /// refresh, so names in use do not expire under their users. `nil` (default): off. Finite and
+        /// above 0 (0 would refresh nothing: turn it off with `nil`).
         public var refreshAheadWindow: TimeInterval? = nil
         /// Names resolved in the background when the resolver is created (batched where the first
         /// provider has a batch API). Default none.
@@ -84,12 +94,14 @@ extension HostResolver {
         /// read, with a warning that new answers are not saved. `nil` (default): memory only.
         public var persistentCacheFile: URL? = nil
         /// Rows in the cache file expired longer ago than this, in seconds, are dropped (default 86,400).
-        /// Rows expired less long are loaded, usable only as stale answers.
+        /// Rows expired less long are loaded, usable only as stale answers. Finite, 0 or more; 0 drops
+        /// every expired row.
         public var persistentCacheMaximumAge: TimeInterval = 86_400
         /// How long, in seconds, the cache file's writer waits for another process's write lock
         /// (default 2); reading the file at creation never waits for it. A background write still
         /// locked out keeps its changes in memory and tries again every second;
-        /// `savePersistentCache()` waits this long, then warns of what was not saved.
+        /// `savePersistentCache()` waits this long, then warns of what was not saved. Finite, 0 or more;
+        /// 0 never waits (a locked file is written on a later try).
         public var persistentCacheBusyTimeout: TimeInterval = 2
 
         // MARK: When not to use the providers
@@ -171,5 +183,29 @@ extension HostResolver {
         /// DoH only: no system-resolver fallback, so a lookup either comes from a DoH endpoint (or a
         /// static entry) or fails with `ResolutionError.resolverUnavailable`.
         public static var strict: Configuration { Configuration(fallbackToSystemResolver: false) }
+    }
+}
+
+extension HostResolver.Configuration {
+    /// - Throws: `InvalidDurationError` naming the first duration that is not one its setting
+    ///   accepts (each setting's documentation says which), an `AlibabaHTTPDNSEndpoint`'s
+    ///   `signatureLifetime` among `providers` included.
+    func checkDurations() throws(InvalidDurationError) {
+        func check(_ seconds: TimeInterval?, _ requirement: InvalidDurationError.Requirement, _ name: String) throws(InvalidDurationError) {
+            try InvalidDurationError.check(seconds, requirement, setting: "HostResolver.Configuration.\(name)")
+        }
+        try check(requestTimeout, .positive, "requestTimeout")
+        try check(minimumTTL, .nonNegative, "minimumTTL")
+        try check(maximumTTL, .nonNegative, "maximumTTL")
+        try check(negativeCacheTTLCap, .nonNegative, "negativeCacheTTLCap")
+        try check(failureBackoff, .nonNegative, "failureBackoff")
+        try check(maximumStaleness, .positive, "maximumStaleness")
+        try check(refreshAheadWindow, .positive, "refreshAheadWindow")
+        try check(persistentCacheMaximumAge, .nonNegative, "persistentCacheMaximumAge")
+        try check(persistentCacheBusyTimeout, .nonNegative, "persistentCacheBusyTimeout")
+        for (index, provider) in providers.enumerated() {
+            guard let endpoint = provider as? AlibabaHTTPDNSEndpoint else { continue }
+            try check(endpoint.signatureLifetime, .positive, "providers[\(index)].signatureLifetime")
+        }
     }
 }

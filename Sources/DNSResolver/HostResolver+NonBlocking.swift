@@ -53,11 +53,12 @@ extension HostResolver {
     ///   - timeout: The longest wait, in seconds: 0 or more (0: only an answer known at once),
     ///     `.infinity` for no limit. Serve-stale's client response timer may answer sooner.
     /// - Returns: As `resolve(host:port:families:)`.
-    /// - Throws: `InvalidTimeoutError` when `timeout` is negative or NaN (nothing is looked up);
+    /// - Throws: `InvalidDurationError` (setting `resolveBlocking(timeout:)`) when `timeout` is negative
+    ///   or NaN (nothing is looked up);
     ///   otherwise as `resolve(host:port:families:)`, and `ResolutionError.resolverUnavailable`
     ///   saying "no answer within N s" when the timeout passed first.
     public func resolveBlocking(host: String, port: Int = 443, families: AddressFamilies? = nil, timeout: TimeInterval) throws -> HostResolution {
-        guard timeout >= 0 else { throw InvalidTimeoutError(timeout: timeout) }
+        try InvalidDurationError.check(timeout, .nonNegativeOrInfinity, setting: "resolveBlocking(timeout:)")
         let families = families ?? configuration.families
         let miss: (key: ResolutionCache.Key, started: TimeInterval, stale: Answer?)
         switch try answerAtOnce(host: host, port: port, families: families) {

@@ -59,12 +59,16 @@ public final class HostResolver: HostResolving {
     ///   - systemResolver: Asked when every provider fails and `fallbackToSystemResolver` is set, for
     ///     bypassed names, and for hijack checks.
     ///   - clock: The time cache expiry, provider back-off and the serve-stale timer are measured on.
+    /// - Throws: `InvalidDurationError` naming the first duration of `configuration` that its setting
+    ///   does not accept (negative, NaN, infinite, 0 where 0 means nothing; each setting says).
+    ///   Nothing is started then: no cache file opened, no name pre-resolved.
     public init(
         configuration: Configuration = .default,
         transport: any DoHTransport,
         systemResolver: any HostResolving = SystemResolver(),
         clock: any ResolverClock = MonotonicClock()
-    ) {
+    ) throws(InvalidDurationError) {
+        try configuration.checkDurations()
         self.configuration = configuration
         self.transport = transport
         self.systemResolver = systemResolver
@@ -84,7 +88,7 @@ public final class HostResolver: HostResolving {
                 file, busyTimeout: configuration.persistentCacheBusyTimeout,
                 maximumAge: configuration.persistentCacheMaximumAge,
                 loadLimit: configuration.cacheCapacity
-            ) { observer?.warning($0) }
+            ) { observer?.cacheFileWarning(file: file, message: $0) }
         }
         self.store = opened?.store
         if let rows = opened?.rows { load(rows) }

@@ -29,8 +29,13 @@ public protocol ResolverObserver: Sendable {
     func fellBackToSystemResolver(host: String, reasons: [String])
     /// The name bypasses the providers (localhost, bypass list) and goes to the system resolver.
     func bypassed(host: String)
-    /// Something worth a warning happened that is not an error of a lookup (e.g. an unreadable cache file).
+    /// Something worth a warning happened that is not an error of a lookup (a configuration value
+    /// replaced, say). Cache-file problems come through `cacheFileWarning(file:message:)`.
     func warning(_ message: String)
+    /// The cache file (`Configuration.persistentCacheFile`, here `file`) could not be used as asked:
+    /// unusable, read-only, locked past the busy timeout, rows skipped, migrated from JSON.
+    /// `message` is a sentence naming the file. The default passes it to `warning(_:)`.
+    func cacheFileWarning(file: URL, message: String)
 }
 
 /// Why a background refresh started.
@@ -72,4 +77,5 @@ extension ResolverObserver {
     public func fellBackToSystemResolver(host: String, reasons: [String]) {}
     public func bypassed(host: String) {}
     public func warning(_ message: String) {}
+    public func cacheFileWarning(file: URL, message: String) { warning(message) }
 }

@@ -49,8 +49,10 @@ extension HostResolver {
     /// - Parameters:
     ///   - configuration: Endpoints, families, timeouts (seconds), fallback, cache limits.
     ///   - dohTrust: What the DoH servers' certificates must chain to. Default: system roots.
-    public convenience init(configuration: Configuration = .default, dohTrust: TrustPolicy = .system) {
-        let client = HTTPClient(configuration: HTTPClient.Configuration(trust: dohTrust), resolver: SystemResolver())
-        self.init(configuration: configuration, transport: client)
+    /// - Throws: `InvalidDurationError` naming the first duration of `configuration` that its
+    ///   setting does not accept (see `HostResolver.Configuration`).
+    public convenience init(configuration: Configuration = .default, dohTrust: TrustPolicy = .system) throws(InvalidDurationError) {
+        let client = HTTPClient(checkedConfiguration: HTTPClient.Configuration(trust: dohTrust), resolver: SystemResolver())
+        try self.init(configuration: configuration, transport: client)
     }
 }

@@ -38,6 +38,9 @@ struct ArgumentParser {
         var positionals: [String] = []
         /// Options in the order given, for options whose order matters (`--http1.1` vs `--http2`).
         var order: [String] = []
+        /// The argument right after a flag, when it is not an option (`--help all`'s topic); it
+        /// is a positional argument too.
+        var argumentAfter: [String: String] = [:]
 
         func value(_ key: String) -> String? { values[key]?.last }
         func all(_ key: String) -> [String] { values[key] ?? [] }
@@ -69,6 +72,9 @@ struct ArgumentParser {
             parsed.order.append(option.key)
             guard let value else {
                 parsed.flags.insert(option.key)
+                if index < arguments.count, !arguments[index].hasPrefix("-") || arguments[index] == "-" {
+                    parsed.argumentAfter[option.key] = arguments[index]
+                }
                 return
             }
             let bytes = Array(raw[rawIndex].dropFirst(offset))

@@ -30,7 +30,7 @@ struct CommandReference {
     static let helpSection = Section(
         title: "Help",
         options: [
-            .init(names: ["-h", "--help"], arity: .flag, summary: "This help: the most used options (--help all: every one)")
+            .init(names: ["-h", "--help"], arity: .flag, summary: "This help (--help all: every option)", detail: "This help: the most used options; --help all lists every one.")
         ])
 
     /// Every option, in the order help lists them.
@@ -53,8 +53,19 @@ struct CommandReference {
     /// Whether `option` is one `--help` lists.
     func isMostUsed(_ option: ArgumentParser.Option) -> Bool { !mostUsed.isDisjoint(with: option.names) }
 
-    /// What `--help` prints: `--help all` (a positional `all`, as curl's) lists every option.
-    func help(for parsed: ArgumentParser.Parsed) -> String { shortHelp(all: parsed.positionals.contains("all")) }
+    /// The topics `--help TOPIC` takes, as curl's `--help all`.
+    static let helpTopics = ["all"]
+
+    /// What `--help` prints: `--help all` (the argument right after it, as curl's) lists every option.
+    /// - Throws: `UsageError` naming a topic that is not one of `helpTopics`, and listing them.
+    func help(for parsed: ArgumentParser.Parsed) throws(UsageError) -> String {
+        guard let topic = parsed.argumentAfter["help"] else { return shortHelp() }
+        guard Self.helpTopics.contains(topic) else {
+            let topics = Self.helpTopics.map { "'\($0)'" }.joined(separator: ", ")
+            throw UsageError("unknown help topic '\(topic)' for \(fullName) --help; the topics are: \(topics)", command: name.isEmpty ? nil : name)
+        }
+        return shortHelp(all: true)
+    }
 
     /// `--help`: the usage line, the summary, then one line per option: the most used ones within
     /// one screen (24 lines), or with `all` every one under its section's heading.
@@ -71,7 +82,7 @@ struct CommandReference {
             lines += ["", "'httpdns help \(page)' explains each option; so does 'man \(name.isEmpty ? "httpdns" : "httpdns-" + name)'."]
         } else {
             lines += ["", "Options:"] + options.filter(isMostUsed).map(line)
-            lines += ["", "Not all options: '\(fullName) --help all' lists every one, 'httpdns help \(page)' explains each."]
+            lines += ["", "All options: '\(fullName) --help all'; explained: 'httpdns help \(page)'"]
         }
         return lines.joined(separator: "\n")
     }
@@ -165,8 +176,8 @@ struct CommandReference {
             .filter { !$0.isEmpty }
     }
 
-    /// `text` wrapped at 100 columns, each line indented by `indent` spaces.
-    static func wrap(_ text: String, indent: Int, width: Int = 100) -> String {
+    /// `text` wrapped at 80 columns (a terminal's, as curl's help), each line indented by `indent` spaces.
+    static func wrap(_ text: String, indent: Int, width: Int = 80) -> String {
         let prefix = String(repeating: " ", count: indent)
         var lines: [String] = []
         var line = ""

@@ -7,7 +7,7 @@ enum FetchCommand {
     static let reference = CommandReference(
         name: "fetch",
         synopsis: "[options] URL...",
-        summary: "Send curl-style requests straight to the address the trusted resolver gives.",
+        summary: "Send curl-style requests straight to the resolved address.",
         description: """
             Resolves each URL's host over DNS-over-HTTPS (or the --provider's HTTPDNS API) and sends the
             request straight to the resolved address, with SNI, Host and certificate verification on the
@@ -26,14 +26,14 @@ enum FetchCommand {
                     .init(names: ["-X", "--request"], arity: .value, valueName: "METHOD", summary: "Request method (default GET, or POST with -d)"),
                     .init(
                         names: ["-H", "--header"], arity: .value, valueName: "'NAME: VALUE'",
-                        summary: "Add a header, repeatable ('NAME:' leaves one out, 'NAME;' empty)",
+                        summary: "Add a header ('NAME:' drops one, 'NAME;' empty)",
                         detail: """
                             Add a header, repeatable. 'NAME:' leaves out one libcurl would add (not Host), 'NAME;' sends
                             it empty, as in curl.
                             """),
                     .init(
                         names: ["-d", "--data"], arity: .value, takesBytes: true, valueName: "DATA",
-                        summary: "POST DATA as a form (@FILE reads a file without CR/LF, @- stdin)",
+                        summary: "POST DATA as a form (@FILE, @- stdin)",
                         detail: """
                             POST DATA as application/x-www-form-urlencoded, as curl. @FILE reads the file and drops CR
                             and LF, as curl does; @- reads standard input. The argument's bytes are sent as given, UTF-8
@@ -43,7 +43,7 @@ enum FetchCommand {
                             """),
                     .init(
                         names: ["--data-binary"], arity: .value, takesBytes: true, valueName: "DATA",
-                        summary: "POST DATA byte-exact (@FILE streams the file, @- stdin)",
+                        summary: "POST DATA byte-exact (@FILE, @- stdin)",
                         detail: """
                             POST DATA byte-exact. @FILE streams the file byte-exact, @- sends standard input. Like -d, it
                             sends Content-Type application/x-www-form-urlencoded unless -H sets one or leaves it out
@@ -54,7 +54,7 @@ enum FetchCommand {
                         summary: "Send User-Agent: NAME (\"\" sends none)"),
                     .init(
                         names: ["-u", "--user"], arity: .value, takesBytes: true, valueName: "USER:PASSWORD",
-                        summary: "HTTP Basic authentication; kept to the same origin after -L",
+                        summary: "HTTP Basic auth, kept to its origin after -L",
                         detail: """
                             HTTP Basic authentication (RFC 7617); the first ':' ends USER, the password may hold more.
                             Without ':' curl would prompt for the password; this refuses (exit 2): give -u 'USER:' for an
@@ -63,7 +63,7 @@ enum FetchCommand {
                             """),
                     .init(
                         names: ["-e", "--referer"], arity: .value, valueName: "URL",
-                        summary: "Send Referer: URL; 'URL;auto' also sets it on each redirect (-L)",
+                        summary: "Send Referer: URL ('URL;auto': each -L hop too)",
                         detail: """
                             Send Referer: URL. 'URL;auto' (or ';auto' alone) with -L also sets it on each request after a
                             redirect to the URL redirected from (without credentials or fragment), as curl. An -H
@@ -71,7 +71,7 @@ enum FetchCommand {
                             """),
                     .init(
                         names: ["-b", "--cookie"], arity: .value, valueName: "FILE|DATA",
-                        summary: "Send cookies from a cookie file (curl's format) or DATA",
+                        summary: "Send cookies from a file (curl's format) or DATA",
                         detail: """
                             Send cookies. An argument with '=' is sent as it is to every URL ('NAME=VALUE; NAME2=VALUE2').
                             Anything else is a cookie file in curl's Netscape format (the one -c writes; '-' is stdin),
@@ -82,7 +82,7 @@ enum FetchCommand {
                             """),
                     .init(
                         names: ["-c", "--cookie-jar"], arity: .value, valueName: "FILE",
-                        summary: "Write the cookies to FILE at the end (curl's format, atomic)",
+                        summary: "Write cookies to FILE at the end (curl's format)",
                         detail: """
                             Write every cookie held at the end (read with -b, set by the responses) to FILE in curl's
                             Netscape format, also after a failed transfer: to a temporary file beside it, renamed onto
@@ -98,14 +98,14 @@ enum FetchCommand {
                             as sent.
                             """),
                     .init(names: ["--http1.1"], arity: .flag, summary: "Use HTTP/1.1 only"),
-                    .init(names: ["--http2"], arity: .flag, summary: "Use HTTP/2 when the server offers it by ALPN (default)")
+                    .init(names: ["--http2"], arity: .flag, summary: "Use HTTP/2 if ALPN offers it (the default)", detail: "Use HTTP/2 when the server offers it by ALPN, else HTTP/1.1 (the default).")
                 ]),
             .init(
                 title: "Output",
                 options: [
                     .init(
                         names: ["-o", "--output"], arity: .value, valueName: "FILE",
-                        summary: "Write the body to FILE, never left partial on failure ('-': stdout)",
+                        summary: "Body to FILE, never left partial ('-': stdout)",
                         detail: """
                             Write the body to FILE, paired with the URLs in order, as curl pairs them; '-' is stdout. A
                             failed transfer never leaves FILE partial or changed.
@@ -133,7 +133,7 @@ enum FetchCommand {
                             """),
                     .init(
                         names: ["-O", "--remote-name"], arity: .flag,
-                        summary: "Write the body to a file named as the URL's last path segment",
+                        summary: "Save to a file named as the URL's last segment",
                         detail: """
                             Write the body to a file in the current directory named as the URL's last path segment, as
                             curl 7.88: percent-encoding kept, without the query (.../a/b%20c.txt?x=1 writes
@@ -141,12 +141,12 @@ enum FetchCommand {
                             in '/' names no file: exit 23 before any traffic. Paired with the URLs in order, as -o.
                             """),
                     .init(
-                        names: ["-i", "--include"], arity: .flag, summary: "Print the status line and response headers before the body",
+                        names: ["-i", "--include"], arity: .flag, summary: "Print the response head before the body",
                         detail: "Print the status line and response headers before the body (into FILE with -o, as curl does)."),
-                    .init(names: ["-I", "--head"], arity: .flag, summary: "Send HEAD and print the status line and response headers"),
+                    .init(names: ["-I", "--head"], arity: .flag, summary: "Send HEAD; print the response head", detail: "Send HEAD and print the status line and response headers."),
                     .init(
                         names: ["-w", "--write-out"], arity: .value, valueName: "FORMAT",
-                        summary: "After each transfer write FORMAT (%{http_code}, %{json}...)",
+                        summary: "Write FORMAT after each transfer (%{http_code})",
                         detail: """
                             After each transfer, also a failed one, write FORMAT to stdout, as curl 7.88: %{variable},
                             %% for '%', \\n \\r \\t. @FILE reads it from FILE (line ends dropped), @- from stdin.
@@ -164,7 +164,7 @@ enum FetchCommand {
                             """),
                     .init(
                         names: ["--json"], arity: .flag,
-                        summary: "After each transfer write -w's variables as one JSON line",
+                        summary: "Write -w's variables as JSON after each transfer",
                         detail: """
                             After each transfer, write -w's variables as one JSON object on a line of its own, as
                             -w '%{json}\\n' does. (curl's --json sends a JSON body instead: use -H 'Content-Type:
@@ -172,7 +172,7 @@ enum FetchCommand {
                             """),
                     .init(
                         names: ["-v", "--verbose"], arity: .flag,
-                        summary: "Report address and its source, SNI, ALPN, certificate on stderr",
+                        summary: "Report address, its source, TLS, certificate",
                         detail: """
                             Report on stderr: the address used and where it came from, the resolver's events, the SNI
                             sent, the ALPN protocol, the server certificate's subject and issuer; each response as its
@@ -189,7 +189,7 @@ enum FetchCommand {
                 options: [
                     .init(
                         names: ["-L", "--location"], arity: .flag,
-                        summary: "Follow redirects; each new host is resolved and verified anew",
+                        summary: "Follow redirects, each new host resolved anew",
                         detail: """
                             Follow redirects (301, 302, 303, 307, 308): each new host is resolved over DoH again and gets
                             its own SNI, Host and certificate check; a relative Location is resolved against the URL,
@@ -198,31 +198,36 @@ enum FetchCommand {
                             """),
                     .init(
                         names: ["--max-redirs"], arity: .value, valueName: "NUM",
-                        summary: "With -L, follow at most NUM redirects (default 50)",
+                        summary: "With -L, at most NUM redirects (default 50)",
                         detail: "With -L, follow at most NUM redirects (default 50, as curl; a negative NUM: no limit); one more exits 47."),
-                    .init(names: ["-Z", "--parallel"], arity: .flag, summary: "Run the URLs' transfers at once, not one after another"),
+                    .init(
+                        names: ["-Z", "--parallel"], arity: .flag, summary: "Run the URLs' transfers at once", detail: "Run the URLs' transfers at once (up to --parallel-max), not one after another."),
                     .init(
                         names: ["--parallel-max"], arity: .value, valueName: "NUM",
-                        summary: "With --parallel, at most NUM at once (1-300, default 50)")
+                        summary: "At most NUM transfers at once (default 50)", detail: "With --parallel, run at most NUM transfers at once (1 to 300, default 50, as curl).")
                 ]),
             .init(
                 title: "Connection",
                 options: [
-                    .init(names: ["-4", "--ipv4"], arity: .flag, summary: "Connect only to the IPv4 addresses of the resolution"),
-                    .init(names: ["-6", "--ipv6"], arity: .flag, summary: "Connect only to the IPv6 addresses of the resolution"),
+                    .init(
+                        names: ["-4", "--ipv4"], arity: .flag, summary: "Connect to the resolved IPv4 addresses only",
+                        detail: "Connect only to the IPv4 addresses of the resolution (ask for A records only)."),
+                    .init(
+                        names: ["-6", "--ipv6"], arity: .flag, summary: "Connect to the resolved IPv6 addresses only",
+                        detail: "Connect only to the IPv6 addresses of the resolution (ask for AAAA records only)."),
                     .init(
                         names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
-                        summary: "Limit for each whole transfer, resolution included (0: none)"),
+                        summary: "Limit per transfer, resolving included (0: none)", detail: "Limit for each whole transfer, resolving the name included (0: no limit). Exceeded: exit 28."),
                     .init(
                         names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
-                        summary: "Limit for resolving the name, then for connecting (default 10)",
+                        summary: "Limit to resolve, then to connect (default 10)",
                         detail: """
                             Limit for resolving the name (DoH/HTTPDNS included, as curl's includes the resolve), then
                             again for connecting, TLS included (default 10; 0: libcurl's 300 s). Exceeded: exit 28.
                             """),
                     .init(
                         names: ["-x", "--proxy"], arity: .value, valueName: "URL",
-                        summary: "Send the requests through this HTTP proxy, by host name",
+                        summary: "Go through this HTTP proxy, by host name",
                         detail: """
                             Send the requests through this HTTP proxy (http:// or https://; no scheme means http://), by
                             host name: the proxy resolves it, no IP replacement, TLS still verified for the name. Without
@@ -230,7 +235,7 @@ enum FetchCommand {
                             """),
                     .init(
                         names: ["--noproxy"], arity: .value, valueName: "LIST",
-                        summary: "Hosts that go direct (over DoH) even with a proxy",
+                        summary: "Hosts that bypass the proxy (resolved over DoH)",
                         detail: """
                             Hosts that go direct (over DoH) even with a proxy, comma-separated: names (and the names
                             under them), IP addresses, CIDR blocks (10.0.0.0/8) or '*'. Overrides no_proxy.
@@ -294,7 +299,7 @@ enum FetchCommand {
         do {
             let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
-                console.print(reference.help(for: parsed))
+                try console.print(reference.help(for: parsed))
                 return HTTPDNSTool.ExitStatus.success
             }
             plans = try makePlans(parsed, environment: environment)
@@ -518,16 +523,24 @@ enum FetchCommand {
                 return HTTPDNSTool.ExitStatus.writeFailed
             }
         }
-        // The client's connect limit covers resolving the name (as curl's), DoH exchanges included.
-        let resolver = plan.resolverOptions.makeResolver(families: plan.families, observer: console.resolverObserver(verbose: plan.verbose))
         var configuration = HTTPClient.Configuration(trust: trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
         configuration.racesAddresses = plan.resolverOptions.providerOptions.happyEyeballs
         configuration.proxy = plan.proxy
         configuration.decompressesResponses = plan.compressed
         // -s: no warning for -k's unauthenticated connections either (asked for by that name), as
-        // curl -sk prints nothing; -sS and every other mode keep it.
-        if plan.silent { configuration.trustEventHandler = { _ in } }
-        let client = HTTPClient(configuration: configuration, resolver: resolver)
+        // curl -sk prints nothing; -sS and every other mode keep it. -v prints it itself, once per
+        // new connection, among the connection's lines (describe), where the library's own
+        // warning, at the response head, would come before the resolution's.
+        if plan.silent || plan.verbose { configuration.trustEventHandler = { _ in } }
+        let resolver: HostResolver
+        let client: HTTPClient
+        do {
+            // The client's connect limit covers resolving the name (as curl's), DoH exchanges included.
+            resolver = try plan.resolverOptions.makeResolver(families: plan.families, observer: console.resolverObserver(verbose: plan.verbose))
+            client = try HTTPClient(configuration: configuration, resolver: resolver)
+        } catch {
+            return HTTPDNSTool.report(UsageError("\(error)", command: "fetch"), console: console)
+        }
         let jar = plan.cookies.makeJar()
 
         let interruption = LockedValue<SignalInterruption?>(nil)
@@ -642,7 +655,9 @@ enum FetchCommand {
                     head: { head in
                         shownAtHead.withLock { $0 = true }
                         if verbose, let connection = head.connection {
-                            describe(connection, statusLine: statusLine(head.version, head.status, head.reasonPhrase), url: hop.withLock { $0 }, console: console)
+                            describe(
+                                connection, statusLine: statusLine(head.version, head.status, head.reasonPhrase), url: hop.withLock { $0 },
+                                warnsUnverified: !plan.silent, console: console)
                         }
                         if include { write(headText(head)) }
                     }, chunk: write)
@@ -668,7 +683,7 @@ enum FetchCommand {
                             if verbose {
                                 describe(
                                     response.connection, statusLine: statusLine(response.version, response.status, response.reasonPhrase),
-                                    url: response.url ?? hop.withLock { $0 }, console: console)
+                                    url: response.url ?? hop.withLock { $0 }, warnsUnverified: !plan.silent, console: console)
                                 if let redirect { console.note("* following the \(redirect.status) redirect to \(redirect.location.absoluteString)") }
                             }
                             if let redirect { hop.withLock { $0 = redirect.location } }
@@ -718,6 +733,10 @@ enum FetchCommand {
                         console.note("* \(host) is an IP literal: no resolution, no SNI sent, certificate checked against the IP")
                     }
                     if let failure = error.resolutionError { console.note("* resolution failed: \(failure)") }
+                    // A connection made without verification before the failure: warned about here.
+                    if !plan.silent, let connection = error.connection, connection.verificationSkipped {
+                        warnUnverified(connection, url: error.url ?? plan.request.url, console: console)
+                    }
                 }
                 // -f -i: the head of the response that failed is still printed, as curl prints it
                 // (an -o file is left as it was: it never gets part of a response).
@@ -763,6 +782,14 @@ enum FetchCommand {
         console.note("* resolved \(resolution.host) via \(from): \(resolution.addresses.map(\.description).joined(separator: ", "))\(ttl)")
     }
 
+    /// -k's warning for a connection to `url`'s host made without verification, as the library
+    /// words it (`TrustEvent.insecureConnection`).
+    static func warnUnverified(_ connection: ConnectionReport, url: URL, console: Console) {
+        let host = url.host(percentEncoded: false).map { HostName.normalize($0) ?? $0 } ?? "?"
+        let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
+        console.note("httpdns: WARNING: \(TrustEvent.insecureConnection(host: host, port: port, remoteAddress: connection.remoteAddress))")
+    }
+
     /// The head as `-i` prints it: the status line, the fields, an empty line, CRLF-terminated.
     static func headText(_ head: HTTPResponseHead) -> Data {
         headText(head.version, head.status, head.reasonPhrase, head.headers)
@@ -784,9 +811,10 @@ enum FetchCommand {
         return "\(version) \(status) \(reasonPhrase)"
     }
 
-    /// The -v report on one response: where the addresses came from, where we connected, what TLS
-    /// carried, the status line. `url` is the request's (the hop's, after a redirect).
-    static func describe(_ connection: ConnectionReport, statusLine: String, url: URL, console: Console) {
+    /// The -v report on one response: where the addresses came from, -k's warning for a new
+    /// connection made without verification (`warnsUnverified`: not with -s), where we connected,
+    /// what TLS carried, the status line. `url` is the request's (the hop's, after a redirect).
+    static func describe(_ connection: ConnectionReport, statusLine: String, url: URL, warnsUnverified: Bool, console: Console) {
         if let resolution = connection.resolution {
             describe(resolution, console: console)
         } else if let proxy = connection.proxy {
@@ -794,6 +822,7 @@ enum FetchCommand {
         } else if let host = url.host(percentEncoded: false) {
             console.note("* \(host) is an IP literal: no resolution, no SNI sent, certificate checked against the IP")
         }
+        if warnsUnverified, connection.verificationSkipped { warnUnverified(connection, url: url, console: console) }
         let address = connection.remoteAddress ?? "?"
         let port = connection.remotePort.map(String.init) ?? "?"
         let source = connection.resolution?.source.description ?? "literal"

@@ -33,8 +33,8 @@ public enum HTTPDNSTool {
     /// `httpdns(1)`: the tool itself and its own options.
     static let reference = CommandReference(
         name: "",
-        synopsis: "COMMAND [options] | --version | --generate-{man,markdown,completion} ARG",
-        summary: "HTTPS requests that resolve names over DNS-over-HTTPS and connect straight to the resolved address.",
+        synopsis: "COMMAND [options] | --version | --generate-KIND ARG",
+        summary: "HTTPS straight to the address DNS-over-HTTPS gives, verified for the name.",
         description: """
             Names are resolved over DNS-over-HTTPS (RFC 8484) or a vendor HTTPDNS API instead of the
             network's resolver, and the request goes straight to the resolved address, while SNI, Host and
@@ -57,13 +57,15 @@ public enum HTTPDNSTool {
                     .init(names: ["--version"], arity: .flag, summary: "Print the version"),
                     .init(
                         names: ["--generate-man"], arity: .value, valueName: "DIR",
-                        summary: "Write the man pages (httpdns.1, httpdns-fetch.1, ...) into DIR"),
+                        summary: "Write the man pages into DIR",
+                        detail: "Write the man pages (httpdns.1, httpdns-fetch.1, ...) into DIR, created when missing."),
                     .init(
                         names: ["--generate-markdown"], arity: .value, valueName: "DIR",
-                        summary: "Write the man pages as Markdown (httpdns-fetch.md, ...) into DIR"),
+                        summary: "Write the man pages as Markdown into DIR",
+                        detail: "Write the man pages as Markdown (httpdns.md, httpdns-fetch.md, ...) into DIR, created when missing."),
                     .init(
                         names: ["--generate-completion"], arity: .value, valueName: "bash|zsh",
-                        summary: "Print the shell completion script for bash or zsh", values: ["bash", "zsh"]),
+                        summary: "Print the bash or zsh completion script", values: ["bash", "zsh"]),
                     .init(names: ["-h", "--help"], arity: .flag, summary: "This help")
                 ])
         ],
@@ -81,7 +83,7 @@ public enum HTTPDNSTool {
             let label = CommandReference.label(option).trimmingCharacters(in: .whitespaces)
             lines.append("  " + label + String(repeating: " ", count: max(2, 32 - label.count)) + option.summary)
         }
-        lines += ["", "Run 'httpdns <command> --help' for its most used options, 'httpdns help <command>' for all."]
+        lines += ["", "Run 'httpdns <command> --help' for a command's most used options,", "'httpdns help <command>' for all of them, explained."]
         return lines.joined(separator: "\n")
     }
 

@@ -6,7 +6,7 @@ enum PinsCommand {
     static let reference = CommandReference(
         name: "pins",
         synopsis: "[options] URL",
-        summary: "Print the certificate chain URL's server presents, with pins ready to paste.",
+        summary: "Print the server's certificate chain with pins to paste.",
         description: """
             Connects to URL's host the way fetch does (DoH, IP-direct, SNI and verification on the name)
             and prints the chain the handshake verified, leaf first: subject, issuer, expiry, the SPKI pin
@@ -23,7 +23,7 @@ enum PinsCommand {
                 options: [
                     .init(
                         names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
-                        summary: "Limit for resolving the name, then for connecting (default 10)",
+                        summary: "Limit to resolve, then to connect (default 10)",
                         detail: """
                             Limit for resolving the name (DoH/HTTPDNS included, as curl's), then again for connecting,
                             TLS included (default 10).
@@ -51,7 +51,7 @@ enum PinsCommand {
         do throws(UsageError) {
             let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
-                console.print(reference.help(for: parsed))
+                try console.print(reference.help(for: parsed))
                 return HTTPDNSTool.ExitStatus.success
             }
             guard parsed.positionals.count == 1, let text = parsed.positionals.first, let parsedURL = URL(string: text) else {
@@ -75,7 +75,12 @@ enum PinsCommand {
 
         var trust = options.trust
         if insecure { trust.verification = .insecureSkippingAllVerification }
-        let client = HTTPClient(configuration: .init(trust: trust, timeouts: timeouts), resolver: options.makeResolver())
+        let client: HTTPClient
+        do {
+            client = try HTTPClient(configuration: .init(trust: trust, timeouts: timeouts), resolver: options.makeResolver())
+        } catch {
+            return HTTPDNSTool.report(UsageError("\(error)", command: "pins"), console: console)
+        }
         var request = HTTPRequest(url: url, method: "HEAD")
         request.reportsTLSDetails = true
         do {

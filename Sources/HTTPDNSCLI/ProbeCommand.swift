@@ -7,7 +7,7 @@ enum ProbeCommand {
     static let reference = CommandReference(
         name: "probe",
         synopsis: "[options] URL",
-        summary: "Check every address of URL's host: connect, TLS, certificate, status.",
+        summary: "Check each address of the host: TLS, certificate, status.",
         description: """
             Resolves URL's host (as fetch does) and, for each address, connects with SNI set to the host,
             verifies the certificate for the host, sends GET and reports one line per address: ADDRESS
@@ -31,14 +31,14 @@ enum ProbeCommand {
                 options: [
                     .init(
                         names: ["--connect-timeout"], arity: .value, valueName: "SECONDS",
-                        summary: "Limit for connecting to each address and DoH endpoint (default 5)",
+                        summary: "Connect limit per address and DoH (default 5)",
                         detail: """
                             Limit for connecting to each address, TLS included (default 5), and to each DoH/HTTPDNS
                             endpoint.
                             """),
                     .init(
                         names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
-                        summary: "Limit for resolving, then for each address's request (default 15)",
+                        summary: "Limit to resolve, then per address (default 15)",
                         detail: """
                             As fetch's -m: a limit for resolving the name (DoH/HTTPDNS included), exit 28 when it passes
                             first, then again for each address's whole request, which is FAILED timedOut past it
@@ -65,7 +65,7 @@ enum ProbeCommand {
         do {
             let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
-                console.print(reference.help(for: parsed))
+                try console.print(reference.help(for: parsed))
                 return HTTPDNSTool.ExitStatus.success
             }
             guard parsed.positionals.count == 1, let text = parsed.positionals.first, let parsedURL = URL(string: text) else {
@@ -99,7 +99,12 @@ enum ProbeCommand {
             console.note("httpdns: \(error)")
             return HTTPDNSTool.ExitStatus.usage
         }
-        let resolver = options.makeResolver(observer: console.resolverObserver(verbose: verbose), connectTimeout: timeouts.connect)
+        let resolver: HostResolver
+        do {
+            resolver = try options.makeResolver(observer: console.resolverObserver(verbose: verbose), connectTimeout: timeouts.connect)
+        } catch {
+            return HTTPDNSTool.report(UsageError("\(error)", command: "probe"), console: console)
+        }
         let host = url.host(percentEncoded: false) ?? ""
         let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
         let addresses: [IPAddress]
@@ -123,7 +128,12 @@ enum ProbeCommand {
         }
         var configuration = HTTPClient.Configuration(trust: trust, timeouts: timeouts)
         configuration.racesAddresses = options.providerOptions.happyEyeballs
-        let client = HTTPClient(configuration: configuration, resolver: resolver)
+        let client: HTTPClient
+        do {
+            client = try HTTPClient(configuration: configuration, resolver: resolver)
+        } catch {
+            return HTTPDNSTool.report(UsageError("\(error)", command: "probe"), console: console)
+        }
         var healthy = true
         for address in addresses {
             var request = HTTPRequest(url: url)

@@ -6,7 +6,7 @@ import HTTPDNS
 struct ProviderOptions {
     static let providerOption = ArgumentParser.Option(
         names: ["--provider"], arity: .value, valueName: "NAME",
-        summary: "doh, json, httpdns-ali or httpdns-dnspod (default doh)",
+        summary: "doh (default), json, httpdns-ali, httpdns-dnspod",
         detail: """
             The protocol of the --doh-url/--endpoint URLs. doh (the default): RFC 8484. json: JSON DoH
             (GET ?name=&type=, application/dns-json). httpdns-ali: Alibaba-style HTTPDNS (needs
@@ -19,36 +19,43 @@ struct ProviderOptions {
     static let parserOptions: [ArgumentParser.Option] = [
         providerOption,
         .init(names: ["--account-id"], arity: .value, valueName: "ID", summary: "Account of an httpdns-ali endpoint"),
-        .init(names: ["--secret"], arity: .value, valueName: "SECRET", summary: "Signing secret (httpdns-ali) or AES key (httpdns-dnspod)"),
+        .init(
+            names: ["--secret"], arity: .value, valueName: "SECRET", summary: "Secret (httpdns-ali) or AES key (httpdns-dnspod)",
+            detail: "The signing secret of an httpdns-ali endpoint, or the AES key (16, 24 or 32 bytes) of an httpdns-dnspod one."),
         .init(names: ["--key-id"], arity: .value, valueName: "ID", summary: "Key ID of an encrypted httpdns-dnspod endpoint"),
         .init(
             names: ["--cache-file"], arity: .value, valueName: "PATH",
-            summary: "Keep the answer cache in PATH across runs (SQLite)"),
+            summary: "Keep the answer cache in PATH (SQLite)",
+            detail:
+                "Keep the answer cache in PATH across runs: an SQLite file, created (with its directory) when missing, shared safely by several processes. A file that cannot be used is warned about on stderr, naming --cache-file and the file, and the answers are kept in memory only. Documentation/Resolver.md."
+        ),
         .init(
             names: ["--stale"], arity: .flag,
-            summary: "Answer from an expired cache entry, refreshing it meanwhile",
+            summary: "Answer from an expired entry, refreshing it",
             detail: """
                 Answer at once from an expired cache entry (at most --max-stale seconds old, default 3600)
                 while refreshing it in the background.
                 """),
         .init(
             names: ["--max-stale"], arity: .value, valueName: "SECONDS",
-            summary: "With --stale, the oldest expired answer served (default 3600)"),
+            summary: "With --stale: serve up to SECONDS expired", detail: "With --stale, serve answers expired at most SECONDS ago (default 3600)."),
         .init(
             names: ["--bypass"], arity: .value, valueName: "NAME|.SUFFIX",
-            summary: "Resolve NAME (or names under it) with the system resolver",
+            summary: "Use the system resolver for NAME (or .SUFFIX)",
             detail: """
                 Resolve NAME, or every name under .SUFFIX, with the system resolver. Repeatable. localhost
                 always is.
                 """),
-        .init(names: ["--race"], arity: .flag, summary: "Ask the first two endpoints at once and take the first answer")
+        .init(
+            names: ["--race"], arity: .flag, summary: "Ask two endpoints at once, take the first answer",
+            detail: "Ask the first two endpoints at once and take the first answer (twice the queries, half the worst-case wait).")
     ]
 
     /// The options of commands that connect to the host's addresses themselves (`fetch`, `probe`).
     static let connectionOptions: [ArgumentParser.Option] = [
         .init(
             names: ["--no-happy-eyeballs"], arity: .flag,
-            summary: "Try the addresses one after another instead of racing them",
+            summary: "Try the addresses in turn, not racing them",
             detail: """
                 Do not race connections to the host's addresses; libcurl tries them one after another,
                 giving a black-holed one its share of the connect time limit (half of it for the first of
@@ -166,6 +173,7 @@ struct ConsoleWarningObserver: ResolverObserver {
     let console: Console
 
     func warning(_ message: String) { console.note("httpdns: warning: \(message)") }
+    func cacheFileWarning(file: URL, message: String) { warning(CacheFileOption.warning(message, file: file)) }
     /// A fallback is a downgrade to the network's resolver: never silent.
     func fellBackToSystemResolver(host: String, reasons: [String]) {
         let why = reasons.map { $0.split(separator: "\n").first.map(String.init) ?? $0 }.joined(separator: "; ")
@@ -228,4 +236,14 @@ struct ConsoleResolverObserver: ResolverObserver {
     func fellBackToSystemResolver(host: String, reasons: [String]) { say("every provider failed for \(host); asking the system resolver") }
     func bypassed(host: String) { say("\(host) bypasses HTTPDNS (system resolver)") }
     func warning(_ message: String) { say("warning: \(message)") }
+    func cacheFileWarning(file: URL, message: String) { warning(CacheFileOption.warning(message, file: file)) }
+}
+
+/// `--cache-file`'s warnings name the option, so that the user knows which one they are about.
+enum CacheFileOption {
+    /// `message`, which names the file by its absolute path, after the option, and after the path
+    /// as given when that was relative.
+    static func warning(_ message: String, file: URL) -> String {
+        file.relativePath == file.path ? "--cache-file: \(message)" : "--cache-file \(file.relativePath): \(message)"
+    }
 }

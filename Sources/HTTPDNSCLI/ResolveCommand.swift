@@ -6,7 +6,7 @@ enum ResolveCommand {
     static let reference = CommandReference(
         name: "resolve",
         synopsis: "[options] HOST...",
-        summary: "Resolve names over DNS-over-HTTPS and print each address and its source.",
+        summary: "Resolve names over DNS-over-HTTPS, a line per address.",
         description: """
             Resolves each HOST over DNS-over-HTTPS (RFC 8484, or the --provider's HTTPDNS API), falling back
             to the system resolver when every endpoint fails (unless --no-fallback). One line per address:
@@ -26,13 +26,17 @@ enum ResolveCommand {
                         names: ["--json"], arity: .flag,
                         summary: "One JSON object per host instead",
                         detail: "One JSON object per host instead: addresses, ttl, source, provider, latency_ms, stale."),
-                    .init(names: ["--compare"], arity: .flag, summary: "Hijack check: compare the system resolver with the provider"),
+                    .init(
+                        names: ["--compare"], arity: .flag, summary: "Hijack check: system resolver against provider",
+                        detail: "Hijack check: ask the system resolver and the trusted provider side by side and compare their answers."),
                     .init(
                         names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
-                        summary: "Limit for the whole command (exit 28 when exceeded)"),
-                    .init(names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events (cache, providers, fallback) on stderr"),
-                    .init(names: ["-4", "--ipv4"], arity: .flag, summary: "As --type A: IPv4 addresses only (as fetch -4)"),
-                    .init(names: ["-6", "--ipv6"], arity: .flag, summary: "As --type AAAA: IPv6 addresses only (as fetch -6)")
+                        summary: "Limit for the whole command (exit 28)", detail: "Limit for the whole command, every lookup included; exceeded: exit 28."),
+                    .init(
+                        names: ["-v", "--verbose"], arity: .flag, summary: "Print resolver events on stderr",
+                        detail: "Print the resolver's events on stderr: cache hits and misses, providers asked, failover, fallback."),
+                    .init(names: ["-4", "--ipv4"], arity: .flag, summary: "IPv4 addresses only (as --type A)", detail: "As --type A: IPv4 addresses only (as fetch -4)."),
+                    .init(names: ["-6", "--ipv6"], arity: .flag, summary: "IPv6 addresses only (as --type AAAA)", detail: "As --type AAAA: IPv6 addresses only (as fetch -6).")
                 ]),
             .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
             .init(title: "TLS to the resolver", options: ResolverOptions.trustOptions),
@@ -43,7 +47,7 @@ enum ResolveCommand {
 
     static let typeOption = ArgumentParser.Option(
         names: ["--type"], arity: .value, valueName: "TYPE",
-        summary: "Address types to ask for: A, AAAA, both (the default) or auto",
+        summary: "Address types: A, AAAA, both (default) or auto",
         detail: "Address types to ask for (default both; auto: the families this host has a route for).",
         values: ["A", "AAAA", "both", "auto"])
 
@@ -61,7 +65,7 @@ enum ResolveCommand {
         do {
             let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
-                console.print(reference.help(for: parsed))
+                try console.print(reference.help(for: parsed))
                 return HTTPDNSTool.ExitStatus.success
             }
             guard !parsed.positionals.isEmpty else { throw UsageError("no host given", command: "resolve") }
@@ -90,7 +94,12 @@ enum ResolveCommand {
             return HTTPDNSTool.report(UsageError("\(error)", command: "resolve"), console: console)
         }
 
-        let resolver = options.makeResolver(families: families, observer: console.resolverObserver(verbose: verbose))
+        let resolver: HostResolver
+        do {
+            resolver = try options.makeResolver(families: families, observer: console.resolverObserver(verbose: verbose))
+        } catch {
+            return HTTPDNSTool.report(UsageError("\(error)", command: "resolve"), console: console)
+        }
         if compare { return await runCompare(hosts, resolver: resolver, json: json, console: console) }
         var status = HTTPDNSTool.ExitStatus.success
         let deadline = maxTime.map { ContinuousClock.now + .seconds($0) }

@@ -15,13 +15,15 @@ extension ResolverOptions {
             }
         }
         var policy = TrustPolicy.anchors(all)
-        var pins: [CertificatePin] = []
+        var pins: [CertificatePin: String] = [:]
         do {
-            for text in parsed.all("doh-pinnedpubkey") { pins += try CertificatePin.list(parsing: text) }
+            for text in parsed.all("doh-pinnedpubkey") {
+                for (pin, written) in try CertificatePin.writtenList(parsing: text) { pins[pin] = written }
+            }
         } catch {
             throw UsageError("--doh-pinnedpubkey: \(error)", command: command)
         }
-        if !pins.isEmpty { policy.pinSets = [PinSet(pins: Set(pins))] }
+        if !pins.isEmpty { policy.pinSets = [PinSet(pins: Set(pins.keys), spellings: pins)] }
         return policy
     }
 }

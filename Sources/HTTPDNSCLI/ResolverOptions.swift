@@ -8,7 +8,7 @@ struct ResolverOptions {
         [
             .init(
                 names: ["--doh-url", "--endpoint"], arity: .value, valueName: "URL",
-                summary: "Resolver endpoint (DoH unless --provider), repeatable, in order",
+                summary: "Resolver endpoint, repeatable, tried in order",
                 detail: """
                     The resolver's endpoint: DNS-over-HTTPS (RFC 8484) unless --provider names another protocol.
                     Repeatable; endpoints are tried in order, a failing one (network error, a time-out of 5 s
@@ -17,11 +17,11 @@ struct ResolverOptions {
                     2606:4700:4700::1111), Google (8.8.8.8, 8.8.4.4, 2001:4860:4860::8888) and Quad9 (9.9.9.9,
                     149.112.112.112), reached at those bootstrap addresses. An endpoint's own host is reached
                     through a --resolve entry for it, or its bootstrap addresses, never through the system
-                    resolver. Providers, failover, hijack checks: Documentation/LibraryGuide.md.
+                    resolver. Providers, failover, hijack checks: Sources/HTTPDNS/HTTPDNS.docc/ResolverPolicy.md.
                     """),
             .init(
                 names: ["--resolve"], arity: .value, valueName: "HOST:PORT:ADDR",
-                summary: "Use these addresses for HOST:PORT (PORT may be *), as curl",
+                summary: "Use these addresses for HOST:PORT, as curl",
                 detail: """
                     [+]HOST:PORT:ADDR[,ADDR]...: use these addresses for HOST:PORT (PORT may be *), as curl does; also how a --doh-url host is
                     reached without system DNS. A later entry for the same HOST:PORT replaces an earlier one,
@@ -29,7 +29,7 @@ struct ResolverOptions {
                     """),
             .init(
                 names: ["--no-fallback"], arity: .flag,
-                summary: "Fail, not ask the system resolver, when every endpoint fails",
+                summary: "Never fall back to the system resolver",
                 detail: """
                     Do not fall back to the system resolver when every endpoint fails (network error, timeout,
                     HTTP error, malformed answer): the name cannot be resolved (exit 6). A fallback is always
@@ -38,7 +38,7 @@ struct ResolverOptions {
             dohMethodOption,
             .init(
                 names: ["--stale-timeout"], arity: .value, valueName: "SECONDS",
-                summary: "Serve a stale answer (RFC 8767) after SECONDS without a fresh one",
+                summary: "Serve stale data (RFC 8767) after SECONDS",
                 detail: """
                     Serve stale data (RFC 8767): answer from an expired cache entry when a fresh lookup fails
                     or has not answered within SECONDS (the client response timer; 1.8 is RFC 8767's
@@ -67,14 +67,14 @@ struct ResolverOptions {
     static let anchorOptions: [ArgumentParser.Option] = [
         .init(
             names: ["--cacert"], arity: .value, valueName: "FILE",
-            summary: "Also trust the CA certificates in this PEM file (DoH's TLS too)",
+            summary: "Also trust these PEM CA certificates (DoH too)",
             detail: """
                 Also trust the CA certificates in this PEM file, beside the system roots, for every TLS
                 connection of the command, the DoH server's included. FILE may be a pipe.
                 """),
         .init(
             names: ["--doh-cacert"], arity: .value, valueName: "FILE",
-            summary: "Also trust these CA certificates, for the DoH endpoints only")
+            summary: "Also trust these CA certificates, for DoH only", detail: "Also trust the CA certificates in this PEM file, for the DoH endpoints only (beside --cacert's).")
     ]
 
     /// The DoH endpoints' own pins.
@@ -214,10 +214,12 @@ struct ResolverOptions {
     ///   calls itself: each DoH or HTTPDNS exchange gets at most that long to connect (as curl gives
     ///   its DoH requests the transfer's connect timeout, lib/doh.c), within the resolver's 5 s per
     ///   exchange. nil: 5 s. (Through `HTTPClient`, the client's connect limit covers resolution.)
+    /// - Throws: `InvalidDurationError` for a duration the options let through that the resolver
+    ///   refuses (the options check theirs first, so none is expected): a usage error.
     func makeResolver(
         families: AddressFamilies = .both, observer: (any ResolverObserver)? = nil,
         connectTimeout: Double? = nil
-    ) -> HostResolver {
+    ) throws(InvalidDurationError) -> HostResolver {
         var configuration = HostResolver.Configuration(endpoints: endpoints)
         configuration.providers = providers
         configuration.staticEntries = staticEntries
@@ -227,10 +229,10 @@ struct ResolverOptions {
         providerOptions.apply(to: &configuration)
         configuration.serveStale = staleTimeout.map { .init(clientResponseTimeout: $0) }
         configuration.preResolveHosts = preResolve
-        guard let connectTimeout else { return HostResolver(configuration: configuration, dohTrust: dohTrust) }
-        let client = HTTPClient(
+        guard let connectTimeout else { return try HostResolver(configuration: configuration, dohTrust: dohTrust) }
+        let client = try HTTPClient(
             configuration: HTTPClient.Configuration(trust: dohTrust, timeouts: Timeouts(connect: connectTimeout)),
             resolver: SystemResolver())
-        return HostResolver(configuration: configuration, transport: client)
+        return try HostResolver(configuration: configuration, transport: client)
     }
 }

@@ -14,7 +14,7 @@ struct TrustOptions {
     private static let pinOptions: [ArgumentParser.Option] = [
         .init(
             names: ["--pinnedpubkey"], arity: .value, valueName: "PINS|FILE",
-            summary: "Public-key pins; the verified chain must carry one (exit 90)",
+            summary: "Public-key pins the chain must match (exit 90)",
             detail: """
                 Public-key pins ('sha256//BASE64[;sha256//BASE64]...', SPKI SHA-256, RFC 7469): a certificate of the verified chain
                 must carry one, or the request fails with exit 90, listing the pins the server presented.
@@ -23,7 +23,7 @@ struct TrustOptions {
                 """),
         .init(
             names: ["--pin-cert"], arity: .value, valueName: "SHA256HEX",
-            summary: "Whole-certificate pin (SHA-256 fingerprint, hex), repeatable",
+            summary: "Whole-certificate pin (SHA-256 hex), repeatable",
             detail: """
                 Whole-certificate pin: the certificate's SHA-256 fingerprint in hex, colons allowed.
                 Repeatable; combines with --pinnedpubkey.
@@ -34,7 +34,7 @@ struct TrustOptions {
     private static let certificateOptions: [ArgumentParser.Option] = [
         .init(
             names: ["-E", "--cert"], arity: .value, valueName: "FILE[:PASSWORD]",
-            summary: "Client certificate for mutual TLS (PKCS#12, or PEM with --key)",
+            summary: "Client certificate (PKCS#12, or PEM with --key)",
             detail: """
                 Client certificate for mutual TLS: PKCS#12 (AES or legacy 3DES/RC2) or PEM with the key
                 inside or in --key. It is loaded before any traffic: a file that cannot be used (not a
@@ -42,12 +42,18 @@ struct TrustOptions {
                 exits 2. A server that rejects it is exit 58. FILE may be a pipe.
                 """),
         certificateTypeOption,
-        .init(names: ["--key"], arity: .value, valueName: "FILE", summary: "PEM private key for a PEM --cert (may be encrypted)"),
-        .init(names: ["--pass"], arity: .value, valueName: "PASSWORD", summary: "Password of the PKCS#12 file or passphrase of the key"),
-        .init(names: ["--cert-status"], arity: .flag, summary: "Require a stapled OCSP response (exit 91 without one)"),
+        .init(
+            names: ["--key"], arity: .value, valueName: "FILE", summary: "Private key of a PEM --cert (may be encrypted)",
+            detail: "The PEM private key of a PEM --cert (encrypted with --pass, or not)."),
+        .init(
+            names: ["--pass"], arity: .value, valueName: "PASSWORD", summary: "Password of --cert's PKCS#12 file or of --key",
+            detail: "Password of --cert's PKCS#12 file, or passphrase of the PEM --key."),
+        .init(
+            names: ["--cert-status"], arity: .flag, summary: "Require a stapled OCSP response (else exit 91)",
+            detail: "Require a stapled OCSP response showing the certificate good (curl's --cert-status); without one, exit 91."),
         .init(
             names: ["-k", "--insecure"], arity: .flag,
-            summary: "Verify no certificate or name at all (pins still apply)",
+            summary: "Verify no certificate or name (pins still apply)",
             detail: """
                 Do not verify the server's certificate or name at all: anyone on the path can impersonate
                 the server. Pins, if given, still apply. Each connection made so is warned about on stderr.
@@ -57,10 +63,13 @@ struct TrustOptions {
 
     static let certificateTypeOption = ArgumentParser.Option(
         names: ["--cert-type"], arity: .value, valueName: "P12|PEM",
-        summary: "Type of --cert (default: P12 for .p12/.pfx files, else PEM)",
+        summary: "Type of --cert (default: from its extension)", detail: "Type of --cert: P12 or PEM (default: P12 for .p12 and .pfx files, else PEM).",
         values: [ClientIdentity.FileType.pkcs12.rawValue, ClientIdentity.FileType.pem.rawValue])
 
     var pins: [CertificatePin] = []
+    /// Each pin as the command line gave it (a key file's path for a pin read from it), for the
+    /// messages that name them.
+    var spellings: [CertificatePin: String] = [:]
     var certificate: (path: String, password: String?)?
     var certificateType: ClientIdentity.FileType?
     var keyPath: String?
@@ -84,9 +93,14 @@ struct TrustOptions {
             }
             do {
                 if trimmed.hasPrefix("sha256//") || trimmed.hasPrefix("cert-sha256//") {
-                    pins += try CertificatePin.list(parsing: text)
+                    for (pin, written) in try CertificatePin.writtenList(parsing: text) {
+                        pins.append(pin)
+                        spellings[pin] = written
+                    }
                 } else {
-                    pins.append(try CertificatePin.publicKey(contentsOf: URL(fileURLWithPath: text)))
+                    let pin = try CertificatePin.publicKey(contentsOf: URL(fileURLWithPath: text))
+                    pins.append(pin)
+                    spellings[pin] = text
                 }
             } catch {
                 throw UsageError("--pinnedpubkey: \(error)", command: command)
@@ -94,7 +108,9 @@ struct TrustOptions {
         }
         for text in parsed.all("pin-cert") {
             do {
-                pins.append(try CertificatePin.certificate(hex: text))
+                let pin = try CertificatePin.certificate(hex: text)
+                pins.append(pin)
+                spellings[pin] = text
             } catch {
                 throw UsageError("--pin-cert: \(error)", command: command)
             }
@@ -194,7 +210,7 @@ struct TrustOptions {
     ///   before any traffic, which the commands exit 2 for, where curl gives 58.
     func policy(base: TrustPolicy) throws(UsageError) -> TrustPolicy {
         var policy = base
-        if !pins.isEmpty { policy.pinSets = [PinSet(pins: Set(pins))] }
+        if !pins.isEmpty { policy.pinSets = [PinSet(pins: Set(pins), spellings: spellings)] }
         policy.identity = try identity()
         policy.requiresOCSPStapling = requiresOCSPStapling
         if insecure { policy.verification = .insecureSkippingAllVerification }

@@ -49,7 +49,8 @@ extension HTTPDNSURLProtocol {
 
         /// A client over `resolver` that trusts `trust`, HTTP/2 by ALPN.
         public init(resolver: any HostResolving, trust: TrustPolicy = .system, maximumRedirects: Int = 20) {
-            self.init(client: HTTPClient(configuration: .init(trust: trust), resolver: resolver), maximumRedirects: maximumRedirects)
+            // Only the trust is set: the default durations are valid.
+            self.init(client: HTTPClient(checkedConfiguration: .init(trust: trust), resolver: resolver), maximumRedirects: maximumRedirects)
         }
     }
 

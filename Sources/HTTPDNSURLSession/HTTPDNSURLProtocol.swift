@@ -13,7 +13,7 @@ import HTTPDNS
 /// Configure once, then add the class to a session configuration:
 ///
 /// ```swift
-/// HTTPDNSURLProtocol.configure(.init(client: HTTPClient(configuration: .init(trust: trust), resolver: resolver)))
+/// HTTPDNSURLProtocol.configure(.init(client: try HTTPClient(configuration: .init(trust: trust), resolver: resolver)))
 /// let configuration = URLSessionConfiguration.default
 /// configuration.protocolClasses = [HTTPDNSURLProtocol.self] + (configuration.protocolClasses ?? [])
 /// let session = URLSession(configuration: configuration)

@@ -41,9 +41,16 @@ public enum CertificatePin: Sendable, Hashable, CustomStringConvertible {
     /// Several pins separated by `;` as curl's `--pinnedpubkey 'sha256//A;sha256//B'` takes them.
     /// - Throws: `TrustError.invalidPin` for the first bad one.
     public static func list(parsing text: String) throws(TrustError) -> [CertificatePin] {
-        var pins: [CertificatePin] = []
+        try writtenList(parsing: text).map(\.pin)
+    }
+
+    /// As `list(parsing:)`, each pin with its text as written (without the white space around it),
+    /// for `PinSet.spellings`.
+    /// - Throws: `TrustError.invalidPin` for the first bad one.
+    public static func writtenList(parsing text: String) throws(TrustError) -> [(pin: CertificatePin, text: String)] {
+        var pins: [(pin: CertificatePin, text: String)] = []
         for part in text.split(separator: ";") where !part.trimmingWhitespace().isEmpty {
-            pins.append(try CertificatePin(parsing: String(part)))
+            pins.append((try CertificatePin(parsing: String(part)), part.trimmingWhitespace()))
         }
         guard !pins.isEmpty else { throw TrustError.invalidPin(pin: text, reason: "no pin given") }
         return pins

@@ -54,14 +54,15 @@ public struct PinReport: Sendable, Hashable, CustomStringConvertible {
         self.date = date
     }
 
-    /// One line per presented certificate, pin first, so the configuration can be fixed.
+    /// One line per presented certificate, pin first, so the configuration can be fixed. The pins
+    /// expected are shown as written (`PinSet.spellings`), each with its normalized form.
     public var description: String {
         // Whole-certificate pins are listed too when the pin set has any, so either kind can be fixed.
         let showsCertificatePins = pinSet.pins.contains { $0.description.hasPrefix("cert-") }
         let presented = presentedChain.map { certificate in
             "  \(certificate.publicKeyPin)  \(showsCertificatePins ? "\(certificate.certificatePin)  " : "")\(certificate.subject)"
         }.joined(separator: "\n")
-        let expected = pinSet.pins.map(\.description).sorted().joined(separator: "; ")
+        let expected = pinSet.pins.map(pinSet.written).sorted().joined(separator: "; ")
         return
             "certificate pinning failed for \(IPAddress.authority(host: host, port: port))\(remoteAddress.map { " (\($0))" } ?? ""): no certificate of the chain matches \(expected)\nthe server presented:\n\(presented)"
     }
@@ -86,9 +87,20 @@ public struct PinReport: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Security-relevant events of connections, for an observer (`HTTPClient.Configuration.trustEventHandler`).
-public enum TrustEvent: Sendable {
+public enum TrustEvent: Sendable, CustomStringConvertible {
     /// A pin set did not match; `report.enforced` says whether the request failed.
     case pinMismatch(PinReport)
     /// A connection was made without verification (`TrustPolicy.Verification.insecureSkippingAllVerification`).
     case insecureConnection(host: String, port: Int, remoteAddress: String?)
+
+    /// The event as a warning says it: the report's text for a mismatch; for an insecure
+    /// connection, that `host:port` (and the address) is not authenticated.
+    public var description: String {
+        switch self {
+        case .pinMismatch(let report):
+            report.description
+        case .insecureConnection(let host, let port, let remoteAddress):
+            "certificate verification is disabled; the connection to \(IPAddress.authority(host: host, port: port))\(remoteAddress.map { " (\($0))" } ?? "") is not authenticated"
+        }
+    }
 }

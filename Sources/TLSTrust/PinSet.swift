@@ -33,18 +33,32 @@ public struct PinSet: Sendable, Hashable {
     /// Where to POST a JSON report of each mismatch (TrustKit `reportURIs`), rate-limited to one
     /// identical report per `HTTPClient.Configuration.pinReportInterval`. nil: no upload.
     public var reportURL: URL?
+    /// How pins were written, for messages: `PinReport.description` shows a pin as written, with
+    /// its `description` (`sha256//BASE64`, `cert-sha256//HEX`) beside it when that differs (a hex
+    /// digest, colons, capitals, a key file's path). Pins missing from it are shown as their
+    /// `description`. Nothing is checked against it. Default empty.
+    public var spellings: [CertificatePin: String]
 
     /// A pin set; the defaults enforce the pins for every host, forever, without a backup rule or report URL.
     public init(
         hosts: [HostPattern] = [], pins: Set<CertificatePin>, expires: Date? = nil,
-        enforcement: Enforcement = .enforce, requiresBackupPin: Bool = false, reportURL: URL? = nil
+        enforcement: Enforcement = .enforce, requiresBackupPin: Bool = false, reportURL: URL? = nil,
+        spellings: [CertificatePin: String] = [:]
     ) {
+        self.spellings = spellings
         self.hosts = hosts
         self.pins = pins
         self.expires = expires
         self.enforcement = enforcement
         self.requiresBackupPin = requiresBackupPin
         self.reportURL = reportURL
+    }
+
+    /// `pin` as messages show it: as written (`spellings`), then its normalized form in parentheses
+    /// when that differs; else its `description`.
+    func written(_ pin: CertificatePin) -> String {
+        guard let text = spellings[pin], text != pin.description else { return pin.description }
+        return "\(text) (\(pin.description))"
     }
 
     /// Whether this set applies to `host` at `date` (matching and not expired).

@@ -11,7 +11,7 @@ struct HostResolverCacheTests {
     }
 
     @Test func aRepeatLookupWithinTheTTLIsServedFromTheCache() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         let first = try await harness.resolve("a.test")
         harness.clock.advance(by: 100)
         let second = try await harness.resolve("a.test")
@@ -24,7 +24,7 @@ struct HostResolverCacheTests {
     }
 
     @Test func anEntryIsRequeriedOnceItsTTLHasPassed() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         _ = try await harness.resolve("a.test")
         harness.clock.advance(by: 300)
         let again = try await harness.resolve("a.test")
@@ -33,7 +33,7 @@ struct HostResolverCacheTests {
     }
 
     @Test func aLongTTLIsClampedToTheMaximum() async throws {
-        let harness = ResolverHarness(transport: Self.zone(ttl: 604_800)) { $0.maximumTTL = 3_600 }
+        let harness = try ResolverHarness(transport: Self.zone(ttl: 604_800)) { $0.maximumTTL = 3_600 }
         let resolution = try await harness.resolve("ttl.test")
         #expect(resolution.ttl == 3_600)
         harness.clock.advance(by: 3_599)
@@ -43,12 +43,12 @@ struct HostResolverCacheTests {
     }
 
     @Test func theDefaultMaximumTTLIsOneDay() async throws {
-        let harness = ResolverHarness(transport: Self.zone(ttl: 604_800))
+        let harness = try ResolverHarness(transport: Self.zone(ttl: 604_800))
         #expect(try await harness.resolve("ttl.test").ttl == 86_400)
     }
 
     @Test func aShortTTLIsRaisedToTheMinimum() async throws {
-        let harness = ResolverHarness(transport: Self.zone(ttl: 5)) { $0.minimumTTL = 60 }
+        let harness = try ResolverHarness(transport: Self.zone(ttl: 5)) { $0.minimumTTL = 60 }
         #expect(try await harness.resolve("ttl.test").ttl == 60)
         harness.clock.advance(by: 59)
         #expect(try await harness.resolve("ttl.test").source == .cache)
@@ -56,7 +56,7 @@ struct HostResolverCacheTests {
     }
 
     @Test func aZeroTTLAnswerIsUsedButNotCached() async throws {
-        let harness = ResolverHarness(transport: Self.zone(ttl: 0))
+        let harness = try ResolverHarness(transport: Self.zone(ttl: 0))
         let first = try await harness.resolve("ttl.test")
         let second = try await harness.resolve("ttl.test")
         #expect(first.ttl == 0)
@@ -68,7 +68,7 @@ struct HostResolverCacheTests {
 
     @Test func nxdomainIsCachedAndRethrownWithTheRemainingTTL() async throws {
         let events = EventRecorder()
-        let harness = ResolverHarness { $0.observer = events }
+        let harness = try ResolverHarness { $0.observer = events }
         await #expect(throws: ResolutionError.nameNotFound(host: "missing.test", negativeTTL: 60)) {
             try await harness.resolve("missing.test")
         }
@@ -88,7 +88,7 @@ struct HostResolverCacheTests {
     }
 
     @Test func noDataIsCachedNegatively() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         await #expect(throws: ResolutionError.noAddresses(host: "nodata.test", negativeTTL: 60)) {
             try await harness.resolve("nodata.test")
         }
@@ -102,7 +102,7 @@ struct HostResolverCacheTests {
     @Test func theNegativeTTLIsCapped() async throws {
         var zone = ResolverHarness.zone
         zone.negativeTTL = 86_400
-        let harness = ResolverHarness(transport: FakeDoHTransport(zone: zone)) { $0.negativeCacheTTLCap = 30 }
+        let harness = try ResolverHarness(transport: FakeDoHTransport(zone: zone)) { $0.negativeCacheTTLCap = 30 }
         await #expect(throws: ResolutionError.nameNotFound(host: "missing.test", negativeTTL: 30)) {
             try await harness.resolve("missing.test")
         }
@@ -114,7 +114,7 @@ struct HostResolverCacheTests {
     @Test func aNegativeAnswerWithoutSOAIsNotCached() async throws {
         var zone = ResolverHarness.zone
         zone.negativeTTL = nil
-        let harness = ResolverHarness(transport: FakeDoHTransport(zone: zone))
+        let harness = try ResolverHarness(transport: FakeDoHTransport(zone: zone))
         _ = try? await harness.resolve("missing.test")
         await #expect(throws: ResolutionError.nameNotFound(host: "missing.test", negativeTTL: nil)) {
             try await harness.resolve("missing.test")
@@ -123,7 +123,7 @@ struct HostResolverCacheTests {
     }
 
     @Test func namesDifferingInCaseAndTrailingDotShareAnEntry() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         let first = try await harness.resolve("A.Test.")
         let second = try await harness.resolve("a.test")
         #expect(first.host == "a.test")
@@ -132,7 +132,7 @@ struct HostResolverCacheTests {
     }
 
     @Test func familySelectionsAreCachedSeparately() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         _ = try await harness.resolver.resolve(host: "a.test", port: 443, families: .ipv4)
         let both = try await harness.resolver.resolve(host: "a.test", port: 443, families: .both)
         #expect(both.source == .doh(endpoint: ResolverHarness.first.url))
@@ -141,7 +141,7 @@ struct HostResolverCacheTests {
     }
 
     @Test func cachedResolutionShowsTheEntryWithoutQuerying() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         #expect(harness.resolver.cachedResolution(host: "a.test") == nil)
         _ = try await harness.resolve("a.test")
         harness.clock.advance(by: 1)
@@ -154,7 +154,7 @@ struct HostResolverCacheTests {
     }
 
     @Test func flushForgetsEverything() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         _ = try await harness.resolve("a.test")
         _ = try await harness.resolve("v4only.test")
         harness.resolver.flush()
@@ -163,7 +163,7 @@ struct HostResolverCacheTests {
     }
 
     @Test func flushingOneHostKeepsTheOthers() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         _ = try await harness.resolve("a.test")
         _ = try await harness.resolve("v4only.test")
         harness.resolver.flush(host: "A.test.")

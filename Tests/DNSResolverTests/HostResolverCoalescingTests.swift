@@ -7,9 +7,9 @@ import Testing
 struct HostResolverCoalescingTests {
     /// A harness whose transport holds every request until `gate` opens. TTL 0 answers are not cached,
     /// so only sharing the query in flight can keep the query count down.
-    static func held(by gate: Gate, observeCancellation: Recorder<Bool>? = nil) -> ResolverHarness {
+    static func held(by gate: Gate, observeCancellation: Recorder<Bool>? = nil) throws -> ResolverHarness {
         let zone = FakeZone(hosts: ["a.test": .init(ipv4: ["192.0.2.1"], ipv6: ["2001:db8::1"], ttl: 0)])
-        return ResolverHarness(
+        return try ResolverHarness(
             transport: FakeDoHTransport { request in
                 await gate.wait()
                 observeCancellation?.append(Task.isCancelled)
@@ -19,7 +19,7 @@ struct HostResolverCoalescingTests {
 
     @Test func concurrentLookupsOfOneNameShareOneQueryPerFamily() async throws {
         let gate = Gate()
-        let harness = Self.held(by: gate)
+        let harness = try Self.held(by: gate)
         let lookups = 20
         try await withThrowingTaskGroup(of: HostResolution.self) { group in
             for index in 0..<lookups {
@@ -40,7 +40,7 @@ struct HostResolverCoalescingTests {
     @Test func cancellingOneWaiterLeavesTheSharedQueryForTheOthers() async throws {
         let gate = Gate()
         let cancelled = Recorder<Bool>()
-        let harness = Self.held(by: gate, observeCancellation: cancelled)
+        let harness = try Self.held(by: gate, observeCancellation: cancelled)
         let starter = Task { try await harness.resolve("a.test") }
         let other = Task { try await harness.resolve("a.test") }
         #expect(await eventually { harness.resolver.waitingLookups(name: "a.test") == 2 })
@@ -58,7 +58,7 @@ struct HostResolverCoalescingTests {
     }
 
     @Test func aLookupCancelledBeforeItStartsThrowsCancellation() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await harness.resolve("a.test")
@@ -69,7 +69,7 @@ struct HostResolverCoalescingTests {
     @Test func aQueryFinishedAfterFlushIsNotCached() async throws {
         let gate = Gate()
         let zone = ResolverHarness.zone
-        let harness = ResolverHarness(
+        let harness = try ResolverHarness(
             transport: FakeDoHTransport { request in
                 await gate.wait()
                 return zone.respond(to: request.query)

@@ -23,7 +23,7 @@ struct HostResolverFailoverTests {
 
     @Test(arguments: 0..<faults.count)
     func aFailingEndpointFailsOverToTheNext(fault index: Int) async throws {
-        let harness = ResolverHarness(transport: ResolverHarness.transport(failing: [Self.first], fault: Self.faults[index].1))
+        let harness = try ResolverHarness(transport: ResolverHarness.transport(failing: [Self.first], fault: Self.faults[index].1))
         let resolution = try await harness.resolve("a.test")
         #expect(resolution.addresses == [IPAddress("2001:db8::1")!, IPAddress("192.0.2.1")!], "\(Self.faults[index].0)")
         #expect(resolution.source == .doh(endpoint: ResolverHarness.second.url))
@@ -31,7 +31,7 @@ struct HostResolverFailoverTests {
     }
 
     @Test func endpointsAreTriedInOrder() async throws {
-        let harness = ResolverHarness(
+        let harness = try ResolverHarness(
             transport: ResolverHarness.transport(failing: [Self.first]) { _ in
                 DoHHTTPResponse(status: 503, contentType: nil, body: Data())
             })
@@ -41,7 +41,7 @@ struct HostResolverFailoverTests {
     }
 
     @Test func everyEndpointFailingFallsBackToTheSystemResolver() async throws {
-        let harness = ResolverHarness(
+        let harness = try ResolverHarness(
             transport: ResolverHarness.transport(failing: [Self.first, Self.second]) { _ in
                 DoHHTTPResponse(status: 500, contentType: nil, body: Data())
             })
@@ -52,7 +52,7 @@ struct HostResolverFailoverTests {
     }
 
     @Test func withoutFallbackEveryEndpointsFailureIsListed() async throws {
-        let harness = ResolverHarness(
+        let harness = try ResolverHarness(
             transport: ResolverHarness.transport(failing: [Self.first, Self.second]) { request in
                 if request.endpoint == Self.first { throw TransportFailure(description: "connection timed out") }
                 return DoHHTTPResponse(status: 500, contentType: nil, body: Data())
@@ -75,7 +75,7 @@ struct HostResolverFailoverTests {
         let system = FakeSystemResolver { host in
             throw ResolutionError.resolverUnavailable(host: host, reasons: ["getaddrinfo: Temporary failure in name resolution"])
         }
-        let harness = ResolverHarness(
+        let harness = try ResolverHarness(
             transport: ResolverHarness.transport(failing: [Self.first, Self.second]) { _ in
                 DoHHTTPResponse(status: 500, contentType: nil, body: Data())
             },
@@ -94,7 +94,7 @@ struct HostResolverFailoverTests {
     }
 
     @Test func nxdomainIsFinalWithoutFailoverOrFallback() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         await #expect(throws: ResolutionError.nameNotFound(host: "missing.test", negativeTTL: 60)) {
             try await harness.resolve("missing.test")
         }
@@ -103,7 +103,7 @@ struct HostResolverFailoverTests {
     }
 
     @Test func noDataIsNoAddressesWithoutFallback() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         await #expect(throws: ResolutionError.noAddresses(host: "nodata.test", negativeTTL: 60)) {
             try await harness.resolve("nodata.test")
         }
@@ -111,7 +111,7 @@ struct HostResolverFailoverTests {
     }
 
     @Test func systemAnswersAreFilteredToTheConfiguredFamilies() async throws {
-        let harness = ResolverHarness(
+        let harness = try ResolverHarness(
             transport: ResolverHarness.transport(failing: [Self.first, Self.second]) { _ in
                 throw TransportFailure(description: "unreachable")
             },
@@ -121,7 +121,7 @@ struct HostResolverFailoverTests {
     }
 
     @Test func systemAnswersAreNotCached() async throws {
-        let harness = ResolverHarness(
+        let harness = try ResolverHarness(
             transport: ResolverHarness.transport(failing: [Self.first, Self.second]) { _ in
                 throw TransportFailure(description: "unreachable")
             })
@@ -132,7 +132,7 @@ struct HostResolverFailoverTests {
     }
 
     @Test func noEndpointsGoesStraightToTheSystemResolver() async throws {
-        let harness = ResolverHarness { $0.endpoints = [] }
+        let harness = try ResolverHarness { $0.endpoints = [] }
         let resolution = try await harness.resolve("a.test")
         #expect(resolution.source == .system)
         #expect(harness.queries == 0)

@@ -17,7 +17,7 @@ struct HostResolverHitPathTests {
             } + [("cafe.de", FakeZone.Host(ipv4: ["192.0.2.200"], ttl: 300))]))
 
     @Test func aNameOfHexDigitsAndDotsIsResolvedNotTakenForALiteral() async throws {
-        let harness = ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) { $0.families = .ipv4 }
+        let harness = try ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) { $0.families = .ipv4 }
         let resolution = try await harness.resolve("CAFE.de")
         #expect(resolution.source == .doh(endpoint: ResolverHarness.first.url))
         #expect(resolution.addresses == [IPAddress("192.0.2.200")!])
@@ -25,7 +25,7 @@ struct HostResolverHitPathTests {
     }
 
     @Test func ipv4MappedAndCompressedIPv6LiteralsAreStillLiterals() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         for literal in ["::ffff:192.0.2.1", "fe80::1", "[::1]", "10.0.0.1"] {
             #expect(try await harness.resolve(literal).source == .literal, "\(literal)")
         }
@@ -33,7 +33,7 @@ struct HostResolverHitPathTests {
     }
 
     @Test func wildcardAndMixedCaseBypassEntriesMatchByteForByte() async throws {
-        let harness = ResolverHarness { $0.bypassList = ["*.Wild.TEST", "Exact.Test"] }
+        let harness = try ResolverHarness { $0.bypassList = ["*.Wild.TEST", "Exact.Test"] }
         #expect(harness.resolver.bypasses("wild.test"))
         #expect(harness.resolver.bypasses("a.b.wild.test"))
         #expect(harness.resolver.bypasses("exact.test"))
@@ -46,7 +46,7 @@ struct HostResolverHitPathTests {
     }
 
     @Test func resolveImmediatelyAnswersWhatIsKnownAndAsksNothing() async throws {
-        let harness = ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) { $0.families = .ipv4 }
+        let harness = try ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) { $0.families = .ipv4 }
         #expect(try harness.resolver.resolveImmediately(host: "host1.test", port: 443) == nil)
         #expect(harness.queries == 0)
         #expect(try harness.resolver.resolveImmediately(host: "10.0.0.1", port: 443)?.source == .literal)
@@ -59,7 +59,7 @@ struct HostResolverHitPathTests {
     }
 
     @Test func evictionIsLeastRecentlyUsedAcrossTheWholeCache() async throws {
-        let harness = ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) {
+        let harness = try ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) {
             $0.cacheCapacity = 30; $0.families = .ipv4
         }
         for name in Self.names.prefix(30) { _ = try await harness.resolve(name) }
@@ -74,7 +74,7 @@ struct HostResolverHitPathTests {
     }
 
     @Test func concurrentHitsAllComeFromTheCache() async throws {
-        let harness = ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) { $0.families = .ipv4 }
+        let harness = try ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) { $0.families = .ipv4 }
         for name in Self.names { _ = try await harness.resolve(name) }
         let queries = harness.queries
         let resolver = harness.resolver
@@ -96,7 +96,7 @@ struct HostResolverHitPathTests {
     }
 
     @Test func flushEmptiesEveryShard() async throws {
-        let harness = ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) { $0.families = .ipv4 }
+        let harness = try ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) { $0.families = .ipv4 }
         for name in Self.names { _ = try await harness.resolve(name) }
         #expect(harness.resolver.cachedCount == Self.names.count)
         harness.resolver.flush(host: "host3.test")
@@ -108,7 +108,7 @@ struct HostResolverHitPathTests {
 
     @Test func aHitOnTheSystemClockReportsTheLatencyMeasured() async throws {
         // The default clock is read directly on the hit path rather than through the protocol.
-        let resolver = HostResolver(
+        let resolver = try HostResolver(
             configuration: .init(endpoints: [ResolverHarness.first], families: .ipv4),
             transport: FakeDoHTransport(zone: Self.zone), systemResolver: FakeSystemResolver(addresses: []))
         _ = try await resolver.resolve(host: "host1.test", port: 443)
@@ -125,7 +125,7 @@ struct HostResolverHitPathTests {
 
     @Test func theObserverSeesTheHitThatIsReturned() async throws {
         let observer = ResolutionRecorder()
-        let harness = ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) {
+        let harness = try ResolverHarness(transport: FakeDoHTransport(zone: Self.zone)) {
             $0.families = .ipv4
             $0.observer = observer
             $0.maximumStaleness = 60

@@ -10,7 +10,7 @@ struct HostResolverNonBlockingTests {
     @Test("on a miss resolveWithoutWaiting returns nil at once and starts the lookup; the next call has the answer")
     func aMissStartsALookup() async throws {
         let gate = Gate()
-        let harness = ResolverHarness.switchable(LockedValue(.hold(gate)))
+        let harness = try ResolverHarness.switchable(LockedValue(.hold(gate)))
         #expect(try harness.resolver.resolveWithoutWaiting(host: "a.test") == nil)
         #expect(harness.resolver.isRefreshing(host: "a.test"))
         #expect(try harness.resolver.resolveWithoutWaiting(host: "a.test") == nil, "still nothing, and no second lookup")
@@ -24,7 +24,7 @@ struct HostResolverNonBlockingTests {
 
     @Test("with serve-stale, an expired answer is returned at once (stale TTL) and a refresh starts")
     func aStaleAnswerIsReturnedAndRefreshed() async throws {
-        let harness = ResolverHarness.switchable(LockedValue(.answer)) { $0.serveStale = .rfc8767 }
+        let harness = try ResolverHarness.switchable(LockedValue(.answer)) { $0.serveStale = .rfc8767 }
         _ = try await harness.resolve("a.test")
         harness.clock.advance(by: 301)
         let stale = try #require(try harness.resolver.resolveWithoutWaiting(host: "a.test"))
@@ -36,7 +36,7 @@ struct HostResolverNonBlockingTests {
 
     @Test("without a stale allowance, an expired answer is a miss: nil, and a lookup starts")
     func anExpiredAnswerWithoutStaleIsAMiss() async throws {
-        let harness = ResolverHarness.switchable(LockedValue(.answer))
+        let harness = try ResolverHarness.switchable(LockedValue(.answer))
         _ = try await harness.resolve("a.test")
         harness.clock.advance(by: 301)
         #expect(try harness.resolver.resolveWithoutWaiting(host: "a.test") == nil)
@@ -45,7 +45,7 @@ struct HostResolverNonBlockingTests {
     }
 
     @Test func literalsAndInvalidNamesAreAnsweredAtOnce() throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         #expect(try harness.resolver.resolveWithoutWaiting(host: "192.0.2.9")?.source == .literal)
         #expect(throws: ResolutionError.invalidHostName("a..test")) { try harness.resolver.resolveWithoutWaiting(host: "a..test") }
     }
@@ -58,7 +58,7 @@ struct HostResolverNonBlockingTests {
     }
 
     @Test func resolveBlockingReturnsTheAnswer() async throws {
-        let harness = ResolverHarness.switchable(LockedValue(.answer))
+        let harness = try ResolverHarness.switchable(LockedValue(.answer))
         let resolver = harness.resolver
         // A generous limit: the lookup needs a thread of Swift concurrency's pool, which the suite's
         // start (the test servers) can hold for over ten seconds.
@@ -70,7 +70,7 @@ struct HostResolverNonBlockingTests {
     @Test("resolveBlocking gives up after its timeout with a clear error; the lookup goes on and fills the cache")
     func resolveBlockingTimesOut() async throws {
         let gate = Gate()
-        let harness = ResolverHarness.switchable(LockedValue(.hold(gate)))
+        let harness = try ResolverHarness.switchable(LockedValue(.hold(gate)))
         let resolver = harness.resolver
         // Timed on the blocked thread: the test's own resumption waits for the pool, which the
         // suite's start can hold for seconds.
@@ -87,7 +87,7 @@ struct HostResolverNonBlockingTests {
 
     @Test("a both-families answer in the cache answers IPv4-only and IPv6-only lookups with its addresses of that family, without asking")
     func aBothFamiliesAnswerServesEachFamily() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         _ = try await harness.resolver.resolve(host: "a.test", port: 443, families: .both)
         let asked = harness.queries
         let ipv4 = try #require(try harness.resolver.resolveWithoutWaiting(host: "a.test", families: .ipv4))
@@ -102,23 +102,24 @@ struct HostResolverNonBlockingTests {
 
     @Test("a both-families answer without addresses of the family wanted is a miss for that family")
     func aBothFamiliesAnswerWithoutTheFamilyIsAMiss() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         _ = try await harness.resolver.resolve(host: "v4only.test", port: 443, families: .both)
         #expect(try harness.resolver.resolveWithoutWaiting(host: "v4only.test", families: .ipv6) == nil)
         #expect(harness.resolver.isRefreshing(host: "v4only.test"), "the IPv6 lookup started")
         await harness.resolver.waitForRefresh(host: "v4only.test")
     }
 
-    @Test("resolveBlocking refuses a negative or NaN timeout with InvalidTimeoutError, before looking anything up")
+    @Test("resolveBlocking refuses a negative or NaN timeout with InvalidDurationError naming it, before looking anything up")
     func resolveBlockingRefusesAnInvalidTimeout() async throws {
-        let harness = ResolverHarness.switchable(LockedValue(.answer))
+        let harness = try ResolverHarness.switchable(LockedValue(.answer))
         let resolver = harness.resolver
         for timeout in [-1, -.infinity, .nan] as [TimeInterval] {
             let result = try await Self.onThread { Result { try resolver.resolveBlocking(host: "a.test", timeout: timeout) } }
-            #expect(throws: InvalidTimeoutError.self) { try result.get() }
-            if case .failure(let error as InvalidTimeoutError) = result {
-                #expect(error.timeout.isNaN ? timeout.isNaN : error.timeout == timeout)
-                #expect(error.description.contains("0 or more"), "\(error)")
+            #expect(throws: InvalidDurationError.self) { try result.get() }
+            if case .failure(let error as InvalidDurationError) = result {
+                #expect(error.value.isNaN ? timeout.isNaN : error.value == timeout)
+                #expect(error.setting == "resolveBlocking(timeout:)")
+                #expect(error.description.hasPrefix("resolveBlocking(timeout:) needs a number of seconds, 0 or more (.infinity: no limit), not "), "\(error)")
             }
         }
         #expect(harness.transport.requests.isEmpty, "nothing was looked up")

@@ -16,7 +16,7 @@ struct HostResolverPolicyTests {
 
     @Test func aProviderFailingNTimesInARowIsSkippedForTheBackOffThenProbed() async throws {
         let events = EventRecorder()
-        let harness = ResolverHarness(transport: Self.failing) {
+        let harness = try ResolverHarness(transport: Self.failing) {
             $0.failureThreshold = 2
             $0.failureBackoff = 60
             $0.families = .ipv4
@@ -39,7 +39,7 @@ struct HostResolverPolicyTests {
     }
 
     @Test func whenEveryProviderIsInBackOffTheyAreStillTried() async throws {
-        let harness = ResolverHarness(
+        let harness = try ResolverHarness(
             transport: ResolverHarness.transport(failing: [ResolverHarness.first.url.absoluteString, ResolverHarness.second.url.absoluteString]) { _ in
                 throw TransportFailure(description: "connection refused")
             }
@@ -59,7 +59,7 @@ struct HostResolverPolicyTests {
             if request.endpoint == ResolverHarness.first.url.absoluteString, flaky.fail { throw TransportFailure(description: "reset") }
             return ResolverHarness.zone.respond(to: request.query)
         }
-        let harness = ResolverHarness(transport: transport) { $0.families = .ipv4 }
+        let harness = try ResolverHarness(transport: transport) { $0.families = .ipv4 }
         _ = try await harness.resolve("a.test")
         #expect(harness.resolver.providerHealth()[0].consecutiveFailures == 1)
         flaky.fail = false
@@ -72,7 +72,7 @@ struct HostResolverPolicyTests {
         var first = ResolverHarness.first
         first.bootstrapAddresses = ["192.0.2.101", "192.0.2.111"].map { IPAddress($0)! }
         let transport = ResolverHarness.transport(failing: [first.url.absoluteString]) { _ in throw TransportFailure(description: "timeout") }
-        let harness = ResolverHarness(transport: transport) {
+        let harness = try ResolverHarness(transport: transport) {
             $0.endpoints = [first, ResolverHarness.second]
             $0.families = .ipv4
         }
@@ -90,7 +90,7 @@ struct HostResolverPolicyTests {
             }
             return ResolverHarness.zone.respond(to: request.query)
         }
-        let harness = ResolverHarness(transport: transport) { $0.racesFirstTwoProviders = true }
+        let harness = try ResolverHarness(transport: transport) { $0.racesFirstTwoProviders = true }
         let started = ContinuousClock.now
         let resolution = try await harness.resolve("a.test")
         #expect(resolution.source == .doh(endpoint: ResolverHarness.second.url))
@@ -101,7 +101,7 @@ struct HostResolverPolicyTests {
     }
 
     @Test func aProviderAnswering429FailsOverToTheNextNeverNXDOMAIN() async throws {
-        let harness = ResolverHarness(
+        let harness = try ResolverHarness(
             transport: ResolverHarness.transport(failing: [ResolverHarness.first.url.absoluteString]) { _ in
                 DoHHTTPResponse(status: 429, contentType: "text/plain", body: Data("slow down".utf8))
             }
@@ -115,7 +115,7 @@ struct HostResolverPolicyTests {
 
     @Test func aStaleAnswerIsServedAtOnceWhileABackgroundRefreshRuns() async throws {
         let events = EventRecorder()
-        let harness = ResolverHarness {
+        let harness = try ResolverHarness {
             $0.maximumStaleness = 600; $0.observer = events
         }
         _ = try await harness.resolve("a.test")
@@ -133,7 +133,7 @@ struct HostResolverPolicyTests {
     }
 
     @Test func anAnswerStalerThanTheCapIsNotServed() async throws {
-        let harness = ResolverHarness { $0.maximumStaleness = 600 }
+        let harness = try ResolverHarness { $0.maximumStaleness = 600 }
         _ = try await harness.resolve("a.test")
         harness.clock.advance(by: 901)
         let resolution = try await harness.resolve("a.test")
@@ -142,7 +142,7 @@ struct HostResolverPolicyTests {
     }
 
     @Test func withoutStaleReuseAnExpiredAnswerIsRequeriedInline() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         _ = try await harness.resolve("a.test")
         harness.clock.advance(by: 301)
         #expect(try await harness.resolve("a.test").source == .doh(endpoint: ResolverHarness.first.url))
@@ -150,7 +150,7 @@ struct HostResolverPolicyTests {
 
     @Test func anAnswerUsedShortlyBeforeExpiryIsRefreshedAhead() async throws {
         let events = EventRecorder()
-        let harness = ResolverHarness {
+        let harness = try ResolverHarness {
             $0.refreshAheadWindow = 30; $0.observer = events
         }
         _ = try await harness.resolve("a.test")
@@ -169,7 +169,7 @@ struct HostResolverPolicyTests {
 
     @Test func aZeroTTLAnswerIsNotCachedEvenWithAMinimumTTL() async throws {
         let transport = FakeDoHTransport(zone: FakeZone(hosts: ["zero.test": .init(ipv4: ["192.0.2.9"], ttl: 0)]))
-        let harness = ResolverHarness(transport: transport) {
+        let harness = try ResolverHarness(transport: transport) {
             $0.minimumTTL = 60; $0.families = .ipv4
         }
         #expect(try await harness.resolve("zero.test").ttl == 0)
@@ -178,7 +178,7 @@ struct HostResolverPolicyTests {
     }
 
     @Test func theLeastRecentlyUsedEntryIsEvictedWhenFull() async throws {
-        let harness = ResolverHarness {
+        let harness = try ResolverHarness {
             $0.cacheCapacity = 2; $0.families = .ipv4
         }
         _ = try await harness.resolve("a.test")
@@ -196,7 +196,7 @@ struct HostResolverPolicyTests {
                 status: 200, contentType: "application/json",
                 body: Data(#"{"dns":[{"host":"a.test","ips":["192.0.2.1"],"type":1,"ttl":60},{"host":"b.test","ips":["192.0.2.2"],"type":1,"ttl":60}]}"#.utf8))
         }
-        let harness = ResolverHarness(transport: transport) {
+        let harness = try ResolverHarness(transport: transport) {
             $0.providers = [AlibabaHTTPDNSEndpoint(url: URL(string: "https://ali.test")!, accountID: "7")]
             $0.families = .ipv4
         }
@@ -211,7 +211,7 @@ struct HostResolverPolicyTests {
 
     @Test func localhostAndTheBypassListGoToTheSystemResolver() async throws {
         let events = EventRecorder()
-        let harness = ResolverHarness {
+        let harness = try ResolverHarness {
             $0.bypassList = ["intranet.test", ".corp.test"]; $0.observer = events
         }
         for name in ["localhost", "app.localhost", "intranet.test", "corp.test", "git.corp.test"] {
@@ -227,7 +227,7 @@ struct HostResolverPolicyTests {
 
     @Test func unicodeNamesAreQueriedAndCachedAsALabels() async throws {
         let transport = FakeDoHTransport(zone: FakeZone(hosts: ["xn--bcher-kva.test": .init(ipv4: ["192.0.2.44"], ttl: 300)]))
-        let harness = ResolverHarness(transport: transport) { $0.families = .ipv4 }
+        let harness = try ResolverHarness(transport: transport) { $0.families = .ipv4 }
         let resolution = try await harness.resolve("Bücher.TEST.")
         #expect(resolution.host == "xn--bcher-kva.test")
         #expect(harness.transport.requests.first?.question?.name == "xn--bcher-kva.test")
@@ -236,7 +236,7 @@ struct HostResolverPolicyTests {
 
     @Test func observerSeesMissProviderAndHit() async throws {
         let events = EventRecorder()
-        let harness = ResolverHarness(transport: Self.failing) {
+        let harness = try ResolverHarness(transport: Self.failing) {
             $0.observer = events; $0.families = .ipv4
         }
         _ = try await harness.resolve("a.test")
@@ -246,7 +246,7 @@ struct HostResolverPolicyTests {
 
     @Test func fallbackIsObserved() async throws {
         let events = EventRecorder()
-        let harness = ResolverHarness(
+        let harness = try ResolverHarness(
             transport: ResolverHarness.transport(failing: [ResolverHarness.first.url.absoluteString, ResolverHarness.second.url.absoluteString]) { _ in
                 throw TransportFailure(description: "down")
             }
@@ -273,7 +273,7 @@ struct AddressFamilyPolicyTests {
         // fe80::1 without a scope has no route (EINVAL / ENETUNREACH), 127.0.0.1 always has one.
         let probe = RouteProbe(ipv4Target: IPAddress("127.0.0.1")!, ipv6Target: IPAddress("fe80::1")!)
         #expect(probe.families() == .ipv4)
-        let harness = ResolverHarness {
+        let harness = try ResolverHarness {
             $0.families = .auto; $0.routeProbe = probe
         }
         let resolution = try await harness.resolve("a.test")

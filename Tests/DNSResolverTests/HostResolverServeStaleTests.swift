@@ -13,7 +13,7 @@ struct HostResolverServeStaleTests {
         settings: HostResolver.Configuration.ServeStale = .rfc8767
     ) async throws -> (ResolverHarness, LockedValue<TransportMode>) {
         let switchable = LockedValue(TransportMode.answer)
-        let harness = ResolverHarness.switchable(switchable) {
+        let harness = try ResolverHarness.switchable(switchable) {
             $0.serveStale = settings
             $0.observer = events
         }
@@ -54,7 +54,7 @@ struct HostResolverServeStaleTests {
         }
         let reasons = Reasons()
         let switchable = LockedValue(TransportMode.answer)
-        let harness = ResolverHarness.switchable(switchable) {
+        let harness = try ResolverHarness.switchable(switchable) {
             $0.serveStale = .rfc8767; $0.observer = reasons
         }
         _ = try await harness.resolve("a.test")
@@ -101,7 +101,7 @@ struct HostResolverServeStaleTests {
             defer { answered.withLock { $0 = true } }
             return answered.withLock { $0 } ? zoneWithout.respond(to: request.query) : ResolverHarness.zone.respond(to: request.query)
         }
-        let harness = ResolverHarness(transport: transport) {
+        let harness = try ResolverHarness(transport: transport) {
             $0.families = .ipv4; $0.serveStale = .rfc8767
         }
         _ = try await harness.resolve("a.test")

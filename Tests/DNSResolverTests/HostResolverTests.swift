@@ -20,13 +20,13 @@ struct HostResolverTests {
     }
 
     @Test func theConfiguredTimeoutReachesTheTransport() async throws {
-        let harness = ResolverHarness { $0.requestTimeout = 2.5 }
+        let harness = try ResolverHarness { $0.requestTimeout = 2.5 }
         _ = try await harness.resolve("a.test")
         #expect(harness.transport.requests.allSatisfy { $0.timeout == 2.5 })
     }
 
     @Test func anIPLiteralIsReturnedWithoutAnyQuery() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         let v4 = try await harness.resolve("192.0.2.80")
         let v6 = try await harness.resolve("[2001:DB8::80]")
         #expect(v4 == HostResolution(host: "192.0.2.80", addresses: [IPAddress("192.0.2.80")!], ttl: nil, source: .literal))
@@ -37,14 +37,14 @@ struct HostResolverTests {
     }
 
     @Test func anInvalidNameIsRejectedWithoutAnyQuery() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         await #expect(throws: ResolutionError.invalidHostName("a..test")) { try await harness.resolve("a..test") }
         await #expect(throws: ResolutionError.invalidHostName("")) { try await harness.resolve("") }
         #expect(harness.queries == 0)
     }
 
     @Test func aNameDNSCannotCarryIsInvalidAndNotSentAnywhere() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         await #expect(throws: ResolutionError.invalidHostName("a b.test")) { try await harness.resolve("a b.test") }
         await #expect(throws: ResolutionError.invalidHostName("xn--zz-.test")) { try await harness.resolve("xn--zz-.test") }
         #expect(harness.queries == 0)
@@ -52,7 +52,7 @@ struct HostResolverTests {
     }
 
     @Test func aStaticEntryWinsOverDoH() async throws {
-        let harness = ResolverHarness {
+        let harness = try ResolverHarness {
             $0.staticEntries = [StaticHostResolver.Entry(host: "A.test", port: 443, addresses: [IPAddress("203.0.113.5")!])]
         }
         let resolution = try await harness.resolve("a.test.")
@@ -61,7 +61,7 @@ struct HostResolverTests {
     }
 
     @Test func aStaticEntryAppliesOnlyToItsPort() async throws {
-        let harness = ResolverHarness {
+        let harness = try ResolverHarness {
             $0.staticEntries = [try! StaticHostResolver.Entry(parsing: "a.test:8443:203.0.113.5")]
         }
         #expect(try await harness.resolve("a.test", port: 8443).source == .staticMapping)
@@ -69,14 +69,14 @@ struct HostResolverTests {
     }
 
     @Test func theConfiguredFamiliesDecideWhichRecordsAreAsked() async throws {
-        let harness = ResolverHarness { $0.families = .ipv6 }
+        let harness = try ResolverHarness { $0.families = .ipv6 }
         let resolution = try await harness.resolve("a.test")
         #expect(resolution.addresses == [IPAddress("2001:db8::1")!])
         #expect(harness.transport.requests.compactMap { $0.question?.type } == [DNSFixture.typeAAAA])
     }
 
     @Test func theRequestedNameIsSentNormalized() async throws {
-        let harness = ResolverHarness()
+        let harness = try ResolverHarness()
         _ = try await harness.resolve("A.TEST.")
         #expect(Set(harness.transport.requests.compactMap { $0.question?.name }) == ["a.test"])
     }

@@ -20,8 +20,8 @@ struct ResolverCacheStoreTests {
     static func harness(
         file: URL, events: EventRecorder = EventRecorder(), stale: TimeInterval? = nil,
         configure: (inout HostResolver.Configuration) -> Void = { _ in }
-    ) -> ResolverHarness {
-        ResolverHarness {
+    ) throws -> ResolverHarness {
+        try ResolverHarness {
             $0.persistentCacheFile = file
             $0.families = .ipv4
             $0.observer = events
@@ -47,10 +47,10 @@ struct ResolverCacheStoreTests {
     @Test func aRestartedResolverAnswersFromTheFileWithoutAsking() async throws {
         let (directory, file) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let first = Self.harness(file: file)
+        let first = try Self.harness(file: file)
         _ = try await first.resolve("a.test")
         first.resolver.savePersistentCache()
-        let second = Self.harness(file: file)
+        let second = try Self.harness(file: file)
         let resolution = try await second.resolve("a.test")
         #expect(resolution.source == .cache)
         #expect(resolution.addresses == [IPAddress("192.0.2.1")!])
@@ -62,7 +62,7 @@ struct ResolverCacheStoreTests {
     func theFileIsAnSQLiteDatabaseOfThisSchema() async throws {
         let (directory, file) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let harness = Self.harness(file: file)
+        let harness = try Self.harness(file: file)
         _ = try await harness.resolve("a.test")
         harness.resolver.savePersistentCache()
         let database = try SQLiteDatabase(path: file.path, readOnly: true, busyTimeout: 1)
@@ -78,7 +78,7 @@ struct ResolverCacheStoreTests {
     func oneRowPerNameAndFamilies() async throws {
         let (directory, file) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let harness = Self.harness(file: file)
+        let harness = try Self.harness(file: file)
         _ = try await harness.resolver.resolve(host: "a.test", port: 443, families: .ipv4)
         _ = try await harness.resolver.resolve(host: "a.test", port: 443, families: .both)
         harness.clock.advance(by: 301)
@@ -95,13 +95,13 @@ struct ResolverCacheStoreTests {
     func flushDeletesTheRows() async throws {
         let (directory, file) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let first = Self.harness(file: file)
+        let first = try Self.harness(file: file)
         _ = try await first.resolve("a.test")
         _ = try await first.resolve("v4only.test")
         first.resolver.flush()
         first.resolver.savePersistentCache()
         #expect(try Self.names(in: file).isEmpty)
-        let second = Self.harness(file: file)
+        let second = try Self.harness(file: file)
         #expect(second.resolver.cachedCount == 0)
         #expect(try await second.resolve("a.test").source == .doh(endpoint: ResolverHarness.first.url))
     }
@@ -110,7 +110,7 @@ struct ResolverCacheStoreTests {
     func flushHostDeletesItsRows() async throws {
         let (directory, file) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let harness = Self.harness(file: file)
+        let harness = try Self.harness(file: file)
         _ = try await harness.resolve("a.test")
         _ = try await harness.resolve("v4only.test")
         harness.resolver.flush(host: "A.test.")
@@ -123,8 +123,8 @@ struct ResolverCacheStoreTests {
         let (directory, file) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         // Both start before either writes, as two processes would.
-        let first = Self.harness(file: file)
-        let second = Self.harness(file: file)
+        let first = try Self.harness(file: file)
+        let second = try Self.harness(file: file)
         _ = try await first.resolve("a.test")
         first.resolver.savePersistentCache()
         _ = try await second.resolve("v4only.test")
@@ -137,7 +137,7 @@ struct ResolverCacheStoreTests {
         let (directory, file) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         let events = EventRecorder()
-        let harness = Self.harness(file: file, events: events) { $0.persistentCacheBusyTimeout = 0.05 }
+        let harness = try Self.harness(file: file, events: events) { $0.persistentCacheBusyTimeout = 0.05 }
         let other = try SQLiteDatabase(path: file.path, readOnly: false, busyTimeout: 0)
         try other.execute("BEGIN EXCLUSIVE")
         #expect(try await harness.resolve("a.test").addresses == [IPAddress("192.0.2.1")!])
@@ -161,7 +161,7 @@ struct ResolverCacheStoreTests {
         let (directory, file) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
-            let first = Self.harness(file: file)
+            let first = try Self.harness(file: file)
             _ = try await first.resolve("a.test")
             first.resolver.savePersistentCache()
         }
@@ -169,7 +169,7 @@ struct ResolverCacheStoreTests {
         defer { try? other.execute("COMMIT") }
         let started = ContinuousClock.now
         // The default busy timeout (2 s): what a reader waiting for the lock would wait.
-        let second = Self.harness(file: file)
+        let second = try Self.harness(file: file)
         #expect(ContinuousClock.now - started < .seconds(1), "the load waited for the lock")
         #expect(try await second.resolve("a.test").source == .cache)
         #expect(second.queries == 0)
@@ -180,7 +180,7 @@ struct ResolverCacheStoreTests {
         let (directory, file) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         let events = EventRecorder()
-        let harness = Self.harness(file: file, events: events) { $0.persistentCacheBusyTimeout = 0.05 }
+        let harness = try Self.harness(file: file, events: events) { $0.persistentCacheBusyTimeout = 0.05 }
         let other = try Self.holdWriteLock(file)
         _ = try await harness.resolve("a.test")
         harness.resolver.savePersistentCache()
@@ -197,7 +197,7 @@ struct ResolverCacheStoreTests {
             try? FileManager.default.removeItem(at: directory)
         }
         do {
-            let first = Self.harness(file: file)
+            let first = try Self.harness(file: file)
             _ = try await first.resolve("a.test")
             first.resolver.savePersistentCache()
         }
@@ -205,7 +205,7 @@ struct ResolverCacheStoreTests {
         try #require(try await Self.filesOnceTheWALFilesGo(in: directory.path) == ["cache.sqlite"])
         try Self.makeUnwritable(directory.path, mode: 0o555)
         let events = EventRecorder()
-        let second = Self.harness(file: file, events: events)
+        let second = try Self.harness(file: file, events: events)
         #expect(try await second.resolve("a.test").source == .cache)
         #expect(second.queries == 0)
         _ = try await second.resolve("v4only.test")
@@ -223,7 +223,7 @@ struct ResolverCacheStoreTests {
         try #require(mkfifo(fifo, 0o600) == 0)
         let events = EventRecorder()
         // Opening a FIFO with no writer would block for ever; it is not even opened.
-        let harness = Self.harness(file: URL(fileURLWithPath: fifo), events: events)
+        let harness = try Self.harness(file: URL(fileURLWithPath: fifo), events: events)
         _ = try await harness.resolve("a.test")
         harness.resolver.savePersistentCache()
         #expect(Self.mode(of: fifo).map { $0 & S_IFMT } == S_IFIFO, "the FIFO is still a FIFO")
@@ -231,12 +231,33 @@ struct ResolverCacheStoreTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["fifo"], "nothing made beside a FIFO")
     }
 
+    @Test("cache-file problems reach the observer's cacheFileWarning with the configured file, so a caller can say which setting they are about")
+    func cacheFileWarningsNameTheFile() async throws {
+        let (directory, _) = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        final class FileWarnings: ResolverObserver {
+            let log = LockedValue<[String]>([])
+            func warning(_ message: String) { log.withLock { $0.append("warning \(message)") } }
+            func cacheFileWarning(file: URL, message: String) { log.withLock { $0.append("\(file.path): \(message)") } }
+        }
+        let observer = FileWarnings()
+        // The directory itself as the cache file: not usable.
+        let harness = try ResolverHarness {
+            $0.persistentCacheFile = directory
+            $0.observer = observer
+        }
+        _ = try await harness.resolve("a.test")
+        let lines = observer.log.withLock { $0 }
+        #expect(lines.count == 1, "\(lines)")
+        #expect(lines.first?.hasPrefix("\(directory.path): not using the cache file \(directory.path)") == true, "\(lines)")
+    }
+
     @Test("a cache path that is a directory is reported, and lookups work from memory")
     func aDirectoryIsReported() async throws {
         let (directory, _) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         let events = EventRecorder()
-        let harness = Self.harness(file: directory, events: events)
+        let harness = try Self.harness(file: directory, events: events)
         #expect(events.events.contains { $0.contains("not using the cache file \(directory.path): it is a directory") }, "\(events.events)")
         _ = try await harness.resolve("a.test")
         #expect(try await harness.resolve("a.test").source == .cache)
@@ -266,7 +287,7 @@ struct ResolverCacheStoreTests {
         try Self.foreignDatabase(kind, at: file)
         let before = try Data(contentsOf: file)
         let events = EventRecorder()
-        let harness = Self.harness(file: file, events: events)
+        let harness = try Self.harness(file: file, events: events)
         _ = try await harness.resolve("a.test")
         harness.resolver.flush()
         harness.resolver.savePersistentCache()
@@ -287,7 +308,7 @@ struct ResolverCacheStoreTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data(content.utf8).write(to: file)
         let events = EventRecorder()
-        let harness = Self.harness(file: file, events: events)
+        let harness = try Self.harness(file: file, events: events)
         #expect(try await harness.resolve("a.test").source == .doh(endpoint: ResolverHarness.first.url))
         harness.resolver.savePersistentCache()
         #expect(try String(contentsOf: file, encoding: .utf8) == content)
@@ -300,7 +321,7 @@ struct ResolverCacheStoreTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data().write(to: file)
         let events = EventRecorder()
-        let harness = Self.harness(file: file, events: events)
+        let harness = try Self.harness(file: file, events: events)
         _ = try await harness.resolve("a.test")
         harness.resolver.savePersistentCache()
         #expect(try Self.names(in: file) == ["a.test"])
@@ -318,7 +339,7 @@ struct ResolverCacheStoreTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try Self.writeLegacy(records: [("old.test", Date().timeIntervalSince1970 + 500)], to: file)
         let events = EventRecorder()
-        let harness = Self.harness(file: file, events: events)
+        let harness = try Self.harness(file: file, events: events)
         #expect(events.events.contains { $0 == "warning migrated the JSON cache file \(file.path) to SQLite (1 record)" }, "\(events.events)")
         let resolution = try await harness.resolve("old.test")
         #expect(resolution.source == .cache)
@@ -326,7 +347,7 @@ struct ResolverCacheStoreTests {
         #expect(try Self.names(in: file) == ["old.test"])
         #expect(!(try FileManager.default.contentsOfDirectory(atPath: directory.path).contains { $0.contains("migrating") }))
         let again = EventRecorder()
-        _ = Self.harness(file: file, events: again)
+        _ = try Self.harness(file: file, events: again)
         #expect(again.events.isEmpty, "migrated once: \(again.events)")
     }
 
@@ -338,7 +359,7 @@ struct ResolverCacheStoreTests {
         try #require(chmod(file.path, 0o600) == 0)
         let link = directory.appendingPathComponent("link.json")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: file)
-        let harness = Self.harness(file: link)
+        let harness = try Self.harness(file: link)
         #expect(try await harness.resolve("old.test").source == .cache)
         harness.resolver.savePersistentCache()
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == file.path, "the link was replaced")
@@ -352,7 +373,7 @@ struct ResolverCacheStoreTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let now = Date().timeIntervalSince1970
         try Self.writeLegacy(records: [("recent.test", now - 100), ("ancient.test", now - 200_000), ("live.test", now + 500)], to: file)
-        let harness = Self.harness(file: file, stale: 1_000)
+        let harness = try Self.harness(file: file, stale: 1_000)
         #expect(harness.resolver.cachedCount == 2)
         #expect(harness.resolver.cachedResolution(host: "live.test")?.addresses == [IPAddress("192.0.2.77")!])
         let recent = try await harness.resolve("recent.test")
@@ -367,7 +388,7 @@ struct ResolverCacheStoreTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let now = Date().timeIntervalSince1970
         try Self.writeLegacy(records: (0..<10).map { ("n\($0).test", now + 100 + Double($0)) }, to: file)
-        let harness = Self.harness(file: file) { $0.cacheCapacity = 3 }
+        let harness = try Self.harness(file: file) { $0.cacheCapacity = 3 }
         #expect(harness.resolver.cachedCount == 3)
         #expect(harness.resolver.cachedResolution(host: "n9.test") != nil)
         #expect(harness.resolver.cachedResolution(host: "n0.test") == nil)
@@ -380,7 +401,7 @@ struct ResolverCacheStoreTests {
         let real = directory.appendingPathComponent("real.sqlite")
         let link = directory.appendingPathComponent("link.sqlite")
         try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "real.sqlite")
-        let harness = Self.harness(file: link)
+        let harness = try Self.harness(file: link)
         _ = try await harness.resolve("a.test")
         harness.resolver.savePersistentCache()
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "real.sqlite", "the link is kept")
@@ -397,7 +418,7 @@ struct ResolverCacheStoreTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("new/sub/cache.sqlite")
         do {
-            let harness = Self.harness(file: file)
+            let harness = try Self.harness(file: file)
             _ = try await harness.resolve("a.test")
             harness.resolver.savePersistentCache()
         }
@@ -450,13 +471,13 @@ struct ResolverCacheStoreTests {
             try? FileManager.default.removeItem(at: directory)
         }
         do {
-            let first = Self.harness(file: file)
+            let first = try Self.harness(file: file)
             _ = try await first.resolve("a.test")
             first.resolver.savePersistentCache()
         }
         try Self.makeUnwritable(file.path, mode: 0o444)
         let events = EventRecorder()
-        let second = Self.harness(file: file, events: events)
+        let second = try Self.harness(file: file, events: events)
         #expect(try await second.resolve("a.test").source == .cache)
         #expect(events.events.contains { $0.contains("read-only") }, "\(events.events)")
     }

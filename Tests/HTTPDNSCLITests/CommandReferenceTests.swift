@@ -48,23 +48,23 @@ struct CommandReferenceTests {
         }
     }
 
-    @Test("each option is one line of --help all, within 100 columns", arguments: commands.map(\.name))
+    @Test("each option is one line of --help all, within 80 columns, as curl's", arguments: commands.map(\.name))
     func shortHelpIsOneLinePerOption(name: String) throws {
         let command = try #require(Self.commands.first { $0.name == name })
         let lines = command.shortHelp(all: true).split(separator: "\n", omittingEmptySubsequences: false)
-        for line in lines { #expect(line.count <= 100, "too long: \(line)") }
+        for line in lines { #expect(line.count <= 80, "too long (\(line.count) columns): \(line)") }
         let optionLines = lines.filter { $0.hasPrefix("  -") || $0.hasPrefix("      --") }
         #expect(optionLines.count == command.options.count)
     }
 
     @Test(
-        "--help fits one screen (24 lines of at most 100 columns): the most used options, one line each, then how to see all",
+        "--help fits one screen (24 lines of at most 80 columns): the most used options, one line each, then how to see all",
         arguments: commands.map(\.name))
     func shortHelpFitsOneScreen(name: String) throws {
         let command = try #require(Self.commands.first { $0.name == name })
         let lines = command.shortHelp().split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count <= 24, "\(name) --help is \(lines.count) lines")
-        for line in lines { #expect(line.count <= 100, "too long: \(line)") }
+        for line in lines { #expect(line.count <= 80, "too long (\(line.count) columns): \(line)") }
         let accepted = Set(command.options.flatMap(\.names))
         #expect(command.mostUsed.isSubset(of: accepted), "not options of \(name): \(command.mostUsed.subtracting(accepted).sorted())")
         let optionLines = lines.filter { $0.hasPrefix("  -") || $0.hasPrefix("      --") }
@@ -78,7 +78,13 @@ struct CommandReferenceTests {
     func toolUsageFitsOneScreen() {
         let lines = HTTPDNSTool.usage.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count <= 24)
-        for line in lines { #expect(line.count <= 100, "too long: \(line)") }
+        for line in lines { #expect(line.count <= 80, "too long (\(line.count) columns): \(line)") }
+    }
+
+    @Test("httpdns help COMMAND, the man page as text, fits 80 columns too", arguments: [""] + commands.map(\.name))
+    func detailedHelpFits80Columns(name: String) throws {
+        let command = try #require(([HTTPDNSTool.reference] + Self.commands).first { $0.name == name })
+        for line in command.detailedHelp().split(separator: "\n") { #expect(line.count <= 80, "too long (\(line.count) columns): \(line)") }
     }
 
     @Test("Documentation/CLI.md's exit-status table is the one the man pages are made from (ExitStatusTable)")
@@ -150,6 +156,25 @@ struct CommandReferenceTests {
         let all = LockedOutput()
         #expect(await HTTPDNSTool.run([name, "--help", "all"], console: all.console, environment: [:]) == 0)
         #expect(all.text == command.shortHelp(all: true) + "\n")
+    }
+
+    @Test(
+        "--help takes the topic right after it: an unknown one is a usage error (exit 2) naming it and listing the topics; a URL before --help is no topic",
+        arguments: commands.map(\.name))
+    func unknownHelpTopic(name: String) async throws {
+        let command = try #require(Self.commands.first { $0.name == name })
+        let bogus = LockedOutput()
+        #expect(await HTTPDNSTool.run([name, "--help", "bogus"], console: bogus.console, environment: [:]) == HTTPDNSTool.ExitStatus.usage)
+        #expect(bogus.text.isEmpty)
+        #expect(
+            bogus.errorText == "httpdns: unknown help topic 'bogus' for httpdns \(name) --help; the topics are: 'all' (see 'httpdns help \(name)')\n",
+            "\(bogus.errorText)")
+        let short = LockedOutput()
+        #expect(await HTTPDNSTool.run([name, "-h", "all"], console: short.console, environment: [:]) == 0)
+        #expect(short.text == command.shortHelp(all: true) + "\n")
+        let trailing = LockedOutput()
+        #expect(await HTTPDNSTool.run([name, "https://a.test/", "--help"], console: trailing.console, environment: [:]) == 0)
+        #expect(trailing.text == command.shortHelp() + "\n")
     }
 
     @Test("the completions offer each command's options, and only those", arguments: ["bash", "zsh"])
@@ -227,13 +252,16 @@ struct CommandReferenceTests {
 }
 
 /// A console whose standard output the test reads back.
-final class LockedOutput: @unchecked Sendable { // `data` is guarded by `lock`
+final class LockedOutput: @unchecked Sendable { // `data` and `errors` are guarded by `lock`
     private let lock = NSLock()
     private var data = Data()
+    private var errors = ""
 
     var console: Console {
-        Console(output: { chunk in self.lock.withLock { self.data.append(chunk) } }, error: { _ in })
+        Console(output: { chunk in self.lock.withLock { self.data.append(chunk) } }, error: { line in self.lock.withLock { self.errors += line } })
     }
 
     var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+    /// What the command wrote to standard error.
+    var errorText: String { lock.withLock { errors } }
 }

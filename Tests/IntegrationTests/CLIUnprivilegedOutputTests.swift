@@ -128,6 +128,7 @@ struct CLIUnprivilegedOutputTests {
         #expect(result.stdoutText.hasPrefix("a.test 127.0.0.1 ttl="), "\(result.stdoutText)")
         #expect(result.stdoutText.hasSuffix(" source=cache\n"), "\(result.stdoutText)")
         #expect(result.stderrText.contains("new ones are not saved"), "\(result.stderrText)")
+        #expect(result.stderrText.hasPrefix("httpdns: warning: --cache-file: the cache file \(file.path) "), "\(result.stderrText)")
     }
 
     @Test("-o /dev/null writes into the device, as curl, though /dev is not writable", arguments: [[], ["-i"]])

@@ -16,7 +16,7 @@ struct CompressionTests {
 
     @Test("by default a gzip body is asked for and arrives decoded", arguments: [HTTPVersionPreference.http1_1, .http2])
     func decodedByDefault(version: HTTPVersionPreference) async throws {
-        let client = HTTPClient(configuration: .init(trust: fixture.trust, httpVersion: version), resolver: fixture.resolver())
+        let client = try HTTPClient(configuration: .init(trust: fixture.trust, httpVersion: version), resolver: fixture.resolver())
         let response = try await client.execute(HTTPRequest(url: fixture.url("a.test", "/gzip")))
         #expect(response.status == 200)
         #expect(response.headers[first: "Content-Encoding"] == "gzip")

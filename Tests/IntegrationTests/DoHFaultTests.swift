@@ -44,9 +44,9 @@ extension ResolverIntegrationSuites {
             return endpoint
         }
 
-        func resolver(_ endpoints: [DoHEndpoint]) -> HostResolver {
+        func resolver(_ endpoints: [DoHEndpoint]) throws -> HostResolver {
             let configuration = HostResolver.Configuration(endpoints: endpoints, requestTimeout: Self.requestTimeout, fallbackToSystemResolver: false)
-            return HostResolver(configuration: configuration, dohTrust: fixture.trust)
+            return try HostResolver(configuration: configuration, dohTrust: fixture.trust)
         }
 
         @Test("a faulty first endpoint fails over to the next", arguments: faults.map(\.name), [DoHEndpoint.Method.get, .post])
@@ -67,8 +67,8 @@ extension ResolverIntegrationSuites {
         func totalLimitCoversResolution() async throws {
             // The resolver alone would wait 30 s for the endpoint.
             let configuration = HostResolver.Configuration(endpoints: [try endpoint("hang", method: .post)], requestTimeout: 30, fallbackToSystemResolver: false)
-            let resolver = HostResolver(configuration: configuration, dohTrust: fixture.trust)
-            let client = HTTPClient(configuration: .init(trust: fixture.trust, timeouts: Timeouts(connect: 5, total: 1)), resolver: resolver)
+            let resolver = try HostResolver(configuration: configuration, dohTrust: fixture.trust)
+            let client = try HTTPClient(configuration: .init(trust: fixture.trust, timeouts: Timeouts(connect: 5, total: 1)), resolver: resolver)
             let start = ContinuousClock.now
             let error = try await #require(throws: HTTPClientError.self) {
                 try await client.execute(HTTPRequest(url: fixture.url("a.test")))

@@ -16,7 +16,7 @@ struct EasyHandleReuseTests {
     func nothingCarriesOver() async throws {
         // One task, one request at a time: each takes the handle the request before it gave back
         // (the cache is a stack), unless a test running beside it took that one first.
-        let (client, pool) = fixture.clientOnOwnPool()
+        let (client, pool) = try fixture.clientOnOwnPool()
         for round in 0..<25 {
             var put = fixture.loopbackRequest("/headers")
             put.method = "PUT"
@@ -49,7 +49,7 @@ struct EasyHandleReuseTests {
     func routeOfItsOwnRequest() async throws {
         // The route reaches libcurl as CURLOPT_CONNECT_TO and a CURLOPT_RESOLVE entry: a list
         // left from the handle's last transfer must not send this one elsewhere.
-        let (client, _) = fixture.clientOnOwnPool()
+        let (client, _) = try fixture.clientOnOwnPool()
         for _ in 0..<10 {
             let viaV4 = try await client.execute(fixture.loopbackRequest())
             #expect(viaV4.connection.remoteAddress == "127.0.0.1")
@@ -66,7 +66,7 @@ struct EasyHandleReuseTests {
 
     @Test("requests that set the same options reuse handles without a reset, and get their own answers")
     func sameOptionsSkipTheReset() async throws {
-        let (client, pool) = fixture.clientOnOwnPool()
+        let (client, pool) = try fixture.clientOnOwnPool()
         for round in 0..<20 {
             var request = fixture.loopbackRequest("/headers")
             request.headers.add(name: "X-Round", value: "\(round)")
@@ -82,7 +82,7 @@ struct EasyHandleReuseTests {
 
     @Test("options a reused handle held do not outlive their request: HEAD, a method")
     func heldOptionsDoNotCarryOver() async throws {
-        let (client, _) = fixture.clientOnOwnPool()
+        let (client, _) = try fixture.clientOnOwnPool()
         for _ in 0..<10 {
             // CURLOPT_NOBODY, then a GET, which must get its body.
             var head = fixture.loopbackRequest("/")
@@ -103,7 +103,7 @@ struct EasyHandleReuseTests {
     func authenticationChallengeResets() async throws {
         // libcurl keeps a 401's offered schemes (state.authhost.avail) until a reset, and a later
         // request with credentials in its URL would act on them.
-        let (client, pool) = fixture.clientOnOwnPool()
+        let (client, pool) = try fixture.clientOnOwnPool()
         #expect(try await client.execute(fixture.loopbackRequest("/")).status == 200) // opens the connection
         #expect(try await client.execute(fixture.loopbackRequest("/")).status == 200)
         let kept = pool.handlesKeptWithOptions.load(ordering: .relaxed)
@@ -122,7 +122,7 @@ struct EasyHandleReuseTests {
         // libcurl counts its resends per handle (state.retrycount) until a reset; at 5 a resend fails.
         let server = try await ProviderTestServer.shared()
         let trust = fixture.freshTrust()
-        let client = fixture.client(trust: trust, resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]), version: .http1_1)
+        let client = try fixture.client(trust: trust, resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]), version: .http1_1)
         let pool = TransferEngine.shared.pool(
             for: trust, version: .http1_1,
             connectionsPerHost: HTTPClient.Configuration(trust: .system).maximumConnectionsPerHost)
@@ -146,8 +146,8 @@ struct EasyHandleReuseTests {
     func verificationIsNotLeftOff() async throws {
         var insecureConfiguration = HTTPClient.Configuration(trust: .insecureSkippingAllVerification, timeouts: .generous, httpVersion: .http1_1)
         insecureConfiguration.trustEventHandler = { _ in } // the warning each insecure connection gets
-        let insecure = HTTPClient(configuration: insecureConfiguration, resolver: fixture.resolver())
-        let (verifying, verifyingPool) = fixture.clientOnOwnPool()
+        let insecure = try HTTPClient(configuration: insecureConfiguration, resolver: fixture.resolver())
+        let (verifying, verifyingPool) = try fixture.clientOnOwnPool()
         for _ in 0..<10 {
             // The same options (verification off is a value, not another option), so the handle
             // may go from one to the other without a reset.
@@ -181,7 +181,7 @@ struct EasyHandleReuseRuleTests {
 
     @Test("under a connection limit, transfers that outnumbered it give no handle back; alone they do")
     func connectionLimit() async throws {
-        let (client, pool) = fixture.clientOnOwnPool(connectionsPerHost: 2)
+        let (client, pool) = try fixture.clientOnOwnPool(connectionsPerHost: 2)
         // Eight at once on two allowed connections, each answer taking 0.3 s (so that they overlap
         // however the suite loads the machine): six wait in libcurl's queue.
         try await burst(client, count: 8, path: "/delay")
@@ -193,7 +193,7 @@ struct EasyHandleReuseRuleTests {
 
     @Test("HTTP/2 transfers that waited for the first connection give no handle back; later ones do")
     func multiplexWaiters() async throws {
-        let (client, pool) = fixture.clientOnOwnPool(version: .http2, connectionsPerHost: nil)
+        let (client, pool) = try fixture.clientOnOwnPool(version: .http2, connectionsPerHost: nil)
         // A cold pool: one request opens the connection, the others wait to multiplex on it
         // (answers taking 0.3 s, so that none starts after the first has ended).
         try await burst(client, count: 8, path: "/delay")
@@ -210,7 +210,7 @@ struct EasyHandleReuseRuleTests {
         // libcurl files the proxy connection in its cache before resolving the proxy's name, so the
         // other transfers wait to multiplex on it before any socket is opened; here the name never
         // resolves and no socket ever opens.
-        let (client, pool) = fixture.clientOnOwnPool(
+        let (client, pool) = try fixture.clientOnOwnPool(
             proxy: .fixed(URL(string: "http://no-such-proxy.invalid:3128")!, bypass: []),
             version: .http2, connectionsPerHost: nil)
         let failures = await withTaskGroup(of: Bool.self) { group in
@@ -223,7 +223,7 @@ struct EasyHandleReuseRuleTests {
 
     @Test("a reused HTTP/2 handle carries nothing of the request before it")
     func nothingCarriesOverOnHTTP2() async throws {
-        let (client, pool) = fixture.clientOnOwnPool(version: .http2, connectionsPerHost: 16)
+        let (client, pool) = try fixture.clientOnOwnPool(version: .http2, connectionsPerHost: 16)
         _ = try await client.execute(fixture.loopbackRequest())
         for round in 0..<20 {
             var put = fixture.loopbackRequest("/inspect")

@@ -14,7 +14,7 @@ struct ExecutorTests {
 
     @Test("requests made on the client's executor run and resume on the loop thread, with no hop")
     func callerOnExecutorStaysOnLoop() async throws {
-        let (client, _) = fixture.clientOnOwnPool()
+        let (client, _) = try fixture.clientOnOwnPool()
         let placements = try await withTaskExecutorPreference(client.executor) {
             var placements: [Bool] = [TransferEngine.shared.isOnLoop]
             for _ in 0..<20 {
@@ -29,7 +29,7 @@ struct ExecutorTests {
 
     @Test("a caller on the global executor is back on it after the request")
     func globalCallerReturnsToGlobalExecutor() async throws {
-        let (client, _) = fixture.clientOnOwnPool()
+        let (client, _) = try fixture.clientOnOwnPool()
         let placement = try await Task.detached {
             let response = try await client.execute(fixture.loopbackRequest())
             #expect(response.text == "vhost=a.test\n")
@@ -52,7 +52,7 @@ struct ExecutorTests {
 
     @Test("an actor on the client's serial executor is isolated to the loop thread across requests")
     func actorOnLoop() async throws {
-        let (client, _) = fixture.clientOnOwnPool()
+        let (client, _) = try fixture.clientOnOwnPool()
         let actor = LoopBound(client: client)
         for _ in 0..<5 {
             let (text, onLoop) = try await actor.fetch(fixture.loopbackRequest())
@@ -63,7 +63,7 @@ struct ExecutorTests {
 
     @Test("requests waiting for their responses hold no thread of the cooperative pool")
     func waitingRequestsBlockNoCooperativeThread() async throws {
-        let (client, _) = fixture.clientOnOwnPool(connectionsPerHost: nil)
+        let (client, _) = try fixture.clientOnOwnPool(connectionsPerHost: nil)
         // More requests than the cooperative pool has threads; /slow answers after 5 s. Were each
         // waiting on a thread of the pool, the work below could only run once they were answered.
         let width = ProcessInfo.processInfo.activeProcessorCount * 4
@@ -86,7 +86,7 @@ struct ExecutorTests {
 
     @Test("another request is served at once while one waits for a slow response")
     func slowResponseDelaysNoOther() async throws {
-        let (client, _) = fixture.clientOnOwnPool()
+        let (client, _) = try fixture.clientOnOwnPool()
         // A pooled connection first, so that the second request costs no handshake.
         _ = try await client.execute(fixture.loopbackRequest())
         // /slow answers after 5 s.
@@ -104,7 +104,7 @@ struct ExecutorTests {
 
     @Test("cancelling a request made on the executor ends it at once")
     func cancellationOnExecutor() async throws {
-        let (client, _) = fixture.clientOnOwnPool()
+        let (client, _) = try fixture.clientOnOwnPool()
         // The pool's trust compiled and its connection open first: what is timed is the cancellation
         // of a request in flight, not the first request's set-up beside every other test's.
         #expect(try await client.execute(fixture.loopbackRequest("/")).status == 200)

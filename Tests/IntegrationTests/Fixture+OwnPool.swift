@@ -10,14 +10,14 @@ extension Fixture {
         proxy: ProxyPolicy = .none, version: HTTPVersionPreference = .http1_1,
         connectionsPerHost: Int? = HTTPClient.Configuration(trust: .system).maximumConnectionsPerHost
     )
-        -> (HTTPClient, PoolDescriptor)
+        throws -> (HTTPClient, PoolDescriptor)
     {
         let trust = freshTrust()
         var configuration = HTTPClient.Configuration(trust: trust, timeouts: .generous, httpVersion: version)
         configuration.racesAddresses = false
         configuration.proxy = proxy
         configuration.maximumConnectionsPerHost = connectionsPerHost
-        let client = HTTPClient(configuration: configuration, resolver: resolver())
+        let client = try HTTPClient(configuration: configuration, resolver: resolver())
         let pool = TransferEngine.shared.pool(for: trust, version: version, connectionsPerHost: configuration.maximumConnectionsPerHost)
         return (client, pool)
     }

@@ -42,10 +42,10 @@ final class TrustEventLog: Sendable {
 extension Fixture {
     /// One caching resolver for the trust suites: they test TLS, and resolving every name afresh
     /// in every test only adds load (which the timing tests of other suites feel).
-    func sharedResolver() -> HostResolver {
-        Self.sharedResolverStore.withLock { stored in
+    func sharedResolver() throws -> HostResolver {
+        try Self.sharedResolverStore.withLock { stored in
             if let stored { return stored }
-            let made = resolver()
+            let made = try resolver()
             stored = made
             return made
         }

@@ -29,15 +29,15 @@ struct Fixture {
         return DoHEndpoint(url: URL(string: "https://dns.test:\(port)/dns-query")!, bootstrapAddresses: [IPAddress("127.0.0.1")!])
     }
 
-    func resolver(endpoints: [DoHEndpoint]? = nil, fallback: Bool = false, method: DoHEndpoint.Method = .get) -> HostResolver {
+    func resolver(endpoints: [DoHEndpoint]? = nil, fallback: Bool = false, method: DoHEndpoint.Method = .get) throws -> HostResolver {
         var endpoints = endpoints ?? [endpoint]
         for index in endpoints.indices { endpoints[index].method = method }
         let configuration = HostResolver.Configuration(endpoints: endpoints, requestTimeout: TestTimeScale.scaled(3), fallbackToSystemResolver: fallback)
-        return HostResolver(configuration: configuration, dohTrust: trust)
+        return try HostResolver(configuration: configuration, dohTrust: trust)
     }
 
-    func client(trust: TrustPolicy? = nil, resolver: (any HostResolving)? = nil, version: HTTPVersionPreference = .http2) -> HTTPClient {
-        HTTPClient(
+    func client(trust: TrustPolicy? = nil, resolver: (any HostResolving)? = nil, version: HTTPVersionPreference = .http2) throws -> HTTPClient {
+        try HTTPClient(
             configuration: HTTPClient.Configuration(trust: trust ?? self.trust, timeouts: .generous, httpVersion: version),
             resolver: resolver ?? self.resolver())
     }

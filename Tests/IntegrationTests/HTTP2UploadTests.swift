@@ -15,7 +15,7 @@ struct HTTP2UploadTests {
         "downloads beside uploads on one HTTP/2 client arrive whole, and the uploads still use HTTP/2",
         arguments: [nil, 300 * 1024 + 7] as [Int64?])
     func downloadsBesideUploadsArriveWhole(streamLength: Int64?) async throws {
-        let client = fixture.client(version: .http2)
+        let client = try fixture.client(version: .http2)
         let payload = TransportTests.randomBytes(300 * 1024 + 7)
         var failures: [String] = []
         for round in 0..<3 {

@@ -45,7 +45,7 @@ extension ResolverIntegrationSuites {
         func fetch(_ addresses: [String], connectTimeout: TimeInterval = 60) async throws -> (HTTPResponse, Duration) {
             let resolver = MutableResolver(addresses: addresses.map { IPAddress($0)! })
             let configuration = HTTPClient.Configuration(trust: fixture.trust, timeouts: Timeouts(connect: connectTimeout, total: 30))
-            let client = HTTPClient(configuration: configuration, resolver: resolver)
+            let client = try HTTPClient(configuration: configuration, resolver: resolver)
             let start = ContinuousClock.now
             let response = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
             return (response, ContinuousClock.now - start)
@@ -146,7 +146,7 @@ extension ResolverIntegrationSuites {
             let hole = try Self.blackHole("127.0.0.14", port: fixture.servers.httpsPort)
             defer { hole.forEach { close($0) } }
             let resolver = MutableResolver(addresses: ["127.0.0.14", "127.0.0.1"].map { IPAddress($0)! })
-            let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.freshTrust(), timeouts: Timeouts(connect: 20, total: 60)), resolver: resolver)
+            let client = try HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.freshTrust(), timeouts: Timeouts(connect: 20, total: 60)), resolver: resolver)
             let connectTimes = try await withThrowingTaskGroup(of: (String?, TimeInterval).self) { group in
                 for _ in 0..<20 {
                     group.addTask {
@@ -228,7 +228,7 @@ extension ResolverIntegrationSuites {
         func pooledConnectionIsReused() async throws {
             let resolver = MutableResolver(addresses: ["127.0.0.7", "127.0.0.1"].map { IPAddress($0)! })
             let configuration = HTTPClient.Configuration(trust: fixture.trust, timeouts: Timeouts(connect: 10, total: 30))
-            let client = HTTPClient(configuration: configuration, resolver: resolver)
+            let client = try HTTPClient(configuration: configuration, resolver: resolver)
             let first = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
             let second = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
             #expect(first.connection.timing?.addressRace != nil)

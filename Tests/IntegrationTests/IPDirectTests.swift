@@ -37,7 +37,7 @@ struct IPDirectTests {
     @Test("omittedHeaders leaves out what libcurl adds, but never Host, which keeps the name")
     func omittedHeaders() async throws {
         let fixture = try Fixture()
-        let client = fixture.client(trust: fixture.trust, resolver: fixture.resolver(), version: .http1_1)
+        let client = try fixture.client(trust: fixture.trust, resolver: try fixture.resolver(), version: .http1_1)
         var request = HTTPRequest(url: fixture.url("a.test", "/headers"))
         request.omittedHeaders = ["User-Agent", "Accept"]
         let response = try await client.execute(request)
@@ -77,7 +77,7 @@ struct IPDirectTests {
         let fixture = try Fixture()
         for round in 0..<3 {
             // A trust policy of its own: a cold pool, as in a fresh process.
-            let transport = ConnectionCountingTransport(HTTPClient(configuration: .init(trust: fixture.freshTrust()), resolver: SystemResolver()))
+            let transport = ConnectionCountingTransport(try HTTPClient(configuration: .init(trust: fixture.freshTrust()), resolver: SystemResolver()))
             let endpoint = fixture.endpoint
             #expect(endpoint.method == .get)
             let answer = try await DoHClient(transport: transport).lookup("a.test", families: .both, endpoint: endpoint, timeout: 10)
@@ -121,7 +121,7 @@ struct IPDirectTests {
     @Test("a certificate from a CA that is not trusted is rejected")
     func untrustedCAIsRejected() async throws {
         let fixture = try Fixture()
-        let client = fixture.client(trust: .anchors(fixture.otherCA, includingSystemRoots: false))
+        let client = try fixture.client(trust: .anchors(fixture.otherCA, includingSystemRoots: false))
         let error = try await #require(throws: HTTPClientError.self) {
             try await client.execute(HTTPRequest(url: fixture.url("a.test")))
         }
@@ -143,7 +143,7 @@ struct IPDirectTests {
     @Test("NXDOMAIN from DoH is 'could not resolve' without fallback")
     func nxdomainIsCouldNotResolve() async throws {
         let fixture = try Fixture()
-        let client = fixture.client(resolver: fixture.resolver(fallback: true))
+        let client = try fixture.client(resolver: try fixture.resolver(fallback: true))
         let error = try await #require(throws: HTTPClientError.self) {
             try await client.execute(HTTPRequest(url: fixture.url("nope.test")))
         }
@@ -159,7 +159,7 @@ struct IPDirectTests {
     @Test("with the DoH server down, the system resolver answers")
     func dohDownFallsBackToSystemResolver() async throws {
         let fixture = try Fixture()
-        let resolver = fixture.resolver(endpoints: [try fixture.deadEndpoint()], fallback: true)
+        let resolver = try fixture.resolver(endpoints: [try fixture.deadEndpoint()], fallback: true)
         var request = HTTPRequest(url: fixture.url("localhost"))
         request.reportsTLSDetails = true
         let response = try await fixture.client(resolver: resolver).execute(request)
@@ -172,7 +172,7 @@ struct IPDirectTests {
     func dohDownWithoutFallbackFails() async throws {
         let fixture = try Fixture()
         let dead = try fixture.deadEndpoint()
-        let resolver = fixture.resolver(endpoints: [dead], fallback: false)
+        let resolver = try fixture.resolver(endpoints: [dead], fallback: false)
         let error = try await #require(throws: HTTPClientError.self) {
             try await fixture.client(resolver: resolver).execute(HTTPRequest(url: fixture.url("a.test")))
         }
@@ -187,7 +187,7 @@ struct IPDirectTests {
     @Test("a failing first DoH endpoint fails over to the next")
     func failsOverToTheNextEndpoint() async throws {
         let fixture = try Fixture()
-        let resolver = fixture.resolver(endpoints: [try fixture.deadEndpoint(), fixture.endpoint], fallback: false)
+        let resolver = try fixture.resolver(endpoints: [try fixture.deadEndpoint(), fixture.endpoint], fallback: false)
         let resolution = try await resolver.resolve(host: "b.test", port: 443)
         #expect(resolution.source == .doh(endpoint: fixture.servers.dohURL))
     }

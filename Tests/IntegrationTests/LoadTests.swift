@@ -37,7 +37,7 @@ struct LoadTests {
     func thousandConcurrentRequests(version: HTTPVersionPreference) async throws {
         let fixture = try Fixture()
         let port = fixture.servers.httpsPort
-        let client = fixture.client(trust: fixture.freshTrust(), version: version)
+        let client = try fixture.client(trust: fixture.freshTrust(), version: version)
         var request = HTTPRequest(url: fixture.url("a.test"))
         request.connectTo = [IPAddress(Self.address)!]
         // 1,000 TLS handshakes on one transfer thread, on two shared cores: the last waits seconds.

@@ -13,7 +13,7 @@ extension TrustSuites {
 
         func fetch(_ identity: ClientIdentity?) async throws -> HTTPResponse {
             let trust = TrustPolicy(anchors: fixture.freshAnchors()).presenting(identity)
-            let client = HTTPClient(configuration: .init(trust: trust, timeouts: .generous), resolver: fixture.sharedResolver())
+            let client = try HTTPClient(configuration: .init(trust: trust, timeouts: .generous), resolver: fixture.sharedResolver())
             return try await client.execute(HTTPRequest(url: fixture.url("mtls.test")))
         }
 
@@ -110,7 +110,7 @@ extension TrustSuites {
         @Test("a streaming destination never receives the page that rejects the client certificate")
         func rejectionPageIsNotStreamed() async throws {
             let received = LockedValue(Data())
-            let client = HTTPClient(
+            let client = try HTTPClient(
                 configuration: .init(trust: TrustPolicy(anchors: fixture.freshAnchors()), timeouts: .generous),
                 resolver: fixture.sharedResolver())
             let error = try await #require(throws: HTTPClientError.self) {

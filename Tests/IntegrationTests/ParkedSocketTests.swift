@@ -17,8 +17,8 @@ struct ParkedSocketTests {
 
     /// A client on a pool of its own whose idle sockets the transfer thread parks: a request that
     /// is over leaves its idle socket parked in the set.
-    func client(proxy: ProxyPolicy = .none) -> (HTTPClient, PoolDescriptor) {
-        fixture.clientOnOwnPool(proxy: proxy)
+    func client(proxy: ProxyPolicy = .none) throws -> (HTTPClient, PoolDescriptor) {
+        try fixture.clientOnOwnPool(proxy: proxy)
     }
 
     /// A request after which the pool's connection is parked, and its socket. nginx closes idle
@@ -38,7 +38,7 @@ struct ParkedSocketTests {
 
     @Test("an idle keep-alive socket stays registered and the next request takes the same one back")
     func parkedSocketIsTakenBack() async throws {
-        let (client, pool) = client()
+        let (client, pool) = try client()
         var takenBack = false
         for _ in 0..<10 where !takenBack {
             let socket = try #require(try await parkedConnection(client, pool), "no connection was parked after a request")
@@ -52,7 +52,7 @@ struct ParkedSocketTests {
 
     @Test("a parked socket leaves the epoll set when the server closes its connection, and the next request connects anew")
     func closedParkedSocketLeaves() async throws {
-        let (client, pool) = client()
+        let (client, pool) = try client()
         // nginx closes the connection a second after /keepalive/short: the close is an event on
         // the parked socket, which takes it out of the set (else the loop would wake for it for ever).
         _ = try #require(try await parkedConnection(client, pool, path: "/keepalive/short"), "no connection was parked after a request")
@@ -69,7 +69,7 @@ struct ParkedSocketTests {
     @Test("a pool in which libcurl resolves a name (a proxy's host) parks no socket from then on")
     func noParkingAfterLibcurlResolves() async throws {
         let proxy = try await ProxyTestServer.shared()
-        let (client, pool) = client(proxy: .variables(["https_proxy": proxy.url.absoluteString]))
+        let (client, pool) = try client(proxy: .variables(["https_proxy": proxy.url.absoluteString]))
         // connectTo goes IP-direct, past the proxy.
         _ = try #require(try await parkedConnection(client, pool), "no connection was parked after a request")
 
@@ -87,7 +87,7 @@ struct ParkedSocketTests {
 
     @Test("libcurl's sockets are close-on-exec: a child process does not inherit a pooled connection")
     func socketsAreNotInherited() async throws {
-        let (client, pool) = client()
+        let (client, pool) = try client()
         let socket = try #require(try await parkedConnection(client, pool), "no connection was parked after a request")
         let pooled = try #require(Self.linkTarget(of: socket))
         #expect(pooled.hasPrefix("socket:["))

@@ -10,10 +10,10 @@ extension TrustSuites {
         let fixture: Fixture
         init() throws { fixture = try Fixture() }
 
-        func client(_ trust: TrustPolicy, events: TrustEventLog? = nil) -> HTTPClient {
+        func client(_ trust: TrustPolicy, events: TrustEventLog? = nil) throws -> HTTPClient {
             var configuration = HTTPClient.Configuration(trust: trust, timeouts: .generous)
             configuration.trustEventHandler = events?.handler
-            return HTTPClient(configuration: configuration, resolver: fixture.sharedResolver())
+            return try HTTPClient(configuration: configuration, resolver: fixture.sharedResolver())
         }
 
         @Test("SPKI pins equal what curl's documented openssl pipeline computes")
@@ -148,7 +148,7 @@ extension TrustSuites {
         @Test("a pinned request after an unpinned one to the same host and address opens a new, checked connection")
         func pinnedRequestAfterUnpinnedOnWarmPoolFails() async throws {
             let anchors = fixture.freshAnchors()
-            let client = client(TrustPolicy(anchors: anchors))
+            let client = try client(TrustPolicy(anchors: anchors))
             var request = HTTPRequest(url: fixture.url("a.test"))
             request.connectTo = [IPAddress("127.0.0.1")!]
             let warm = try await client.execute(request)
@@ -196,7 +196,7 @@ extension TrustSuites.PinningTests {
         // Only a.test is pinned, so the report's own POST to b.test is not reported in turn.
         var set = PinSet(hosts: ["a.test"], pins: [fixture.otherCA[0].publicKeyPin], enforcement: .reportOnly)
         set.reportURL = fixture.url("b.test", path)
-        let client = client(TrustPolicy(anchors: fixture.freshAnchors(), pinSets: [set]))
+        let client = try client(TrustPolicy(anchors: fixture.freshAnchors(), pinSets: [set]))
         for _ in 0..<2 {
             #expect(try await client.execute(HTTPRequest(url: fixture.url("a.test"))).status == 200)
         }

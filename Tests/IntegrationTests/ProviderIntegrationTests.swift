@@ -22,14 +22,14 @@ extension ResolverIntegrationSuites {
         func resolver(
             _ providers: [any ResolutionProvider], families: AddressFamilies = .both, observer: (any ResolverObserver)? = nil,
             clock: (any ResolverClock)? = nil, configure: (inout HostResolver.Configuration) -> Void = { _ in }
-        ) -> HostResolver {
+        ) throws -> HostResolver {
             var configuration = HostResolver.Configuration(endpoints: [], requestTimeout: TestTimeScale.scaled(5), fallbackToSystemResolver: false)
             configuration.providers = providers
             configuration.families = families
             configuration.observer = observer
             configure(&configuration)
-            let client = HTTPClient(configuration: .init(trust: fixture.trust), resolver: SystemResolver())
-            return HostResolver(configuration: configuration, transport: client, clock: clock ?? MonotonicClock())
+            let client = try HTTPClient(configuration: .init(trust: fixture.trust), resolver: SystemResolver())
+            return try HostResolver(configuration: configuration, transport: client, clock: clock ?? MonotonicClock())
         }
 
         var json: JSONDoHEndpoint { JSONDoHEndpoint(url: server.url("/resolve"), bootstrapAddresses: bootstrap) }
@@ -63,7 +63,7 @@ extension ResolverIntegrationSuites {
             #expect(viaSigned.addresses == [IPAddress("127.0.0.1")!])
             #expect(!server.requests(containing: "/100000/sign_d?host=b.test").isEmpty)
 
-            let batching = resolver([ali], families: .ipv4)
+            let batching = try resolver([ali], families: .ipv4)
             let cached = await batching.preResolve(["a.test", "b.test", "v4only.test"])
             #expect(Set(cached) == ["a.test", "b.test", "v4only.test"])
             #expect(server.requests(containing: "/100000/resolve?host=a.test,b.test,v4only.test").count == 1)
@@ -106,7 +106,7 @@ extension ResolverIntegrationSuites {
 
         @Test("fetch over a JSON DoH resolution reaches the virtual host for the name")
         func fetchThroughJSONProvider() async throws {
-            let client = fixture.client(resolver: resolver([json]))
+            let client = try fixture.client(resolver: try resolver([json]))
             let response = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
             #expect(response.text == "vhost=a.test\n")
             #expect(response.connection.resolution?.provider == "json")
@@ -124,17 +124,17 @@ extension ResolverIntegrationSuites {
         func resolver(
             endpoints: [DoHEndpoint]? = nil, clock: any ResolverClock = MonotonicClock(), observer: (any ResolverObserver)? = nil,
             configure: (inout HostResolver.Configuration) -> Void = { _ in }
-        ) -> HostResolver {
+        ) throws -> HostResolver {
             var configuration = HostResolver.Configuration(endpoints: endpoints ?? [fixture.endpoint], requestTimeout: TestTimeScale.scaled(5), fallbackToSystemResolver: false)
             configuration.observer = observer
             configure(&configuration)
-            return HostResolver(configuration: configuration, transport: HTTPClient(configuration: .init(trust: fixture.trust), resolver: SystemResolver()), clock: clock)
+            return try HostResolver(configuration: configuration, transport: try HTTPClient(configuration: .init(trust: fixture.trust), resolver: SystemResolver()), clock: clock)
         }
 
         @Test("a TTL 0 answer is used but every lookup asks again")
         func ttlZero() async throws {
             let events = Events()
-            let resolver = resolver(observer: events) { $0.families = .ipv4 }
+            let resolver = try resolver(observer: events) { $0.families = .ipv4 }
             #expect(try await resolver.resolve(host: "ttl0.test", port: 443).ttl == 0)
             #expect(try await resolver.resolve(host: "ttl0.test", port: 443).source == .doh(endpoint: fixture.servers.dohURL))
             #expect(events.count("answer") == 2)
@@ -144,7 +144,7 @@ extension ResolverIntegrationSuites {
         func negativeCaching() async throws {
             let clock = TestClock()
             let events = Events()
-            let resolver = resolver(clock: clock, observer: events)
+            let resolver = try resolver(clock: clock, observer: events)
             for _ in 0..<2 {
                 await #expect(throws: ResolutionError.self) { try await resolver.resolve(host: "nope.test", port: 443) }
             }
@@ -157,7 +157,7 @@ extension ResolverIntegrationSuites {
         @Test("a stale answer is served at once and refreshed in the background")
         func staleReuse() async throws {
             let clock = TestClock()
-            let resolver = resolver(clock: clock) { $0.maximumStaleness = 3_600 }
+            let resolver = try resolver(clock: clock) { $0.maximumStaleness = 3_600 }
             _ = try await resolver.resolve(host: "a.test", port: 443)
             clock.advance(by: 400)
             let stale = try await resolver.resolve(host: "a.test", port: 443)
@@ -174,14 +174,14 @@ extension ResolverIntegrationSuites {
             defer { try? FileManager.default.removeItem(at: directory) }
             let file = directory.appendingPathComponent("cache.sqlite")
             _ = try await resolver { $0.persistentCacheFile = file }.resolve(host: "a.test", port: 443)
-            let restarted = resolver(endpoints: [try fixture.deadEndpoint()]) { $0.persistentCacheFile = file }
+            let restarted = try resolver(endpoints: [try fixture.deadEndpoint()]) { $0.persistentCacheFile = file }
             let resolution = try await restarted.resolve(host: "A.test.", port: 443)
             #expect(resolution.source == .cache)
             #expect(Set(resolution.addresses) == [IPAddress("127.0.0.1")!, IPAddress("::1")!])
 
             try Data("\u{0}garbage{".utf8).write(to: file)
             let events = Events()
-            let afterCorruption = resolver(observer: events) { $0.persistentCacheFile = file }
+            let afterCorruption = try resolver(observer: events) { $0.persistentCacheFile = file }
             #expect(events.count("warning") == 1)
             #expect(try await afterCorruption.resolve(host: "a.test", port: 443).source == .doh(endpoint: fixture.servers.dohURL))
         }
@@ -201,7 +201,7 @@ extension ResolverIntegrationSuites {
         func addressChangeAvoidsOldConnections() async throws {
             let trust = fixture.freshTrust()
             let resolver = MutableResolver(addresses: [IPAddress("127.0.0.1")!])
-            let client = HTTPClient(configuration: .init(trust: trust, timeouts: .generous), resolver: resolver)
+            let client = try HTTPClient(configuration: .init(trust: trust, timeouts: .generous), resolver: resolver)
             let first = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
             let again = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
             #expect(again.connection.reusedConnection, "same answer: the pooled connection is reused")

@@ -17,10 +17,10 @@ extension ResolverIntegrationSuites {
             proxy = try await ProxyTestServer.shared()
         }
 
-        func client(_ policy: ProxyPolicy, resolver: any HostResolving) -> HTTPClient {
+        func client(_ policy: ProxyPolicy, resolver: any HostResolving) throws -> HTTPClient {
             var configuration = HTTPClient.Configuration(trust: fixture.trust, timeouts: .generous)
             configuration.proxy = policy
-            return HTTPClient(configuration: configuration, resolver: resolver)
+            return try HTTPClient(configuration: configuration, resolver: resolver)
         }
 
         @Test("https_proxy: CONNECT by host name, the resolver is not asked, the certificate is verified for the name")

@@ -60,7 +60,7 @@ struct RedirectTests {
         // resets the stream, which libcurl 7.88 sometimes reports as a framing error before the
         // response head (see streamBodyIsNotReplayed below).
         let chain = HTTPRequest(url: fixture.url("a.test", "/redirect/chain"), method: "POST", body: .data(Data("x".utf8)))
-        let client = fixture.isolatedClient(version: .http1_1)
+        let client = try fixture.isolatedClient(version: .http1_1)
         let followed = try await client.execute(chain, redirects: RedirectPolicy(maximumRedirects: 2))
         #expect(followed.text == Self.inspect(method: "GET", host: "a.test:\(fixture.servers.httpsPort)"))
         let error = try await #require(throws: HTTPClientError.self) {
@@ -79,7 +79,7 @@ struct RedirectTests {
         // HTTP/1.1: nginx answers these redirects before reading the body and, on HTTP/2, then
         // resets the stream, which libcurl 7.88 reports as a framing error, sometimes before
         // passing on the response (see HTTPClient.execute(_:to:redirects:cookies:)).
-        let client = fixture.isolatedClient(version: .http1_1)
+        let client = try fixture.isolatedClient(version: .http1_1)
         let stream = HTTPRequest(
             url: fixture.url("a.test", "/redirect/307"), method: "POST",
             body: .stream(InputStream(data: Data("abc".utf8)), length: 3))
@@ -117,7 +117,7 @@ struct RedirectTests {
     @Test("cookies set by a.test go back to a.test by path, never to b.test on the same address")
     func cookiesStayWithTheirHost() async throws {
         let jar = HTTPCookieStorageJar(.sharedCookieStorage(forGroupContainerIdentifier: "httpdns-tests-\(UUID().uuidString)"))
-        let client = fixture.isolatedClient()
+        let client = try fixture.isolatedClient()
         let port = fixture.servers.httpsPort
         let set = try await client.execute(HTTPRequest(url: fixture.url("a.test", "/cookie/set")), redirects: .follow, cookies: jar)
         #expect(set.headers[all: "Set-Cookie"].count == 2)

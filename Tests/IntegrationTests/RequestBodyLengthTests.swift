@@ -23,7 +23,7 @@ struct RequestBodyLengthTests {
 
     @Test("a stream longer than its declared length fails, and the next request on the connection is unharmed")
     func longStreamFails() async throws {
-        let (client, _) = fixture.clientOnOwnPool()
+        let (client, _) = try fixture.clientOnOwnPool()
         _ = try await client.execute(fixture.loopbackRequest()) // a pooled connection to reuse
         let error = await #expect(throws: HTTPClientError.self) {
             try await client.execute(post(.stream(InputStream(data: bytes(300)), length: 200)))
@@ -39,7 +39,7 @@ struct RequestBodyLengthTests {
 
     @Test("a stream shorter than its declared length fails at once instead of waiting for ever")
     func shortStreamFails() async throws {
-        let (client, _) = fixture.clientOnOwnPool()
+        let (client, _) = try fixture.clientOnOwnPool()
         let begin = ContinuousClock.now
         let error = await #expect(throws: HTTPClientError.self) {
             try await client.execute(post(.stream(InputStream(data: bytes(100)), length: 200)))
@@ -64,7 +64,7 @@ struct RequestBodyLengthTests {
 
     @Test("a stream holding more than a declared length that fills libcurl's upload buffer exactly fails", arguments: [65_536, 131_072])
     func excessAfterAFullBuffer(declared: Int) async throws {
-        let client = fixture.client(version: .http1_1)
+        let client = try fixture.client(version: .http1_1)
         let error = await #expect(throws: HTTPClientError.self) {
             try await client.execute(post(.stream(InputStream(data: bytes(declared + 1000)), length: Int64(declared))))
         }
@@ -75,7 +75,7 @@ struct RequestBodyLengthTests {
 
     @Test("a stream or file of length 0 that holds bytes fails before sending; an empty one is sent", arguments: [HTTPVersionPreference.http1_1, .http2])
     func zeroLengthSourceHoldingBytes(version: HTTPVersionPreference) async throws {
-        let client = fixture.client(version: version)
+        let client = try fixture.client(version: version)
         // libcurl reads nothing of a body of length 0: the bytes were dropped and the request succeeded.
         let declared = await #expect(throws: HTTPClientError.self) {
             try await client.execute(post(.stream(InputStream(data: bytes(4)), length: 0)))
@@ -102,7 +102,7 @@ struct RequestBodyLengthTests {
 
     @Test("a negative stream length, or leaving out the headers that frame a body, is refused before sending")
     func unframedBodiesAreRefused() async throws {
-        let client = fixture.client(version: .http1_1)
+        let client = try fixture.client(version: .http1_1)
         let negative = await #expect(throws: HTTPClientError.self) {
             try await client.execute(post(.stream(InputStream(data: bytes(5)), length: -1)))
         }
@@ -118,7 +118,7 @@ struct RequestBodyLengthTests {
 
     @Test("a Content-Length header that differs from the body's length is refused before sending")
     func mismatchedHeaderIsRefused() async throws {
-        let client = fixture.client(version: .http1_1)
+        let client = try fixture.client(version: .http1_1)
         for value in ["3", "11", "-1", "ten"] {
             let error = await #expect(throws: HTTPClientError.self) {
                 try await client.execute(post(.data(bytes(10)), headers: ["Content-Length": value]))
@@ -137,7 +137,7 @@ struct RequestBodyLengthTests {
 
     @Test("a matching Content-Length header is sent once; on a stream of unknown length it is the length")
     func matchingHeaderIsTheLength() async throws {
-        let client = fixture.client(version: .http1_1)
+        let client = try fixture.client(version: .http1_1)
         var request = post(.data(bytes(10)), headers: ["Content-Length": "10"])
         request.url = fixture.url("a.test", "/headers")
         let headers = try await client.execute(request).text

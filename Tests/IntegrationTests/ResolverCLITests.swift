@@ -201,6 +201,24 @@ extension ResolverIntegrationSuites {
             #expect(FileManager.default.fileExists(atPath: file.path))
         }
 
+        @Test("a cache-file warning names --cache-file and the file: an absolute path once, a relative one as given, then in full")
+        func cacheFileWarningNamesTheOption() async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-cli-cache-\(UUID().uuidString)")
+            let sub = directory.appendingPathComponent("sub")
+            try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            // A directory as the cache file: not usable, the answers kept in memory.
+            let absolute = try await httpdns(["resolve", "a.test", "--cache-file", sub.path] + doh)
+            #expect(absolute.status == 0, "\(absolute.stderrText)")
+            #expect(absolute.stderrText.hasPrefix("httpdns: warning: --cache-file: not using the cache file \(sub.path): "), "\(absolute.stderrText)")
+            #expect(absolute.stderrText.hasSuffix("; answers are kept in memory only\n"), "\(absolute.stderrText)")
+            let relative = try await Command.runDetached(
+                URL(fileURLWithPath: "/bin/sh"), ["-c", #"cd "$1" && shift && exec "$0" "$@""#, binary.path, directory.path, "resolve", "a.test", "--cache-file", "sub"] + doh,
+                timeout: 60)
+            #expect(relative.status == 0, "\(relative.stderrText)")
+            #expect(relative.stderrText.hasPrefix("httpdns: warning: --cache-file sub: not using the cache file \(sub.path): "), "\(relative.stderrText)")
+        }
+
         @Test("a fallback to the system resolver is reported on stderr even without -v")
         func fallbackIsNeverSilent() async throws {
             let wrongPin = fixture.otherCA[0].publicKeyPin.description

@@ -19,7 +19,7 @@ struct RouteEntryTests {
         // with an order already stored carry no entry of their own.
         var configuration = HTTPClient.Configuration(trust: fixture.freshTrust(), timeouts: .generous, httpVersion: .http1_1)
         configuration.racesAddresses = false
-        let client = HTTPClient(configuration: configuration, resolver: fixture.resolver())
+        let client = try HTTPClient(configuration: configuration, resolver: fixture.resolver())
         let one = IPAddress("127.0.0.1")!, fifty = IPAddress("127.0.0.50")!
         for order in [[one, fifty], [one, fifty], [fifty, one], [fifty, one], [one, fifty], [fifty, one]] {
             var request = HTTPRequest(url: fixture.url("a.test"))

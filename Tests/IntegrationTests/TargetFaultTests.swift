@@ -18,8 +18,8 @@ extension ResolverIntegrationSuites {
 
         /// A client with a pool of its own over HTTP/1.1, so one keep-alive connection carries the
         /// requests of a test in order.
-        func client() -> HTTPClient {
-            fixture.client(trust: fixture.freshTrust(), resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]), version: .http1_1)
+        func client() throws -> HTTPClient {
+            try fixture.client(trust: fixture.freshTrust(), resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]), version: .http1_1)
         }
 
         func scratchDirectory() throws -> URL { try fixture.scratchDirectory("faults") }
@@ -102,7 +102,7 @@ extension ResolverIntegrationSuites {
         func fieldValueObsTextIsLatin1() async throws {
             // The status line's tail carries a field: "HTTP/1.1 200\r\nX-Name: Caf\xE9".
             let url = server.url("/fault/statusline/0d0a582d4e616d653a20436166e9")
-            let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]))
+            let client = try HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]))
             let response = try await client.execute(HTTPRequest(url: url))
             #expect(response.status == 200)
             #expect(response.headers[first: "X-Name"] == "Caf\u{E9}")
@@ -120,7 +120,7 @@ extension ResolverIntegrationSuites {
             // The server's own head then says "Content-Length: 3" for its body "ok\n".
             let hex = ("\r\n" + field).utf8.map { String(format: "%02x", $0) }.joined()
             let url = server.url("/fault/statusline/\(hex)")
-            let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]))
+            let client = try HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]))
             if let refusal {
                 let error = try await #require(throws: HTTPClientError.self) { try await client.execute(HTTPRequest(url: url)) }
                 #expect(error.kind == .transferFailed)
@@ -137,7 +137,7 @@ extension ResolverIntegrationSuites {
         func obsFoldIsJoined() async throws {
             // "HTTP/1.1 200\r\nX-Fold: a\r\n  b\r\n\tc: d\r\nX-Next: e": the fold lines belong to X-Fold.
             let url = server.url("/fault/statusline/0d0a582d466f6c643a20610d0a2020620d0a09633a20640d0a582d4e6578743a2065")
-            let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]))
+            let client = try HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]))
             let response = try await client.execute(HTTPRequest(url: url))
             #expect(response.headers[first: "X-Fold"] == "a b c: d")
             #expect(response.headers[first: "X-Next"] == "e")
@@ -146,7 +146,7 @@ extension ResolverIntegrationSuites {
 
         @Test("an interim (1xx) response's fields are not the response's, whole or streamed")
         func interimFieldsAreDropped() async throws {
-            let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]))
+            let client = try HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: MutableResolver(addresses: [IPAddress("127.0.0.1")!]))
             let response = try await client.execute(HTTPRequest(url: server.url("/fault/interim")))
             #expect(response.status == 200)
             #expect(response.text == "ok\n")
@@ -167,7 +167,7 @@ extension ResolverIntegrationSuites {
             defer { hole.forEach { close($0) } }
             var configuration = HTTPClient.Configuration(trust: fixture.trust, timeouts: Timeouts(connect: 4, total: 30))
             configuration.racesAddresses = false
-            let client = HTTPClient(configuration: configuration, resolver: MutableResolver(addresses: [IPAddress("127.0.0.21")!, IPAddress("127.0.0.1")!]))
+            let client = try HTTPClient(configuration: configuration, resolver: MutableResolver(addresses: [IPAddress("127.0.0.21")!, IPAddress("127.0.0.1")!]))
             let response = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
             #expect(response.connection.remoteAddress == "127.0.0.1")
             // libcurl gives the first of two addresses half the connect timeout (2 s of 4), then the
@@ -184,7 +184,7 @@ extension ResolverIntegrationSuites {
             let hole = try ResolverIntegrationSuites.HappyEyeballsTests.blackHole("127.0.0.22", port: fixture.servers.httpsPort)
             defer { hole.forEach { close($0) } }
             let configuration = HTTPClient.Configuration(trust: fixture.freshTrust(), timeouts: Timeouts(connect: 2, total: 30), httpVersion: .http2)
-            let client = HTTPClient(configuration: configuration, resolver: MutableResolver(addresses: [IPAddress("127.0.0.22")!]))
+            let client = try HTTPClient(configuration: configuration, resolver: MutableResolver(addresses: [IPAddress("127.0.0.22")!]))
             let start = ContinuousClock.now
             let errors = await withTaskGroup(of: HTTPClientError?.self) { group in
                 for _ in 0..<3 {
@@ -216,7 +216,7 @@ extension ResolverIntegrationSuites {
         @Test("the connect limit covers resolving the name, as CURLOPT_CONNECTTIMEOUT's: a lookup that hangs is curl's 28 at the limit")
         func connectLimitCoversResolution() async throws {
             let configuration = HTTPClient.Configuration(trust: fixture.trust, timeouts: Timeouts(connect: 1, total: nil))
-            let client = HTTPClient(configuration: configuration, resolver: HangingResolver())
+            let client = try HTTPClient(configuration: configuration, resolver: HangingResolver())
             let start = ContinuousClock.now
             let error = try await #require(throws: HTTPClientError.self) { try await client.execute(HTTPRequest(url: fixture.url("a.test"))) }
             let elapsed = ContinuousClock.now - start
@@ -230,7 +230,7 @@ extension ResolverIntegrationSuites {
         func fallThroughWithoutRacing() async throws {
             var configuration = HTTPClient.Configuration(trust: fixture.trust, timeouts: Timeouts(connect: 10, total: 30))
             configuration.racesAddresses = false
-            let client = HTTPClient(configuration: configuration, resolver: MutableResolver(addresses: [IPAddress("127.0.0.2")!, IPAddress("127.0.0.1")!]))
+            let client = try HTTPClient(configuration: configuration, resolver: MutableResolver(addresses: [IPAddress("127.0.0.2")!, IPAddress("127.0.0.1")!]))
             let response = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
             #expect(response.connection.remoteAddress == "127.0.0.1")
             #expect(response.connection.timing?.addressRace == nil)
@@ -243,7 +243,7 @@ extension ResolverIntegrationSuites {
         /// `/fault/drop?ID`, which the server reads in full and answers by closing the connection.
         /// - Returns: The error, and how many times the request reached the server.
         func dropAfterReuse(_ method: String, body: HTTPRequestBody?, idempotent: Bool? = nil, omitting: Set<String> = []) async throws -> (HTTPClientError, Int) {
-            let client = client()
+            let client = try client()
             let warmup = try await client.execute(HTTPRequest(url: server.url("/resolve?name=a.test&type=A")))
             #expect(warmup.status == 200)
             let path = "/fault/drop?\(UUID().uuidString)"
@@ -327,7 +327,7 @@ extension ResolverIntegrationSuites {
 
         @Test("a non-idempotent request on a fresh connection still works")
         func nonIdempotentStillWorks() async throws {
-            let client = fixture.client(trust: fixture.freshTrust(), version: .http1_1)
+            let client = try fixture.client(trust: fixture.freshTrust(), version: .http1_1)
             for _ in 0..<3 {
                 let response = try await client.execute(HTTPRequest(url: fixture.url("a.test", "/echo"), method: "POST", body: .data(Data("hello".utf8))))
                 #expect(response.status == 200)

@@ -38,7 +38,7 @@ struct TransferEncodingTests {
         // which takes seconds under the sanitizers): refused, it touches no network at all.
         request.connectTo = [IPAddress("127.0.0.1")!]
         request.timeouts = Timeouts(connect: TestTimeScale.scaled(5), total: TestTimeScale.scaled(10))
-        let client = fixture.client(version: .http1_1)
+        let client = try fixture.client(version: .http1_1)
         let begin = ContinuousClock.now
         let error = await #expect(throws: HTTPClientError.self) { try await client.execute(request) }
         // Sent, nginx waited for the chunked body until the total limit (scaled alike).
@@ -59,7 +59,7 @@ struct TransferEncodingTests {
     @Test("chunked is sent chunked on a cleartext request from a client that prefers HTTP/2 (cleartext is HTTP/1.1)")
     func chunkedOverCleartext() async throws {
         // A pool of its own: /headers does not read the body, so nginx closes the connection after.
-        let client = fixture.client(trust: fixture.freshTrust(), version: .http2)
+        let client = try fixture.client(trust: fixture.freshTrust(), version: .http2)
         var request = post("/headers", coding: "chunked")
         request.url = fixture.servers.httpURL("a.test", path: "/headers")
         let head = try await client.execute(request).text
@@ -80,7 +80,7 @@ struct TransferEncodingTests {
     @Test("chunked (any case) sends the body chunked over HTTP/1.1, with the field once and no Content-Length")
     func chunkedIsSentChunked() async throws {
         // A pool of its own: /headers does not read the body, so nginx closes the connection after.
-        let client = fixture.client(trust: fixture.freshTrust(), version: .http1_1)
+        let client = try fixture.client(trust: fixture.freshTrust(), version: .http1_1)
         let echoed = try await client.execute(post("/echo", coding: "chunked", body: .data(Data(repeating: 7, count: 100_000))))
         #expect(echoed.body == Data(repeating: 7, count: 100_000))
         // A known length is still the length: a stream holding more fails unsent.

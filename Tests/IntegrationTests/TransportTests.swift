@@ -132,7 +132,7 @@ struct TransportTests {
     @Test("sequential requests reuse one keep-alive connection", arguments: [HTTPVersionPreference.http1_1, .http2])
     func keepAliveReuse(version: HTTPVersionPreference) async throws {
         let fixture = try Fixture()
-        let client = fixture.client(trust: fixture.freshTrust(), version: version)
+        let client = try fixture.client(trust: fixture.freshTrust(), version: version)
         let first = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
         let second = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
         #expect(first.connection.reusedConnection == false)
@@ -143,7 +143,7 @@ struct TransportTests {
     @Test("a cold start of 16 concurrent HTTP/2 requests multiplexes onto one connection")
     func coldStartMultiplexes() async throws {
         let fixture = try Fixture()
-        let client = fixture.client(trust: fixture.freshTrust(), version: .http2)
+        let client = try fixture.client(trust: fixture.freshTrust(), version: .http2)
         let connections = try await withThrowingTaskGroup(of: String?.self) { group in
             for _ in 0..<16 {
                 group.addTask { try await client.execute(HTTPRequest(url: fixture.url("a.test"))).connectionNumber }
@@ -164,7 +164,7 @@ struct TransportTests {
         // and on a loaded machine that queueing, not a connection, reached the connect limit.
         var configuration = HTTPClient.Configuration(trust: fixture.freshTrust(), httpVersion: .http1_1)
         configuration.maximumConnectionsPerHost = nil
-        let client = HTTPClient(configuration: configuration, resolver: fixture.resolver())
+        let client = try HTTPClient(configuration: configuration, resolver: fixture.resolver())
         var request = HTTPRequest(url: fixture.url("a.test"))
         request.connectTo = [IPAddress("127.0.0.1")!]
         request.timeouts = .generous
@@ -192,7 +192,7 @@ struct TransportTests {
     @Test("a pooled connection is reused only for the same address set")
     func addressSetsDoNotShareConnections() async throws {
         let fixture = try Fixture()
-        let client = fixture.client(trust: fixture.freshTrust())
+        let client = try fixture.client(trust: fixture.freshTrust())
         var request = HTTPRequest(url: fixture.url("a.test"))
         request.connectTo = [IPAddress("127.0.0.1")!]
         let first = try await client.execute(request)
@@ -238,7 +238,7 @@ struct TransportTests {
     func unusableTimeLimitsAreRefused(timeouts: Timeouts) async throws {
         let fixture = try Fixture()
         let resolver = CountingResolver()
-        let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: resolver)
+        let client = try HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: resolver)
         var request = HTTPRequest(url: fixture.url("a.test"))
         request.timeouts = timeouts
         // Before, a huge or non-finite limit crashed converting it to an integer.
@@ -257,7 +257,7 @@ struct TransportTests {
     func unsendableRequestsAreRefusedUnresolved(method: String, fields: [String: String], body: Data?) async throws {
         let fixture = try Fixture()
         let resolver = CountingResolver()
-        let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: resolver)
+        let client = try HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: resolver)
         let request = HTTPRequest(url: fixture.url("a.test"), method: method, headers: HTTPHeaders(fields.map { ($0.key, $0.value) }), body: body.map { .data($0) })
         let error = try await #require(throws: HTTPClientError.self) { try await client.execute(request) }
         #expect(error.kind == .invalidRequest, "\(error.message)")
@@ -270,7 +270,7 @@ struct TransportTests {
     func unsendableBodiesAreRefusedUnresolved(case index: Int) async throws {
         let fixture = try Fixture()
         let resolver = CountingResolver()
-        let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: resolver)
+        let client = try HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: resolver)
         var request = HTTPRequest(url: fixture.url("a.test", "/echo"), method: "POST", body: .data(Data("x".utf8)))
         switch index {
         case 0: request.omittedHeaders = ["Host"]
@@ -307,7 +307,7 @@ struct TransportTests {
     @Test("with a total time limit, an answer the resolver knows at once is used without a timer racing its lookup")
     func immediateResolutionUnderTotalLimit() async throws {
         let fixture = try Fixture()
-        let client = HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: AnswersOnlyAtOnce())
+        let client = try HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: AnswersOnlyAtOnce())
         var request = HTTPRequest(url: fixture.url("a.test"))
         request.timeouts = Timeouts(connect: TestTimeScale.scaled(5), total: TestTimeScale.scaled(3))
         // `resolve` never answers: before, the lookup raced the total limit and timed out.
@@ -349,7 +349,7 @@ struct TransportTests {
     @Test("cancelling the task stops the transfer promptly")
     func cancellationStopsTheTransfer() async throws {
         let fixture = try Fixture()
-        let client = fixture.client()
+        let client = try fixture.client()
         var request = HTTPRequest(url: fixture.url("a.test", "/slow"))
         request.connectTo = [IPAddress("127.0.0.1")!]
         let task = Task { [request] in try await client.execute(request) }
@@ -367,7 +367,7 @@ struct TransportTests {
     @Test("malformed and unsupported URLs fail before any traffic")
     func badURLs() async throws {
         let fixture = try Fixture()
-        let client = fixture.client()
+        let client = try fixture.client()
         let ftp = try await #require(throws: HTTPClientError.self) {
             try await client.execute(HTTPRequest(url: URL(string: "ftp://a.test/")!))
         }
@@ -397,7 +397,7 @@ struct TransportTests {
         func connections(limit: Int?) async throws -> Set<String> {
             var configuration = HTTPClient.Configuration(trust: fixture.freshTrust(), timeouts: .generous, httpVersion: version)
             configuration.maximumConnectionsPerHost = limit
-            let client = HTTPClient(configuration: configuration, resolver: fixture.resolver())
+            let client = try HTTPClient(configuration: configuration, resolver: fixture.resolver())
             // Each answer takes 0.3 s, so the burst's requests overlap even when the suite loads the
             // machine (with instant answers they once ran one after another on one connection).
             let request = HTTPRequest(url: fixture.url("a.test", "/delay"))
@@ -439,7 +439,7 @@ struct TransportTests {
         let bodyBeforeHead = LockedValue(false)
         var request = HTTPRequest(url: fixture.url("a.test"))
         request.reportsTLSDetails = true
-        let client = fixture.client()
+        let client = try fixture.client()
         let response = try await client.execute(
             request,
             to: .streaming(
@@ -458,16 +458,16 @@ struct TransportTests {
     }
 
     /// A client whose pool allows `limit` connections per host (HTTP/1.1, so each request holds one).
-    func limitedClient(_ fixture: Fixture, limit: Int) -> HTTPClient {
+    func limitedClient(_ fixture: Fixture, limit: Int) throws -> HTTPClient {
         var configuration = HTTPClient.Configuration(trust: fixture.freshTrust(), timeouts: .generous, httpVersion: .http1_1)
         configuration.maximumConnectionsPerHost = limit
-        return HTTPClient(configuration: configuration, resolver: fixture.resolver())
+        return try HTTPClient(configuration: configuration, resolver: fixture.resolver())
     }
 
     @Test("the connection limit is per host: names on the same addresses do not close each other's connections")
     func connectionLimitIsPerHost() async throws {
         let fixture = try Fixture()
-        let client = limitedClient(fixture, limit: 1)
+        let client = try limitedClient(fixture, limit: 1)
         defer { Task { await client.closeIdleConnections() } }
         var reused: [Bool] = []
         for host in ["a.test", "b.test", "a.test", "b.test"] {
@@ -481,7 +481,7 @@ struct TransportTests {
     @Test("a request waiting for a free connection fails at its connect time limit, not when one frees up")
     func waitingForAConnectionTimesOut() async throws {
         let fixture = try Fixture()
-        let client = limitedClient(fixture, limit: 1)
+        let client = try limitedClient(fixture, limit: 1)
         // 127.0.0.50 (nginx listens there for the load tests, which run in a process of their own):
         // this process's sockets to it are this test's.
         let address = "127.0.0.50", port = fixture.servers.httpsPort

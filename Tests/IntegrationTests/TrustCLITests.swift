@@ -109,6 +109,30 @@ extension TrustSuites {
             #expect(mismatch.stderrText.contains(presented), "\(mismatch.stderrText)")
         }
 
+        @Test(
+            "a pin mismatch shows each pin as the command line wrote it (a fingerprint with colons and capitals, a hex digest, a key file), with its normalized form beside it"
+        )
+        func mismatchShowsPinsAsWritten() async throws {
+            let other = fixture.otherCA[0]
+            let fingerprint = other.sha256.map { String(format: "%02X", $0) }.joined(separator: ":")
+            let byFingerprint = try await httpdns(["fetch", "--pin-cert", fingerprint, fixture.url("b.test").absoluteString] + doh)
+            #expect(byFingerprint.status == 90, "\(byFingerprint.stderrText)")
+            #expect(byFingerprint.stderrText.contains("matches \(fingerprint) (\(other.certificatePin))\n"), "\(byFingerprint.stderrText)")
+            let hex = "sha256//" + String(repeating: "0", count: 64)
+            let normalized = "sha256//" + Data(count: 32).base64EncodedString()
+            let byHex = try await httpdns(["fetch", "--pinnedpubkey", " \(hex) ", fixture.url("b.test").absoluteString] + doh)
+            #expect(byHex.status == 90, "\(byHex.stderrText)")
+            #expect(byHex.stderrText.contains("matches \(hex) (\(normalized))\n"), "\(byHex.stderrText)")
+            // A pin written as its normalized form is shown once.
+            let asIs = try await httpdns(["fetch", "--pinnedpubkey", normalized, fixture.url("b.test").absoluteString] + doh)
+            #expect(asIs.stderrText.contains("matches \(normalized)\n"), "\(asIs.stderrText)")
+            // A certificate file pins its key.
+            let file = fixture.servers.otherCACertificate.path
+            let byFile = try await httpdns(["fetch", "--pinnedpubkey", file, fixture.url("b.test").absoluteString] + doh)
+            #expect(byFile.status == 90, "\(byFile.stderrText)")
+            #expect(byFile.stderrText.contains("matches \(file) (\(other.publicKeyPin))\n"), "\(byFile.stderrText)")
+        }
+
         @Test("an untrusted, self-signed or expired certificate exits 60", arguments: ["self-signed.test", "expired.test", "wrong.test"])
         func verificationFailureExits60(host: String) async throws {
             #expect(try await httpdns(["fetch", fixture.url(host).absoluteString] + doh).status == 60)
@@ -130,6 +154,34 @@ extension TrustSuites {
             #expect(result.status == 0, "\(result.stderrText)")
             #expect(result.stderrText.contains("NOT verified (-k) for \(host)"), "\(result.stderrText)")
             #expect(!result.stderrText.contains("; verified for"), "\(result.stderrText)")
+        }
+
+        @Test("-k -v warns once per new connection, among its connection lines: after where the addresses came from, before '* connected'; each -L hop's own")
+        func insecureVerboseWarnsAtTheConnection() async throws {
+            let warning = "httpdns: WARNING: certificate verification is disabled; the connection to"
+            // stderr and stdout in one pipe: their order is the order they were written in.
+            // Twice the same URL: the second transfer reuses the connection, and is not warned about again.
+            let url = fixture.url("self-signed.test").absoluteString
+            let single = try await fixture.httpdnsMerged(["fetch", "-k", "-v", url, url] + doh)
+            #expect(single.status == 0, "\(single.stdoutText)")
+            let lines = single.stdoutText.split(separator: "\n").map(String.init)
+            let warned = lines.indices.filter { lines[$0].hasPrefix(warning) }
+            #expect(warned.count == 1, "\(single.stdoutText)")
+            let resolved = try #require(lines.firstIndex { $0.hasPrefix("* resolved self-signed.test ") }, "\(single.stdoutText)")
+            let connected = try #require(lines.firstIndex { $0.hasPrefix("* connected to ") }, "\(single.stdoutText)")
+            #expect(warned == [resolved + 1] && connected == resolved + 2, "\(single.stdoutText)")
+            #expect(lines[resolved + 1].hasPrefix("\(warning) self-signed.test:\(fixture.servers.httpsPort) ("), "\(single.stdoutText)")
+            #expect(lines.contains { $0.hasPrefix("* connected to ") && $0.hasSuffix(", reused connection") }, "\(single.stdoutText)")
+
+            let redirected = try await fixture.httpdnsMerged(["fetch", "-k", "-v", "-L", "-o", "/dev/null", fixture.url("a.test", "/redirect/302/b").absoluteString] + doh)
+            #expect(redirected.status == 0, "\(redirected.stdoutText)")
+            let hops = redirected.stdoutText.split(separator: "\n").map(String.init)
+            for host in ["a.test", "b.test"] {
+                let resolved = try #require(hops.firstIndex { $0.hasPrefix("* resolved \(host) ") }, "\(redirected.stdoutText)")
+                #expect(hops[resolved + 1].hasPrefix("\(warning) \(host):"), "\(redirected.stdoutText)")
+                #expect(hops[resolved + 2].hasPrefix("* connected to "), "\(redirected.stdoutText)")
+            }
+            #expect(hops.filter { $0.hasPrefix(warning) }.count == 2, "\(redirected.stdoutText)")
         }
 
         @Test("--cert FILE:PASSWORD with PKCS#12, and PEM with an encrypted --key and --pass, reach mtls.test")

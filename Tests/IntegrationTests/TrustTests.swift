@@ -11,11 +11,11 @@ extension TrustSuites {
         let fixture: Fixture
         init() throws { fixture = try Fixture() }
 
-        func client(_ trust: TrustPolicy, events: TrustEventLog? = nil, policies: TrustPolicyManager? = nil) -> HTTPClient {
+        func client(_ trust: TrustPolicy, events: TrustEventLog? = nil, policies: TrustPolicyManager? = nil) throws -> HTTPClient {
             var configuration = HTTPClient.Configuration(trust: trust, timeouts: .generous)
             configuration.trustEventHandler = events?.handler
             configuration.trustPolicies = policies
-            return HTTPClient(configuration: configuration, resolver: fixture.sharedResolver())
+            return try HTTPClient(configuration: configuration, resolver: fixture.sharedResolver())
         }
 
         @Test("an expired server certificate fails verification (60)")
@@ -90,7 +90,7 @@ extension TrustSuites {
         func insecureWarnsPerConnection() async throws {
             let events = TrustEventLog()
             let insecure = TrustPolicy(anchors: fixture.freshAnchors(), verification: .insecureSkippingAllVerification)
-            let client = client(insecure, events: events)
+            let client = try client(insecure, events: events)
             let first = try await client.execute(HTTPRequest(url: fixture.url("self-signed.test")))
             #expect(first.status == 200)
             #expect(first.connection.verificationSkipped)
@@ -109,7 +109,7 @@ extension TrustSuites {
             configuration.trustEventHandler = { event in
                 if case .insecureConnection = event { order.withLock { $0.append("event") } }
             }
-            let client = HTTPClient(configuration: configuration, resolver: fixture.sharedResolver())
+            let client = try HTTPClient(configuration: configuration, resolver: fixture.sharedResolver())
             let chunk: @Sendable (Data) -> Void = { _ in order.withLock { $0.append("body") } }
             let destination: ResponseBodyDestination = streaming ? .streaming(head: { _ in order.withLock { $0.append("head") } }, chunk: chunk) : .handler(chunk)
             let response = try await client.execute(HTTPRequest(url: fixture.url("self-signed.test")), to: destination)
@@ -137,7 +137,7 @@ extension TrustSuites {
         func managerChoosesPolicyPerHost() async throws {
             let pinned = TrustPolicy(anchors: fixture.freshAnchors(), pinSets: [PinSet(pins: [fixture.otherCA[0].publicKeyPin])])
             let manager = TrustPolicyManager(policies: ["a.test": pinned, "**.wild.test": fixture.trust], default: fixture.trust)
-            let client = client(.system, policies: manager)
+            let client = try client(.system, policies: manager)
             let error = try await #require(throws: HTTPClientError.self) { try await client.execute(HTTPRequest(url: fixture.url("a.test"))) }
             #expect(error.kind == .pinMismatch)
             // (Not b.test: see TransportTests; an HTTP/2 GET racing their HTTP/1.1 upload to the same
@@ -149,7 +149,7 @@ extension TrustSuites {
         @Test("with requiresMatch, a host no policy matches fails before it is resolved")
         func managerRequiresMatch() async throws {
             let manager = TrustPolicyManager(policies: ["a.test": fixture.trust], requiresMatch: true)
-            let client = client(.system, policies: manager)
+            let client = try client(.system, policies: manager)
             #expect(try await client.execute(HTTPRequest(url: fixture.url("a.test"))).status == 200)
             let error = try await #require(throws: HTTPClientError.self) {
                 try await client.execute(HTTPRequest(url: fixture.url("never-resolved.test")))
@@ -172,10 +172,10 @@ extension TrustSuites {
         func dohEndpointPolicyIsIndependent() async throws {
             let dohPinned = TrustPolicy(anchors: fixture.freshAnchors(), pinSets: [PinSet(pins: [fixture.otherCA[0].publicKeyPin])])
             let configuration = HostResolver.Configuration(endpoints: [fixture.endpoint], requestTimeout: TestTimeScale.scaled(3), fallbackToSystemResolver: false)
-            let resolver = HostResolver(configuration: configuration, dohTrust: dohPinned)
+            let resolver = try HostResolver(configuration: configuration, dohTrust: dohPinned)
             await #expect(throws: ResolutionError.self) { try await resolver.resolve(host: "a.test", port: 443) }
-            let good = HostResolver(configuration: configuration, dohTrust: .publicKeyPins([try fixture.leafCertificate("dns.test").publicKeyPin], anchors: fixture.freshAnchors()))
-            let client = HTTPClient(configuration: .init(trust: fixture.trust), resolver: good)
+            let good = try HostResolver(configuration: configuration, dohTrust: .publicKeyPins([try fixture.leafCertificate("dns.test").publicKeyPin], anchors: fixture.freshAnchors()))
+            let client = try HTTPClient(configuration: .init(trust: fixture.trust), resolver: good)
             #expect(try await client.execute(HTTPRequest(url: fixture.url("a.test"))).status == 200)
         }
     }

@@ -8,8 +8,8 @@ import TestSupport
 extension Fixture {
     /// A protocol class of its own whose download files go to `directory`, with the suite's
     /// client, at most 5 redirects.
-    func downloadProtocolClass(directory: URL) -> HTTPDNSURLProtocol.Type {
-        var configuration = HTTPDNSURLProtocol.Configuration(client: isolatedClient(), maximumRedirects: 5)
+    func downloadProtocolClass(directory: URL) throws -> HTTPDNSURLProtocol.Type {
+        var configuration = HTTPDNSURLProtocol.Configuration(client: try isolatedClient(), maximumRedirects: 5)
         configuration.downloadsDirectory = directory
         return HTTPDNSURLProtocol.makeClass(for: configuration)
     }

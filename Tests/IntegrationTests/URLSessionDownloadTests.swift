@@ -19,7 +19,7 @@ struct URLSessionDownloadTests {
     init() throws {
         fixture = try Fixture()
         directory = try fixture.scratchDirectory("downloads")
-        protocolClass = fixture.downloadProtocolClass(directory: directory)
+        protocolClass = try fixture.downloadProtocolClass(directory: directory)
     }
 
     var large: Data { get throws { try Data(contentsOf: fixture.servers.largeFile) } }

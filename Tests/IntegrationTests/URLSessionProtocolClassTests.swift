@@ -36,16 +36,16 @@ struct URLSessionProtocolClassTests {
 
     @Test("sessions whose classes were made for different clients (trust, resolver) each use their own, concurrently")
     func madeClassesKeepTheirClients() async throws {
-        fixture.configureURLProtocol()
-        let trusting = HTTPDNSURLProtocol.makeClass(for: .init(client: fixture.client(trust: fixture.freshTrust())))
+        try fixture.configureURLProtocol()
+        let trusting = HTTPDNSURLProtocol.makeClass(for: .init(client: try fixture.client(trust: fixture.freshTrust())))
         // Pools of their own: a failing pool shared with other tests' concurrent requests has seen a
         // request wait out its timeout (libcurl's PIPEWAIT), which is not what this test is about.
-        let distrusting = HTTPDNSURLProtocol.makeClass(for: .init(client: fixture.client(trust: fixture.freshDistrust())))
+        let distrusting = HTTPDNSURLProtocol.makeClass(for: .init(client: try fixture.client(trust: fixture.freshDistrust())))
         // Nothing listens on 127.0.0.3: this resolver's answer fails to connect, where DoH's works.
         let elsewhere = StaticHostResolver(entries: [.init(host: "a.test", port: nil, addresses: [IPAddress("127.0.0.3")!])], fallback: nil)
-        let otherResolver = HTTPDNSURLProtocol.makeClass(for: .init(client: fixture.client(trust: fixture.freshTrust(), resolver: elsewhere)))
+        let otherResolver = HTTPDNSURLProtocol.makeClass(for: .init(client: try fixture.client(trust: fixture.freshTrust(), resolver: elsewhere)))
         let sessions: [(URLSession, Outcome)] = [
-            (fixture.urlSession(), .status(200)),
+            (try fixture.urlSession(), .status(200)),
             (fixture.urlSession(protocolClass: trusting), .status(200)),
             (fixture.urlSession(protocolClass: distrusting), .failed(.serverCertificateHasUnknownRoot)),
             (fixture.urlSession(protocolClass: otherResolver), .failed(.cannotConnectToHost))
@@ -67,25 +67,25 @@ struct URLSessionProtocolClassTests {
 
     @Test("a subclass given its own configure(_:) uses it; one without uses the process default")
     func subclassesConfigureThemselves() async throws {
-        fixture.configureURLProtocol()
-        DistrustingURLProtocol.configure(.init(client: fixture.client(trust: fixture.freshDistrust())))
+        try fixture.configureURLProtocol()
+        DistrustingURLProtocol.configure(.init(client: try fixture.client(trust: fixture.freshDistrust())))
         let url = fixture.url("a.test")
         #expect(await outcome(fixture.urlSession(protocolClass: DistrustingURLProtocol.self), url) == .failed(.serverCertificateHasUnknownRoot))
         #expect(await outcome(fixture.urlSession(protocolClass: UnconfiguredURLProtocol.self), url) == .status(200))
-        #expect(await outcome(fixture.urlSession(), url) == .status(200))
+        #expect(await outcome(try fixture.urlSession(), url) == .status(200))
         #expect(UnconfiguredURLProtocol.configuration != nil)
     }
 
     @Test("every made class is a class of its own, and configure(_:) replaces its configuration")
-    func madeClassesAreDistinct() {
-        fixture.configureURLProtocol()
+    func madeClassesAreDistinct() throws {
+        try fixture.configureURLProtocol()
         let request = URLRequest(url: fixture.url("a.test"))
-        let classes = (0..<5).map { _ in HTTPDNSURLProtocol.makeClass(for: .init(client: fixture.isolatedClient(), handles: { _ in false })) }
+        let classes = try (0..<5).map { _ in HTTPDNSURLProtocol.makeClass(for: .init(client: try fixture.isolatedClient(), handles: { _ in false })) }
         #expect(Set(classes.map(ObjectIdentifier.init)).count == classes.count)
         #expect(!classes.contains { $0 == HTTPDNSURLProtocol.self })
         #expect(classes.allSatisfy { !$0.canInit(with: request) })
         #expect(HTTPDNSURLProtocol.canInit(with: request))
-        classes[2].configure(.init(client: fixture.isolatedClient()))
+        classes[2].configure(.init(client: try fixture.isolatedClient()))
         #expect(classes[2].canInit(with: request))
         #expect(!classes[3].canInit(with: request))
     }

@@ -10,19 +10,19 @@ import TestSupport
 /// DoH resolver and test CA.
 extension Fixture {
     /// The protocol's process-wide configuration: the fixture's client, at most 5 redirects.
-    func configureURLProtocol() {
-        URLProtocolSetup.configured.withLock { configured in
+    func configureURLProtocol() throws {
+        try URLProtocolSetup.configured.withLock { configured in
             guard !configured else { return }
             // bypass.test shows the documented way to leave requests to Foundation.
-            HTTPDNSURLProtocol.configure(.init(client: isolatedClient(), maximumRedirects: 5, handles: { $0.url?.host != "bypass.test" }))
+            HTTPDNSURLProtocol.configure(.init(client: try isolatedClient(), maximumRedirects: 5, handles: { $0.url?.host != "bypass.test" }))
             configured = true
         }
     }
 
     /// A session whose every request goes through `HTTPDNSURLProtocol`, with a cookie storage of
     /// its own.
-    func urlSession(delegate: (any URLSessionDelegate)? = nil, requestTimeout: TimeInterval? = nil) -> URLSession {
-        configureURLProtocol()
+    func urlSession(delegate: (any URLSessionDelegate)? = nil, requestTimeout: TimeInterval? = nil) throws -> URLSession {
+        try configureURLProtocol()
         let configuration = URLSessionConfiguration.default
         if let requestTimeout { configuration.timeoutIntervalForRequest = requestTimeout }
         configuration.protocolClasses = [HTTPDNSURLProtocol.self]
@@ -41,14 +41,14 @@ extension Fixture {
     /// connection to the same host in its multi handle and hand it another transfer's response
     /// (curl issue #4885): seen here when these suites shared a pool with `.http1_1` clients of
     /// other suites. Each version gets a pool of its own.
-    func isolatedClient(version: HTTPVersionPreference = .http2) -> HTTPClient {
+    func isolatedClient(version: HTTPVersionPreference = .http2) throws -> HTTPClient {
         let trust = IsolatedPools.policies.withLock { policies in
             if let policy = policies[version] { return policy }
             let policy = freshTrust()
             policies[version] = policy
             return policy
         }
-        return client(trust: trust, version: version)
+        return try client(trust: trust, version: version)
     }
 }
 

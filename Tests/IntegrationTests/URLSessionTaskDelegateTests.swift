@@ -56,7 +56,7 @@ struct URLSessionTaskDelegateTests {
     func taskDelegateDeclinesRedirect(call: Call) async throws {
         let sessionDelegate = RecordingDelegate()
         let taskDelegate = RecordingDelegate(redirect: { _, _ in nil })
-        let session = fixture.urlSession(delegate: sessionDelegate)
+        let session = try fixture.urlSession(delegate: sessionDelegate)
         let (data, response) = try await run(call, fixture.url("a.test", "/redirect/302/b"), session: session, delegate: taskDelegate)
         #expect(response.statusCode == 302)
         #expect(response.field("Location") == fixture.url("b.test", "/inspect").absoluteString)

@@ -59,7 +59,7 @@ struct URLSessionTests {
         arguments: BodyAPI.allCases.map { ($0, 1 << 20) } + BodyAPI.large.map { ($0, 50 << 20) })
     func bodiesArriveExactly(api: BodyAPI, size: Int) async throws {
         let payload = size == 1 << 20 ? Self.small : Self.large
-        let session = fixture.urlSession()
+        let session = try fixture.urlSession()
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-upload-\(UUID().uuidString)")
         try payload.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -87,7 +87,7 @@ struct URLSessionTests {
             (data, response) = try await complete { session.uploadTask(with: request, fromFile: file, completionHandler: $0) }
         case .delegateUploadTaskFromData, .delegateUploadTaskFromFile, .streamedRequest:
             let delegate = RecordingDelegate(bodyStream: { InputStream(url: file) })
-            let session = fixture.urlSession(delegate: delegate)
+            let session = try fixture.urlSession(delegate: delegate)
             switch api {
             case .delegateUploadTaskFromData: session.uploadTask(with: request, from: payload).resume()
             case .delegateUploadTaskFromFile: session.uploadTask(with: request, fromFile: file).resume()
@@ -115,7 +115,7 @@ struct URLSessionTests {
 
     @Test("a body stream longer or shorter than its Content-Length fails, and never reaches the next request")
     func streamLengthMismatchFails() async throws {
-        let session = fixture.urlSession()
+        let session = try fixture.urlSession()
         for count in [50, 10] {
             var request = echoRequest()
             request.httpBodyStream = InputStream(data: Data(repeating: 66, count: count))
@@ -141,7 +141,7 @@ struct URLSessionTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-upload-\(UUID().uuidString)")
         try upload.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let session = fixture.urlSession()
+        let session = try fixture.urlSession()
         let data: Data
         switch api {
         case .uploadFromData: (data, _) = try await session.upload(for: request, from: upload)
@@ -153,7 +153,7 @@ struct URLSessionTests {
             let delegate = RecordingDelegate(bodyStream: { InputStream(data: upload) })
             var streamed = request
             streamed.httpBodyStream = InputStream(data: Data("the request's own stream".utf8))
-            fixture.urlSession(delegate: delegate).uploadTask(withStreamedRequest: streamed).resume()
+            try fixture.urlSession(delegate: delegate).uploadTask(withStreamedRequest: streamed).resume()
             await delegate.completion()
             if let error = delegate.error { throw error }
             data = delegate.data
@@ -173,7 +173,7 @@ struct URLSessionTests {
         var request = echoRequest("/echo?\(marker)")
         request.httpBodyStream = InputStream(data: Self.small)
         let delegate = RecordingDelegate()
-        fixture.urlSession(delegate: delegate).uploadTask(withStreamedRequest: request).resume()
+        try fixture.urlSession(delegate: delegate).uploadTask(withStreamedRequest: request).resume()
         await delegate.completion()
         let error = try #require(delegate.error as? URLError)
         #expect(error.code == .requestBodyStreamExhausted)
@@ -188,7 +188,7 @@ struct URLSessionTests {
     @Test("completion-handler and async tasks get the whole body, not the last chunk")
     func wholeBodyForCompletionHandlers() async throws {
         let expected = try Data(contentsOf: fixture.servers.largeFile)
-        let session = fixture.urlSession()
+        let session = try fixture.urlSession()
         let (asyncData, _) = try await session.data(for: URLRequest(url: fixture.url("a.test", "/large")))
         #expect(sameBytes(asyncData, expected))
         let (handlerData, response) = try await complete { session.dataTask(with: fixture.url("a.test", "/large"), completionHandler: $0) }
@@ -199,7 +199,7 @@ struct URLSessionTests {
     @Test("a delegate receives the body in chunks as they arrive")
     func delegateReceivesChunks() async throws {
         let delegate = RecordingDelegate()
-        let session = fixture.urlSession(delegate: delegate)
+        let session = try fixture.urlSession(delegate: delegate)
         session.dataTask(with: fixture.url("a.test", "/large")).resume()
         await delegate.completion()
         #expect(delegate.error == nil)
@@ -212,7 +212,7 @@ struct URLSessionTests {
     func largeResponseStreams() async throws {
         let size = try #require(try FileManager.default.attributesOfItem(atPath: fixture.servers.environment["HUGE_FILE"]!)[.size] as? Int)
         let delegate = RecordingDelegate(keepsBody: false)
-        let session = fixture.urlSession(delegate: delegate)
+        let session = try fixture.urlSession(delegate: delegate)
         let start = ContinuousClock.now
         session.dataTask(with: fixture.url("a.test", "/huge")).resume()
         await delegate.completion()
@@ -232,7 +232,7 @@ struct URLSessionTests {
             onChunk: { task, total in
                 if total >= 1 << 20 { task.cancel() }
             })
-        let session = fixture.urlSession(delegate: delegate)
+        let session = try fixture.urlSession(delegate: delegate)
         session.dataTask(with: fixture.url("a.test", "/huge?\(marker)")).resume()
         await delegate.completion()
         #expect((delegate.error as? URLError)?.code == .cancelled)
@@ -326,13 +326,13 @@ struct URLSessionTests {
     @Test("the delegate sees each redirect and can decline it; declined, the redirect is the response")
     func delegateDeclinesRedirect() async throws {
         let following = RecordingDelegate()
-        fixture.urlSession(delegate: following).dataTask(with: fixture.url("a.test", "/redirect/chain")).resume()
+        try fixture.urlSession(delegate: following).dataTask(with: fixture.url("a.test", "/redirect/chain")).resume()
         await following.completion()
         #expect(following.redirects == [fixture.url("a.test", "/redirect/307"), fixture.url("a.test", "/inspect")])
         #expect((following.response as? HTTPURLResponse)?.statusCode == 200)
 
         let declining = RecordingDelegate(redirect: { _, _ in nil })
-        fixture.urlSession(delegate: declining).dataTask(with: fixture.url("a.test", "/redirect/302/b")).resume()
+        try fixture.urlSession(delegate: declining).dataTask(with: fixture.url("a.test", "/redirect/302/b")).resume()
         await declining.completion()
         let response = try #require(declining.response as? HTTPURLResponse)
         #expect(declining.error == nil)
@@ -365,7 +365,7 @@ struct URLSessionTests {
 
     @Test("cookies live in the session's storage for the name: sent back to a.test by path, never to b.test")
     func cookiesFollowTheName() async throws {
-        let session = fixture.urlSession()
+        let session = try fixture.urlSession()
         let port = fixture.servers.httpsPort
         _ = try await session.data(for: URLRequest(url: fixture.url("a.test", "/cookie/set")))
         let stored = session.configuration.httpCookieStorage?.cookies(for: fixture.url("a.test", "/cookie/x")) ?? []
@@ -385,7 +385,7 @@ struct URLSessionTests {
 
     @Test("httpShouldHandleCookies = false sends none of the storage's cookies (Foundation had added them), and keeps a Cookie the caller set")
     func requestWithoutCookieHandling() async throws {
-        let session = fixture.urlSession()
+        let session = try fixture.urlSession()
         let port = fixture.servers.httpsPort
         _ = try await session.data(for: URLRequest(url: fixture.url("a.test", "/cookie/set")))
         var request = URLRequest(url: fixture.url("a.test", "/inspect"))
@@ -414,8 +414,8 @@ struct URLSessionTests {
     }
 
     @Test("only http and https requests that the configuration accepts are taken")
-    func canInit() {
-        fixture.configureURLProtocol()
+    func canInit() throws {
+        try fixture.configureURLProtocol()
         #expect(HTTPDNSURLProtocol.canInit(with: URLRequest(url: fixture.url("a.test"))))
         #expect(HTTPDNSURLProtocol.canInit(with: URLRequest(url: URL(string: "http://a.test/")!)))
         #expect(!HTTPDNSURLProtocol.canInit(with: URLRequest(url: URL(string: "ftp://a.test/")!)))

@@ -114,6 +114,32 @@ extension PolicyRulesTests {
         #expect(object["date-time"] as? String == "1970-01-01T00:00:00Z")
     }
 
+    @Test("the pin report's message shows each expected pin as written (PinSet.spellings), with its normalized form when that differs")
+    func reportMessageShowsPinsAsWritten() throws {
+        let hex = "sha256//" + Self.digest.map { String(format: "%02X", $0) }.joined()
+        let written = try CertificatePin.writtenList(parsing: " \(hex) ;cert-sha256//" + Self.digest.base64EncodedString())
+        #expect(written.map(\.text) == [hex, "cert-sha256//" + Self.digest.base64EncodedString()])
+        let keyPin = CertificatePin.publicKey(sha256: Data(repeating: 1, count: 32))
+        var spellings = Dictionary(uniqueKeysWithValues: written.map { ($0.pin, $0.text) })
+        spellings[keyPin] = keyPin.description
+        let set = PinSet(pins: Set(written.map(\.pin) + [keyPin]), spellings: spellings)
+        let report = PinReport(
+            host: "api.example.com", port: 443, remoteAddress: nil, presentedChain: [], pinSet: set, enforced: true,
+            date: Date(timeIntervalSince1970: 0))
+        let certificateHex = Self.digest.map { String(format: "%02x", $0) }.joined()
+        let expected = [
+            "\(hex) (sha256//\(Self.digest.base64EncodedString()))",
+            "cert-sha256//\(Self.digest.base64EncodedString()) (cert-sha256//\(certificateHex))",
+            keyPin.description
+        ].sorted().joined(separator: "; ")
+        #expect(report.description.hasPrefix("certificate pinning failed for api.example.com:443: no certificate of the chain matches \(expected)\n"), "\(report)")
+        // Without spellings, the normalized forms.
+        let plain = PinReport(
+            host: "api.example.com", port: 443, remoteAddress: nil, presentedChain: [], pinSet: PinSet(pins: [keyPin]), enforced: true,
+            date: Date(timeIntervalSince1970: 0))
+        #expect(plain.description.contains("matches \(keyPin.description)\n"), "\(plain)")
+    }
+
     @Test("the pin report's message brackets an IPv6 host before its port; a name stays as it is")
     func reportMessageBracketsIPv6() {
         let set = PinSet(pins: [.publicKey(sha256: Self.digest)])

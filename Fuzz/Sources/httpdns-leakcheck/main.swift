@@ -24,14 +24,14 @@ var done = 0, ok = 0, expectedFailures = 0, unexpected: [String] = []
 // connections and TLS sessions, then keep-alive reuse; the HTTP version alternates per round.
 while done < requests {
     let round = done / 100
-    let resolver = HostResolver(
+    let resolver = try HostResolver(
         configuration: {
             var configuration = HostResolver.Configuration(endpoints: [DoHEndpoint(url: dohURL, bootstrapAddresses: [IPAddress("127.0.0.1")!])])
             configuration.fallbackToSystemResolver = false
             return configuration
         }(),
         dohTrust: .anchors(ca))
-    let client = HTTPClient(configuration: .init(trust: .anchors(ca), httpVersion: round % 2 == 0 ? .http2 : .http1_1), resolver: resolver)
+    let client = try HTTPClient(configuration: .init(trust: .anchors(ca), httpVersion: round % 2 == 0 ? .http2 : .http1_1), resolver: resolver)
     for index in 0..<min(100, requests - done) {
         done += 1
         switch index % 25 {

@@ -23,7 +23,8 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
     public var accountID: String
     /// The signing secret; `nil` uses the unsigned `d` / `resolve` APIs.
     public var secret: String?
-    /// How long a signed URL stays valid, in seconds (the `t` parameter is now plus this).
+    /// How long a signed URL stays valid, in seconds (the `t` parameter is now plus this). Finite and
+    /// above 0: a `HostResolver` given another throws `InvalidDurationError`.
     public var signatureLifetime: TimeInterval
 
     public init(url: URL, accountID: String, secret: String? = nil, bootstrapAddresses: [IPAddress] = [], signatureLifetime: TimeInterval = 600) {

@@ -23,9 +23,7 @@ extension HTTPClient {
                 handler(event)
             } else {
                 // Never silent: this connection is not authenticated.
-                let line =
-                    "httpdns: WARNING: certificate verification is disabled; the connection to \(IPAddress.authority(host: host, port: port))\(connection.remoteAddress.map { " (\($0))" } ?? "") is not authenticated\n"
-                StandardError.write(line)
+                StandardError.write("httpdns: WARNING: \(event)\n")
             }
         }
         if let report = connection.pinReport { deliver(report) }

@@ -12,7 +12,7 @@ import TLSTrust
 /// configuration.
 ///
 /// ```swift
-/// let client = HTTPClient(resolver: resolver)
+/// let client = try HTTPClient(resolver: resolver)
 /// let response = try await client.execute(HTTPRequest(url: URL(string: "https://example.com/")!))
 /// ```
 public final class HTTPClient: Sendable {
@@ -20,7 +20,9 @@ public final class HTTPClient: Sendable {
     public struct Configuration: Sendable {
         /// What server certificates must chain to. Default: system roots.
         public var trust: TrustPolicy
-        /// Connect and total time limits, in seconds. Default: 10 s to connect, no total limit.
+        /// Connect and total time limits, in seconds. Default: 10 s to connect, no total limit. Each
+        /// limit is nil or as `Timeouts` says (above 0, at most `Timeouts.maximum`): `init` throws
+        /// `InvalidDurationError` for another.
         public var timeouts: Timeouts
         /// HTTP version preference. Default: HTTP/2 by ALPN, else HTTP/1.1.
         public var httpVersion: HTTPVersionPreference
@@ -64,7 +66,9 @@ public final class HTTPClient: Sendable {
         /// those already open). Default: 16 (browsers use 6). Values below 1 are taken as 1.
         public var maximumConnectionsPerHost: Int? = 16
         /// The shortest time, in seconds, between two uploads of the same pin report (same host,
-        /// presented chain and report URL) to `PinSet.reportURL`. Default: one day (TrustKit's).
+        /// presented chain and report URL) to `PinSet.reportURL`. Default: one day (TrustKit's). 0 or
+        /// more: 0 uploads every mismatch, `.infinity` each report once per process; `init` throws
+        /// `InvalidDurationError` for a negative or NaN one.
         public var pinReportInterval: Double = 86_400
         public init(
             trust: TrustPolicy = .system,
@@ -92,7 +96,21 @@ public final class HTTPClient: Sendable {
     /// - Parameters:
     ///   - configuration: Trust, timeouts, versions.
     ///   - resolver: Where addresses come from (a DoH resolver, the system resolver, static entries).
-    public init(configuration: Configuration = Configuration(), resolver: any HostResolving) {
+    /// - Throws: `InvalidDurationError` naming the first time setting of `configuration` that is not
+    ///   one it accepts: a `timeouts` limit that is not nil, above 0 and at most `Timeouts.maximum`;
+    ///   a negative or NaN `pinReportInterval`.
+    public convenience init(configuration: Configuration = Configuration(), resolver: any HostResolving) throws(InvalidDurationError) {
+        let limits = configuration.timeouts
+        for (name, seconds) in [("connect", limits.connect), ("total", limits.total), ("idle", limits.idle)] {
+            try InvalidDurationError.check(seconds, .positiveAtMost(Timeouts.maximum), setting: "HTTPClient.Configuration.timeouts.\(name)")
+        }
+        try InvalidDurationError.check(configuration.pinReportInterval, .nonNegativeOrInfinity, setting: "HTTPClient.Configuration.pinReportInterval")
+        self.init(checkedConfiguration: configuration, resolver: resolver)
+    }
+
+    /// A client whose configuration is known to be valid (its durations the defaults), for the
+    /// package's own clients.
+    package init(checkedConfiguration configuration: Configuration, resolver: any HostResolving) {
         self.configuration = configuration
         self.resolver = resolver
         self.engine = .shared

@@ -22,12 +22,12 @@ struct ResolverHarness {
         transport: FakeDoHTransport = FakeDoHTransport(zone: ResolverHarness.zone),
         system: FakeSystemResolver = FakeSystemResolver(addresses: ResolverHarness.systemAddresses),
         configure: (inout HostResolver.Configuration) -> Void = { _ in }
-    ) {
+    ) throws(InvalidDurationError) {
         var configuration = HostResolver.Configuration(endpoints: [Self.first, Self.second])
         configure(&configuration)
         self.transport = transport
         self.system = system
-        self.resolver = HostResolver(configuration: configuration, transport: transport, systemResolver: system, clock: clock)
+        self.resolver = try HostResolver(configuration: configuration, transport: transport, systemResolver: system, clock: clock)
     }
 
     /// A transport where `failing` endpoints answer with `fault`, and the others from `zone`.

@@ -15,7 +15,7 @@ enum TransportMode: Sendable {
 
 extension ResolverHarness {
     /// A harness whose transport follows `mode`, which the test changes as it goes.
-    static func switchable(_ mode: LockedValue<TransportMode>, configure: (inout HostResolver.Configuration) -> Void = { _ in }) -> ResolverHarness {
+    static func switchable(_ mode: LockedValue<TransportMode>, configure: (inout HostResolver.Configuration) -> Void = { _ in }) throws -> ResolverHarness {
         let transport = FakeDoHTransport { request in
             switch mode.withLock({ $0 }) {
             case .answer: break
@@ -24,7 +24,7 @@ extension ResolverHarness {
             }
             return ResolverHarness.zone.respond(to: request.query)
         }
-        return ResolverHarness(transport: transport) {
+        return try ResolverHarness(transport: transport) {
             $0.families = .ipv4
             $0.fallbackToSystemResolver = false
             configure(&$0)
