@@ -37,22 +37,25 @@ run() {
 echo
 echo "nginx https://*:$HTTPS_PORT (vhosts a.test, b.test, default.test), DoH $DOH_URL"
 echo
-echo "== resolving four names over DoH. nope.test does not exist (NXDOMAIN), so this command is"
-echo "   expected to fail: it prints the other names' addresses and ends with exit 6."
+echo "== resolving four names over DoH, one of which does not exist: expected to fail (exit 6)"
+echo "   nope.test is NXDOMAIN; the other names' addresses are printed first."
 run resolve "${doh[@]}" a.test b.test www.a.test nope.test
+echo
+echo "== IP-direct: each name resolved over DoH, the connection to its address, SNI, Host and the"
+echo "   certificate check on the name; each virtual host answers with its own certificate"
 run fetch -v "${doh[@]}" "https://a.test:$HTTPS_PORT/"
 run fetch -v "${doh[@]}" --http1.1 "https://b.test:$HTTPS_PORT/"
 run fetch -i "${doh[@]}" "https://www.a.test:$HTTPS_PORT/"
 echo
-echo "== the naive way: the IP in the URL and a Host header. No SNI is sent, nginx answers with its"
-echo "   default certificate, and the certificate is checked against the IP: verification fails (60)."
+echo "== the naive way, the IP in the URL and a Host header: expected to fail (exit 60)"
+echo "   No SNI is sent, nginx answers with its default certificate, and it is checked against the IP."
 run fetch -v -H "Host: a.test" --cacert "$CA_CERT" "https://127.0.0.1:$HTTPS_PORT/"
 echo
 echo "   What nginx presents to a client that sends no SNI (openssl s_client without -servername):"
 openssl s_client -connect "127.0.0.1:$HTTPS_PORT" -noservername </dev/null 2>/dev/null | openssl x509 -noout -subject
 echo
-echo "== a certificate for another name is rejected even though DNS answered (60)"
+echo "== a certificate for another name, rejected even though DNS answered: expected to fail (exit 60)"
 run fetch "${doh[@]}" "https://wrong.test:$HTTPS_PORT/"
 echo
-echo "== a name that does not exist (NXDOMAIN from DoH, no fallback to system DNS): exit 6"
+echo "== a name that does not exist (NXDOMAIN from DoH, no fallback to system DNS): expected to fail (exit 6)"
 run fetch "${doh[@]}" "https://nope.test:$HTTPS_PORT/"

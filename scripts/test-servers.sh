@@ -320,6 +320,15 @@ $extra
         location = /keepalive/short { keepalive_timeout 1s; return 200 "short\n"; }
         # A 401 offering Basic authentication, on a connection kept alive.
         location = /challenge { add_header WWW-Authenticate 'Basic realm="httpdns"' always; return 401 "challenge\n"; }
+        # A collector: each request body POSTed under /collect/ goes to nginx-bodies.log, one line
+        # "PATH BODY" (held in memory, logged as it came: a JSON body, such as a pin report, has no
+        # raw line break).
+        location ^~ /collect/ {
+            client_body_buffer_size 1m;
+            access_log $dir/nginx-bodies.log bodies;
+            echo_read_request_body;
+            echo "collected";
+        }
 $(nginx_http_semantics_locations)
 EOF
 }
@@ -397,6 +406,7 @@ http {
     log_format tests '\$remote_addr [\$time_local] "\$request" \$status \$body_bytes_sent '
                      'sni=\$ssl_server_name host=\$host conn=\$connection reqs=\$connection_requests';
     access_log $dir/nginx-access.log tests;
+    log_format bodies escape=none '\$request_uri \$request_body';
     # Keep every temporary file inside DIR instead of /var/lib/nginx.
     client_body_temp_path $dir/nginx-tmp/body;
     proxy_temp_path $dir/nginx-tmp/proxy;
@@ -597,6 +607,7 @@ NGINX_PID=$NGINX_PID
 UNBOUND_PID=$UNBOUND_PID
 NGINX_ERROR_LOG=$dir/nginx-error.log
 NGINX_ACCESS_LOG=$dir/nginx-access.log
+NGINX_BODY_LOG=$dir/nginx-bodies.log
 UNBOUND_LOG=$dir/unbound.log
 IPV6=$IPV6
 CLIENT_CA_CERT=$PKI_DIR/client-ca.pem

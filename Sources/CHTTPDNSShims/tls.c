@@ -189,7 +189,8 @@ void httpdns_tls_transfer_free(struct httpdns_tls_transfer *transfer) {
     if (transfer == NULL) return;
     free(transfer->spki_pins);
     free(transfer->certificate_pins);
-    if (transfer->presented != NULL) sk_X509_pop_free(transfer->presented, X509_free);
+    if (transfer->served != NULL) sk_X509_pop_free(transfer->served, X509_free);
+    if (transfer->validated != NULL) sk_X509_pop_free(transfer->validated, X509_free);
     free(transfer);
 }
 
@@ -269,9 +270,19 @@ static int certificate_is_pinned(const struct httpdns_tls_transfer *transfer, X5
     return 0;
 }
 
-static void record_presented(struct httpdns_tls_transfer *transfer, STACK_OF(X509) *chain) {
-    if (transfer->presented != NULL) sk_X509_pop_free(transfer->presented, X509_free);
-    transfer->presented = chain;
+/// Replaces `*slot` (freeing what it held) with `chain`, which may be NULL.
+static void record_chain(STACK_OF(X509) **slot, STACK_OF(X509) *chain) {
+    if (*slot != NULL) sk_X509_pop_free(*slot, X509_free);
+    *slot = chain;
+}
+
+/// Whether any certificate of `chain` carries one of the transfer's pins.
+static int chain_is_pinned(const struct httpdns_tls_transfer *transfer, STACK_OF(X509) *chain) {
+    int count = chain ? sk_X509_num(chain) : 0;
+    for (int i = 0; i < count; i++) {
+        if (certificate_is_pinned(transfer, sk_X509_value(chain, i))) return 1;
+    }
+    return 0;
 }
 
 static STACK_OF(X509) *copy_chain(X509 *leaf, STACK_OF(X509) *rest) {
@@ -300,32 +311,35 @@ static int verify_callback(X509_STORE_CTX *ctx, void *arg) {
     X509 *leaf = X509_STORE_CTX_get0_cert(ctx);
     int pinned = transfer->spki_pin_count + transfer->certificate_pin_count > 0;
 
+    record_chain(&transfer->served, copy_chain(leaf, X509_STORE_CTX_get0_untrusted(ctx)));
+    record_chain(&transfer->validated, NULL);
+    if (name != NULL) {
+        X509_VERIFY_PARAM *param = X509_STORE_CTX_get0_param(ctx);
+        X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+        X509_VERIFY_PARAM_set1_host(param, name, 0);
+    }
+
     if (trust != NULL && trust->insecure) {
         transfer->verification_skipped = 1;
-        record_presented(transfer, copy_chain(leaf, X509_STORE_CTX_get0_untrusted(ctx)));
+        // Only for the report (%{ssl_verify_result}, as curl -k gives it): the verdict decides
+        // nothing, and the chain it built is not kept as a validated one.
+        transfer->unenforced_verify_result = X509_verify_cert(ctx) == 1 ? X509_V_OK : X509_STORE_CTX_get_error(ctx);
+        ERR_clear_error();
         if (pinned) {
-            int found = 0;
-            for (int i = 0; transfer->presented && i < sk_X509_num(transfer->presented); i++) {
-                if (certificate_is_pinned(transfer, sk_X509_value(transfer->presented, i))) { found = 1; break; }
-            }
+            int found = chain_is_pinned(transfer, transfer->served);
             transfer->pin_outcome = found ? HTTPDNS_PIN_MATCHED : (transfer->pins_enforced ? HTTPDNS_PIN_MISMATCH : HTTPDNS_PIN_MISMATCH_REPORTED);
             if (!found && transfer->pins_enforced) {
                 X509_STORE_CTX_set_error(ctx, X509_V_ERR_APPLICATION_VERIFICATION);
                 return 0;
             }
         }
-        X509_STORE_CTX_set_error(ctx, X509_V_OK);
+        // Accepted whatever the verdict; libcurl (CURLOPT_SSL_VERIFYPEER off) only records it.
+        X509_STORE_CTX_set_error(ctx, transfer->unenforced_verify_result);
         return 1;
     }
 
-    if (name != NULL) {
-        X509_VERIFY_PARAM *param = X509_STORE_CTX_get0_param(ctx);
-        X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
-        X509_VERIFY_PARAM_set1_host(param, name, 0);
-    }
     int ok = X509_verify_cert(ctx);
     if (ok != 1) {
-        record_presented(transfer, copy_chain(leaf, X509_STORE_CTX_get0_untrusted(ctx)));
         int error = X509_STORE_CTX_get_error(ctx);
         // A pinned leaf may stand in for an anchor (self-signed servers), never for the name.
         if (pinned && transfer->pins_are_anchors && leaf != NULL && error != X509_V_ERR_HOSTNAME_MISMATCH &&
@@ -340,14 +354,11 @@ static int verify_callback(X509_STORE_CTX *ctx, void *arg) {
         }
         return 0;
     }
-    record_presented(transfer, X509_STORE_CTX_get1_chain(ctx));
+    record_chain(&transfer->validated, X509_STORE_CTX_get1_chain(ctx));
     if (!pinned) return 1;
-    int count = transfer->presented ? sk_X509_num(transfer->presented) : 0;
-    for (int i = 0; i < count; i++) {
-        if (certificate_is_pinned(transfer, sk_X509_value(transfer->presented, i))) {
-            transfer->pin_outcome = HTTPDNS_PIN_MATCHED;
-            return 1;
-        }
+    if (chain_is_pinned(transfer, transfer->validated)) {
+        transfer->pin_outcome = HTTPDNS_PIN_MATCHED;
+        return 1;
     }
     if (!transfer->pins_enforced) {
         transfer->pin_outcome = HTTPDNS_PIN_MISMATCH_REPORTED;

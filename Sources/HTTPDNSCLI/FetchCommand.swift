@@ -157,8 +157,9 @@ enum FetchCommand {
                             resolution included), time_connect, time_appconnect, time_starttransfer, time_total (seconds
                             from the start, summed over -L's requests as curl does), num_redirects, url (as given),
                             url_effective, urlnum (the URL's place, from 0), content_type, exitcode, errormsg (this
-                            tool's message, not libcurl's), ssl_verify_result (OpenSSL's code for a chain that failed;
-                            0 with -k, which checks nothing), and json: all of them as one JSON object, as curl's.
+                            tool's message, not libcurl's), ssl_verify_result (OpenSSL's verdict on the chain and name:
+                            0 when they verified, else why not; with -k, as curl, what verification would have found,
+                            though nothing depended on it), and json: all of them as one JSON object, as curl's.
                             Another name is warned about on stderr and writes nothing. Nothing is written for input
                             refused before any traffic or after a signal.
                             """),
@@ -730,7 +731,10 @@ enum FetchCommand {
                 if plan.verbose, !shownAtHead.withLock({ $0 }) {
                     if let resolution = error.resolution { describe(resolution, console: console) }
                     if let host = plan.request.url.host(percentEncoded: false), IPAddress(host) != nil {
-                        console.note("* \(host) is an IP literal: no resolution, no SNI sent, certificate checked against the IP")
+                        let check =
+                            error.connection?.certificateVerification == .disabled
+                            ? "certificate not checked (verification disabled)" : "certificate checked against the IP"
+                        console.note("* \(host) is an IP literal: no resolution, no SNI sent, \(check)")
                     }
                     if let failure = error.resolutionError { console.note("* resolution failed: \(failure)") }
                     // A connection made without verification before the failure: warned about here.
@@ -820,7 +824,8 @@ enum FetchCommand {
         } else if let proxy = connection.proxy {
             console.note("* sent by name via proxy \(proxy.redactedString) (no IP replacement; the proxy resolves the host)")
         } else if let host = url.host(percentEncoded: false) {
-            console.note("* \(host) is an IP literal: no resolution, no SNI sent, certificate checked against the IP")
+            let check = connection.certificateVerification == .disabled ? "certificate not checked (verification disabled)" : "certificate checked against the IP"
+            console.note("* \(host) is an IP literal: no resolution, no SNI sent, \(check)")
         }
         if warnsUnverified, connection.verificationSkipped { warnUnverified(connection, url: url, console: console) }
         let address = connection.remoteAddress ?? "?"
@@ -832,9 +837,15 @@ enum FetchCommand {
         }
         if let tls = connection.tls {
             console.note("* TLS: \(tls.protocolVersion ?? "?"), SNI \(tls.serverName ?? "(none sent)"), ALPN \(tls.alpn ?? "(none)")")
-            console.note(
-                "* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(tls.verified ? "verified" : "NOT verified (-k)") for \(url.host(percentEncoded: false).map { HostName.normalize($0) ?? $0 } ?? "?")"
-            )
+            let host = url.host(percentEncoded: false).map { HostName.normalize($0) ?? $0 } ?? "?"
+            // Never "verified" under -k: nothing was checked, whatever the certificate.
+            let verdict =
+                switch tls.verification {
+                case .verified: "verified for \(host)"
+                case .disabled: "\(tls.verification): neither the chain nor the name \(host) was checked"
+                case .failed: "\(tls.verification) for \(host)"
+                }
+            console.note("* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(verdict)")
         }
         console.note("< \(statusLine)")
     }

@@ -90,6 +90,9 @@ enum PinsCommand {
                 console.note("httpdns: no certificate chain was captured (the TLS session was resumed)")
                 return 1
             }
+            if response.connection.tls?.verification == .disabled {
+                console.note("httpdns: not verified (verification disabled): the chain as the server sent it, not checked")
+            }
             let formatter = ISO8601DateFormatter()
             for (index, certificate) in chain.enumerated() {
                 console.print("\(index) subject: \(certificate.subject)")

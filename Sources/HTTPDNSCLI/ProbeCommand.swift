@@ -11,9 +11,11 @@ enum ProbeCommand {
         description: """
             Resolves URL's host (as fetch does) and, for each address, connects with SNI set to the host,
             verifies the certificate for the host, sends GET and reports one line per address: ADDRESS
-            ok|FAILED connect=MS tls=MS status=CODE total=MS cert="SUBJECT" expires=DATE, or the failure
-            (could not connect, TLS handshake, certificate verification, time-out). An address is healthy
-            when the request completes with a status below 400.
+            ok|FAILED connect=MS tls=MS VERSION sni=NAME verified=true status=CODE total=MS cert="SUBJECT"
+            expires=DATE, or the failure (could not connect, TLS handshake, certificate verification,
+            time-out). An address is healthy when the request completes with a status below 400. With -k
+            nothing is verified: verified=false (verification disabled); --json's "tls" object has
+            "verified": false and "verification": "disabled" ("verified" otherwise).
 
             Trust options apply to every address: with --pinnedpubkey, probe checks that each address
             serves a pinned key. Any trust failure (pin mismatch, verification, --cert-status without a
@@ -180,7 +182,8 @@ enum ProbeCommand {
             if let tls {
                 object["tls"] =
                     [
-                        "sni": tls.serverName ?? NSNull(), "verified": tls.verified, "version": tls.protocolVersion ?? NSNull(),
+                        "sni": tls.serverName ?? NSNull(), "verified": tls.verified, "verification": verificationName(tls.verification),
+                        "version": tls.protocolVersion ?? NSNull(),
                         "subject": tls.peerSubject ?? NSNull(), "expires": expires ?? NSNull()
                     ] as [String: Any]
             }
@@ -189,10 +192,21 @@ enum ProbeCommand {
         var text = "\(address) \(ok ? "ok" : "FAILED") connect=\(ms(timing?.connect))ms"
         if let tls {
             text += " tls=\(ms(timing?.tlsHandshake))ms \(tls.protocolVersion ?? "?") sni=\(tls.serverName ?? "-") verified=\(tls.verified)"
+            // -k: say why it is false, so that it is not read as a failed check.
+            if tls.verification == .disabled { text += " (verification disabled)" }
         }
         text += " status=\(response.status) total=\(ms(timing?.total))ms"
         if let tls { text += " cert=\"\(tls.peerSubject ?? "?")\" expires=\(expires ?? "?")" }
         return text
+    }
+
+    /// `--json`'s `tls.verification`: `verified`, `disabled` (-k: nothing was checked) or `failed`.
+    private static func verificationName(_ verification: CertificateVerification) -> String {
+        switch verification {
+        case .verified: "verified"
+        case .disabled: "disabled"
+        case .failed: "failed"
+        }
     }
 
     private static func encode(_ object: [String: Any]) -> String {

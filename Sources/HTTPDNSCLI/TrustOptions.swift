@@ -56,8 +56,10 @@ struct TrustOptions {
             summary: "Verify no certificate or name (pins still apply)",
             detail: """
                 Do not verify the server's certificate or name at all: anyone on the path can impersonate
-                the server. Pins, if given, still apply. Each connection made so is warned about on stderr.
-                The DoH endpoints stay verified: give --cacert for a private DoH server's CA.
+                the server. Pins, if given, still apply. Each connection made so is warned about on stderr,
+                and every report says "not verified (verification disabled)" (fetch -v, probe's
+                verified=false, pins). The DoH endpoints stay verified: give --cacert for a private DoH
+                server's CA.
                 """)
     ]
 

@@ -15,8 +15,11 @@ public enum HostName {
     /// Returns `nil` for an invalid name: empty, an empty label, a label longer than 63 bytes or a name
     /// longer than 253 (RFC 1035 §2.3.4), a character other than letters, digits, `-` and `_` after
     /// mapping, a label that starts or ends with `-`, a character UTS #46 disallows, an `xn--` label
-    /// that is not valid Punycode of a valid U-label, or a last label that is a number (see
-    /// `legacyIPv4Address`).
+    /// that is not valid Punycode of a valid U-label, a last label that is a number (see
+    /// `legacyIPv4Address`), or brackets around anything but one IPv6 address (`[::1]` is `::1`;
+    /// `[127.0.0.1]`, `[a.test]` and `[[::1]]` are refused).
+    ///
+    /// The result is a fixed point: `normalize(normalize(x)) == normalize(x)` for every `x`.
     public static func normalize(_ host: String) -> String? {
         // Most names are already normalized: checked in one pass over the bytes, they come back as
         // they are (this runs on every lookup, cached ones included).
@@ -27,7 +30,10 @@ public enum HostName {
     /// `normalize` without its shortcut for names already normalized.
     static func normalizeFully(_ host: String) -> String? {
         var name = host
-        if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        // Brackets hold an IPv6 literal and nothing else (RFC 3986 §3.2.2). Anything else in them was
+        // unwrapped once and handed to `IPAddress`, which unwraps too: `[[::]]` became `[::]`, whose
+        // own normalization is `::`, so one host had two keys.
+        if name.hasPrefix("[") || name.hasSuffix("]") { return bracketedIPv6(name) }
         if IPAddress(name) != nil { return name.lowercased() }
         let hadTrailingDot = name.hasSuffix(".")
         if hadTrailingDot { name.removeLast() }
@@ -59,6 +65,17 @@ public enum HostName {
             }
         }
         return name
+    }
+
+    /// The address inside `[` and `]`, lower case, when `text` is exactly an IPv6 literal in
+    /// brackets; nil for anything else (IPv4 or a name in brackets, nested or unbalanced brackets).
+    private static func bracketedIPv6(_ text: String) -> String? {
+        guard text.hasPrefix("["), text.hasSuffix("]"), text.utf8.count > 2 else { return nil }
+        let inner = String(text.dropFirst().dropLast())
+        guard !inner.utf8.contains(where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") }),
+            IPAddress(inner)?.family == .ipv6
+        else { return nil }
+        return inner.lowercased()
     }
 
     /// True when `host` is lower-case LDH labels (a-z, 0-9, inner hyphens) of 1-63 bytes, at most

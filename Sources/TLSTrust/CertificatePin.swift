@@ -72,6 +72,16 @@ public enum CertificatePin: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The pin as an RFC 7469 §2.1 directive, as pin reports list it (§3 `known-pins`):
+    /// `pin-sha256="BASE64"` for a public-key pin; `cert-sha256="BASE64"`, in the same shape, for a
+    /// whole-certificate pin, which RFC 7469 does not define.
+    public var directive: String {
+        switch self {
+        case .publicKey(let digest): "pin-sha256=\"\(digest.base64EncodedString())\""
+        case .certificate(let digest): "cert-sha256=\"\(digest.base64EncodedString())\""
+        }
+    }
+
     private static func digest(_ encoded: String, text: String) throws(TrustError) -> Data {
         if let hex = hexDigest(encoded) { return hex }
         guard let data = Data(base64Encoded: encoded), data.count == 32 else {

@@ -64,9 +64,30 @@ package final class TransferTrust: @unchecked Sendable { // written by the TLS c
     /// True when this transfer's handshake ran without verification.
     package var verificationSkipped: Bool { (state?.pointee.verification_skipped ?? 0) != 0 }
 
-    /// The chain the handshake saw, leaf first; empty when no handshake verification ran.
+    /// The chain verification built, else (verification off, or it failed) the chain the server
+    /// sent; leaf first. Empty when no handshake verification ran (a resumed session).
     package var presentedChain: [Certificate] {
-        guard let stack = state?.pointee.presented else { return [] }
+        let validated = validatedChain
+        return validated.isEmpty ? servedChain : validated
+    }
+
+    /// True when the server's certificate reached the verification callback (cheaper than
+    /// `servedChain`, which copies every certificate).
+    package var sawCertificate: Bool { state?.pointee.served != nil }
+
+    /// True when verification built a chain (and so succeeded), whatever the pins then found.
+    package var verifiedChain: Bool { state?.pointee.validated != nil }
+
+    /// The certificates the server sent, in its order, leaf first; empty when no handshake
+    /// verification ran.
+    package var servedChain: [Certificate] { Self.certificates(state?.pointee.served) }
+
+    /// The chain verification built, leaf first and anchor last (X509_STORE_CTX_get1_chain); empty
+    /// when verification was off, failed or did not run. Never made up from what the server sent.
+    package var validatedChain: [Certificate] { Self.certificates(state?.pointee.validated) }
+
+    private static func certificates(_ stack: OpaquePointer?) -> [Certificate] {
+        guard let stack else { return [] }
         return (0..<httpdns_x509_stack_count(stack)).compactMap { index in
             httpdns_x509_stack_get(stack, index).map { Certificate(trustedDER: Certificate.derBytes(of: $0)) }
         }

@@ -212,3 +212,87 @@ extension TrustSuites.PinningTests {
         #expect(try posts() == 1)
     }
 }
+
+extension TrustSuites.PinningTests {
+    /// The JSON body of `report`, as an object.
+    func reportObject(_ data: Data) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    /// Checks an RFC 7469 §3 report of a mismatch on a.test, field by field, against the PKI
+    /// files: served chain as nginx sends it, validated chain leaf to the test root, as PEM.
+    func expectRFC7469Report(_ object: [String: Any], pinSet: PinSet, verified: Bool) throws {
+        let leaf = try fixture.leafCertificate("a.test")
+        let served = try Certificate.certificates(contentsOf: fixture.servers.leaf("a.test").certificate)
+        #expect(object["hostname"] as? String == "a.test")
+        #expect(object["port"] as? Int == fixture.servers.httpsPort)
+        #expect(object["noted-hostname"] as? String == "a.test")
+        #expect(object["include-subdomains"] as? Bool == false)
+        #expect(object["effective-expiration-date"] is NSNull)
+        let date = try #require(object["date-time"] as? String)
+        let parsed = try #require(ISO8601DateFormatter().date(from: date), "RFC 3339: \(date)")
+        #expect(abs(parsed.timeIntervalSinceNow) < 600)
+        // PEM strings that read back to the very certificates.
+        let servedPEM = try #require(object["served-certificate-chain"] as? [String])
+        #expect(servedPEM.allSatisfy { $0.hasPrefix("-----BEGIN CERTIFICATE-----\n") && $0.hasSuffix("-----END CERTIFICATE-----\n") })
+        #expect(try servedPEM.map { try Certificate.certificates(pem: Data($0.utf8)) } == served.map { [$0] })
+        let validatedPEM = try #require(object["validated-certificate-chain"] as? [String])
+        if verified {
+            #expect(try validatedPEM.map { try Certificate.certificates(pem: Data($0.utf8)) } == [[leaf], [fixture.testCA[0]]])
+        } else {
+            #expect(validatedPEM.isEmpty)
+        }
+        #expect(object["known-pins"] as? [String] == pinSet.pins.map { "pin-sha256=\"\($0.sha256.base64EncodedString())\"" }.sorted())
+        #expect(object["verification"] as? String == (verified ? "verified" : "disabled"))
+        #expect(object["enforced"] as? Bool == false)
+        #expect(object["remote-address"] as? String == "127.0.0.1")
+    }
+
+    /// A request to a.test (at 127.0.0.1) under a report-only pin set that does not match, and the
+    /// report it raised.
+    func reportOnlyMismatchOnA(_ verification: TrustPolicy.Verification) async throws -> (PinSet, PinReport) {
+        let events = TrustEventLog()
+        let set = PinSet(hosts: ["a.test"], pins: [fixture.otherCA[0].publicKeyPin], enforcement: .reportOnly)
+        var request = HTTPRequest(url: fixture.url("a.test"))
+        request.connectTo = [IPAddress("127.0.0.1")!]
+        let trust = TrustPolicy(anchors: fixture.freshAnchors(), verification: verification, pinSets: [set])
+        #expect(try await client(trust, events: events).execute(request).status == 200)
+        return (set, try #require(events.pinReports.first))
+    }
+
+    @Test("a pin report has RFC 7469 §3's fields: PEM served and validated chains, noted host name, pin-sha256 directives")
+    func reportHasRFC7469Shape() async throws {
+        let (set, report) = try await reportOnlyMismatchOnA(.full)
+        #expect(report.validatedChain == [try fixture.leafCertificate("a.test"), fixture.testCA[0]])
+        #expect(!report.verificationDisabled)
+        try expectRFC7469Report(try reportObject(report.jsonBody()), pinSet: set, verified: true)
+    }
+
+    @Test("without verification a pin report has no validated chain and says verification was disabled")
+    func insecureReportHasNoValidatedChain() async throws {
+        let (set, report) = try await reportOnlyMismatchOnA(.insecureSkippingAllVerification)
+        #expect(report.validatedChain.isEmpty)
+        #expect(report.verificationDisabled)
+        #expect(report.servedChain == (try Certificate.certificates(contentsOf: fixture.servers.leaf("a.test").certificate)))
+        try expectRFC7469Report(try reportObject(report.jsonBody()), pinSet: set, verified: false)
+    }
+
+    @Test("the report POSTed to the collector is RFC 7469 §3's JSON, field by field")
+    func postedReportHasRFC7469Shape() async throws {
+        let path = "/collect/pin-report-\(UUID().uuidString)"
+        var set = PinSet(hosts: ["a.test"], pins: [fixture.otherCA[0].publicKeyPin], enforcement: .reportOnly)
+        set.reportURL = fixture.url("b.test", path)
+        var request = HTTPRequest(url: fixture.url("a.test"))
+        request.connectTo = [IPAddress("127.0.0.1")!]
+        #expect(try await client(TrustPolicy(anchors: fixture.freshAnchors(), pinSets: [set])).execute(request).status == 200)
+        // The upload runs in the background: wait (bounded) for nginx to log its body.
+        func posted() throws -> String? {
+            let log = (try? String(contentsOf: fixture.servers.nginxBodyLog, encoding: .utf8)) ?? ""
+            return log.split(separator: "\n").first { $0.hasPrefix("\(path) ") }.map { String($0.dropFirst(path.count + 1)) }
+        }
+        let deadline = ContinuousClock.now + .seconds(TestTimeScale.scaled(10))
+        while try posted() == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        let body = try #require(try posted(), "no report reached \(path)")
+        try expectRFC7469Report(try reportObject(Data(body.utf8)), pinSet: set, verified: true)
+    }
+}

@@ -152,8 +152,75 @@ extension TrustSuites {
         func insecureVerboseSaysNotVerified(host: String) async throws {
             let result = try await httpdns(["fetch", "-k", "-v", fixture.url(host).absoluteString] + doh)
             #expect(result.status == 0, "\(result.stderrText)")
-            #expect(result.stderrText.contains("NOT verified (-k) for \(host)"), "\(result.stderrText)")
+            #expect(
+                result.stderrText.contains("; not verified (verification disabled): neither the chain nor the name \(host) was checked"),
+                "\(result.stderrText)")
             #expect(!result.stderrText.contains("; verified for"), "\(result.stderrText)")
+            let verified = try await httpdns(["fetch", "-v", fixture.url("a.test").absoluteString] + doh)
+            #expect(verified.stderrText.contains("; verified for a.test"), "\(verified.stderrText)")
+            #expect(!verified.stderrText.contains("not verified"), "\(verified.stderrText)")
+        }
+
+        @Test("-k -v with an IP literal says the certificate was not checked, not that it was checked against the IP")
+        func insecureVerboseIPLiteral() async throws {
+            let url = "https://127.0.0.1:\(fixture.servers.httpsPort)/"
+            let result = try await httpdns(["fetch", "-k", "-v", url])
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(result.stderrText.contains("127.0.0.1 is an IP literal: no resolution, no SNI sent, certificate not checked (verification disabled)"), "\(result.stderrText)")
+            #expect(result.stderrText.contains("; not verified (verification disabled)"), "\(result.stderrText)")
+        }
+
+        @Test("probe -k says verified=false (verification disabled) in its line, and false and disabled in --json", arguments: ["wrong.test", "self-signed.test", "a.test"])
+        func probeInsecureSaysNotVerified(host: String) async throws {
+            let text = try await httpdns(["probe", "-k", fixture.url(host).absoluteString] + doh)
+            #expect(text.status == 0, "\(text.stdoutText)\(text.stderrText)")
+            let lines = text.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }
+            #expect(!lines.isEmpty)
+            for line in lines {
+                #expect(line.contains("sni=\(host) verified=false (verification disabled) status=200"), "\(line)")
+                #expect(!line.contains("verified=true"))
+            }
+            for tls in try await probeTLSObjects(["-k", fixture.url(host).absoluteString]) {
+                #expect(tls["verified"] as? Bool == false)
+                #expect(tls["verification"] as? String == "disabled")
+            }
+        }
+
+        /// `probe --json ARGUMENTS`'s `tls` objects, one per address (at least one).
+        func probeTLSObjects(_ arguments: [String]) async throws -> [[String: Any]] {
+            let json = try await httpdns(["probe", "--json"] + arguments + doh)
+            #expect(json.status == 0, "\(json.stderrText)")
+            let objects = try json.stdoutText.split(separator: "\n").map { line in
+                try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            }
+            #expect(!objects.isEmpty)
+            return try objects.map { try #require($0["tls"] as? [String: Any]) }
+        }
+
+        @Test("probe --json with verification says verified and true")
+        func probeJSONVerified() async throws {
+            for tls in try await probeTLSObjects([fixture.url("a.test").absoluteString]) {
+                #expect(tls["verified"] as? Bool == true)
+                #expect(tls["verification"] as? String == "verified")
+            }
+        }
+
+        @Test("pins -k says the chain it prints was not verified")
+        func pinsInsecureSaysNotVerified() async throws {
+            let result = try await httpdns(["pins", "-k", fixture.url("self-signed.test").absoluteString] + doh)
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(result.stderrText.contains("not verified (verification disabled)"), "\(result.stderrText)")
+            let verified = try await httpdns(["pins", fixture.url("a.test").absoluteString] + doh)
+            #expect(!verified.stderrText.contains("not verified"), "\(verified.stderrText)")
+        }
+
+        @Test(
+            "-k -w %{ssl_verify_result} is what verification would have found, as curl's: never 0 for a certificate that would fail",
+            arguments: [("self-signed.test", "18"), ("wrong.test", "62"), ("expired.test", "10"), ("a.test", "0")])
+        func insecureWriteOutVerifyResult(host: String, code: String) async throws {
+            let result = try await httpdns(["fetch", "-s", "-k", "-o", "/dev/null", "-w", "%{ssl_verify_result}", fixture.url(host).absoluteString] + doh)
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(result.stdoutText == code)
         }
 
         @Test("-k -v warns once per new connection, among its connection lines: after where the addresses came from, before '* connected'; each -L hop's own")

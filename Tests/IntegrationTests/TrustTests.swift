@@ -99,6 +99,56 @@ extension TrustSuites {
         }
 
         @Test(
+            "without verification the reports say disabled, never verified, on a new and on a reused connection, whatever the certificate",
+            arguments: ["self-signed.test", "wrong.test", "a.test"])
+        func insecureReportsVerificationDisabled(host: String) async throws {
+            let insecure = TrustPolicy(anchors: fixture.freshAnchors(), verification: .insecureSkippingAllVerification)
+            let client = try client(insecure, events: TrustEventLog())
+            for round in 0..<2 {
+                var request = HTTPRequest(url: fixture.url(host))
+                request.reportsTLSDetails = true
+                let response = try await client.execute(request)
+                #expect(response.status == 200)
+                #expect(response.connection.reusedConnection == (round == 1))
+                let tls = try #require(response.connection.tls)
+                #expect(tls.verification == .disabled)
+                #expect(!tls.verified)
+                #expect(response.connection.certificateVerification == .disabled)
+                #expect(tls.verification.description == "not verified (verification disabled)")
+            }
+        }
+
+        @Test(
+            "without verification the verify result is what verification would have found, as curl -k reports it",
+            arguments: [("self-signed.test", 18), ("wrong.test", 62), ("expired.test", 10), ("a.test", 0)])
+        func insecureVerifyResultIsTheUnenforcedVerdict(host: String, code: Int) async throws {
+            let insecure = TrustPolicy(anchors: fixture.freshAnchors(), verification: .insecureSkippingAllVerification)
+            let response = try await client(insecure, events: TrustEventLog()).execute(HTTPRequest(url: fixture.url(host)))
+            #expect(response.status == 200)
+            #expect(response.connection.certificateVerifyResult == code)
+            // Nothing depended on it: even a certificate that would have verified is not "verified".
+            #expect(response.connection.certificateVerification == .disabled)
+        }
+
+        @Test("with verification a completed request reports verified, and a refused certificate reports failed with OpenSSL's code")
+        func verificationVerifiedAndFailed() async throws {
+            var request = HTTPRequest(url: fixture.url("a.test"))
+            request.reportsTLSDetails = true
+            let client = try client(TrustPolicy(anchors: fixture.freshAnchors()))
+            let response = try await client.execute(request)
+            #expect(response.connection.certificateVerification == .verified)
+            #expect(response.connection.tls?.verification == .verified)
+            #expect(response.connection.tls?.verified == true)
+            for (host, code) in [("wrong.test", 62), ("self-signed.test", 18), ("expired.test", 10)] {
+                let error = try await #require(throws: HTTPClientError.self) {
+                    try await client.execute(HTTPRequest(url: fixture.url(host)))
+                }
+                #expect(error.kind == .certificateVerificationFailed)
+                #expect(error.connection?.certificateVerification == .failed(x509Error: code), "\(host)")
+            }
+        }
+
+        @Test(
             "without verification the event comes when the head arrives, before any body byte reaches a streaming destination, once per connection",
             arguments: [false, true])
         func insecureEventPrecedesTheBody(streaming: Bool) async throws {

@@ -100,18 +100,59 @@ struct PolicyRulesTests {
 }
 
 extension PolicyRulesTests {
-    @Test("the pin report's JSON carries RFC 7469 §3 fields")
+    @Test("the pin report's JSON has RFC 7469 §3's fields, in its shapes")
     func reportJSON() throws {
-        let set = PinSet(hosts: ["**.example.com"], pins: [.publicKey(sha256: Self.digest)], enforcement: .reportOnly)
+        let other = Data(repeating: 0xAB, count: 32)
+        let set = PinSet(
+            hosts: ["**.example.com", "other.test"], pins: [.publicKey(sha256: Self.digest), .certificate(sha256: other)],
+            expires: Date(timeIntervalSince1970: 86_400), enforcement: .reportOnly)
         let report = PinReport(
-            host: "api.example.com", port: 443, remoteAddress: "192.0.2.1", presentedChain: [], pinSet: set,
+            host: "api.example.com", port: 443, remoteAddress: "192.0.2.1", servedChain: [], validatedChain: [], pinSet: set,
             enforced: false, date: Date(timeIntervalSince1970: 0))
         let object = try #require(try JSONSerialization.jsonObject(with: report.jsonBody()) as? [String: Any])
+        #expect(object["date-time"] as? String == "1970-01-01T00:00:00Z")
         #expect(object["hostname"] as? String == "api.example.com")
         #expect(object["port"] as? Int == 443)
+        #expect(object["effective-expiration-date"] as? String == "1970-01-02T00:00:00Z")
+        // The pattern that applied: **.example.com, so example.com with its subdomains.
+        #expect(object["noted-hostname"] as? String == "example.com")
         #expect(object["include-subdomains"] as? Bool == true)
-        #expect(object["known-pins"] as? [String] == ["sha256//" + Self.digest.base64EncodedString()])
-        #expect(object["date-time"] as? String == "1970-01-01T00:00:00Z")
+        #expect(object["served-certificate-chain"] as? [String] == [])
+        #expect(object["validated-certificate-chain"] as? [String] == [])
+        // RFC 7469 §2.1 directives, not curl's sha256// form.
+        #expect(
+            object["known-pins"] as? [String] == ["cert-sha256=\"\(other.base64EncodedString())\"", "pin-sha256=\"\(Self.digest.base64EncodedString())\""])
+        #expect(object["verification"] as? String == "verified")
+        #expect(object["enforced"] as? Bool == false)
+        #expect(object["remote-address"] as? String == "192.0.2.1")
+    }
+
+    @Test("a pin report names the exact pattern that applied, and says when verification was disabled")
+    func reportJSONExactPatternAndDisabledVerification() throws {
+        let set = PinSet(hosts: ["**.test", "a.test"], pins: [.publicKey(sha256: Self.digest)])
+        let report = PinReport(
+            host: "a.test", port: 8443, remoteAddress: nil, servedChain: [], validatedChain: [], verificationDisabled: true,
+            pinSet: set, enforced: true, date: Date(timeIntervalSince1970: 0))
+        let object = try #require(try JSONSerialization.jsonObject(with: report.jsonBody()) as? [String: Any])
+        #expect(object["noted-hostname"] as? String == "a.test")
+        #expect(object["include-subdomains"] as? Bool == false)
+        #expect(object["effective-expiration-date"] is NSNull)
+        #expect(object["verification"] as? String == "disabled")
+        #expect(object["validated-certificate-chain"] as? [String] == [])
+        #expect(object["remote-address"] is NSNull)
+        // A set for every host: the host itself was noted, without subdomains.
+        let everyHost = PinReport(
+            host: "b.test", port: 443, remoteAddress: nil, servedChain: [], validatedChain: [], pinSet: PinSet(pins: [.publicKey(sha256: Self.digest)]),
+            enforced: true, date: Date(timeIntervalSince1970: 0))
+        let everyObject = try #require(try JSONSerialization.jsonObject(with: everyHost.jsonBody()) as? [String: Any])
+        #expect(everyObject["noted-hostname"] as? String == "b.test")
+        #expect(everyObject["include-subdomains"] as? Bool == false)
+    }
+
+    @Test("a pin prints as an RFC 7469 directive")
+    func pinDirective() {
+        #expect(CertificatePin.publicKey(sha256: Self.digest).directive == "pin-sha256=\"\(Self.digest.base64EncodedString())\"")
+        #expect(CertificatePin.certificate(sha256: Self.digest).directive == "cert-sha256=\"\(Self.digest.base64EncodedString())\"")
     }
 
     @Test("the pin report's message shows each expected pin as written (PinSet.spellings), with its normalized form when that differs")
@@ -124,7 +165,7 @@ extension PolicyRulesTests {
         spellings[keyPin] = keyPin.description
         let set = PinSet(pins: Set(written.map(\.pin) + [keyPin]), spellings: spellings)
         let report = PinReport(
-            host: "api.example.com", port: 443, remoteAddress: nil, presentedChain: [], pinSet: set, enforced: true,
+            host: "api.example.com", port: 443, remoteAddress: nil, servedChain: [], validatedChain: [], pinSet: set, enforced: true,
             date: Date(timeIntervalSince1970: 0))
         let certificateHex = Self.digest.map { String(format: "%02x", $0) }.joined()
         let expected = [
@@ -135,7 +176,7 @@ extension PolicyRulesTests {
         #expect(report.description.hasPrefix("certificate pinning failed for api.example.com:443: no certificate of the chain matches \(expected)\n"), "\(report)")
         // Without spellings, the normalized forms.
         let plain = PinReport(
-            host: "api.example.com", port: 443, remoteAddress: nil, presentedChain: [], pinSet: PinSet(pins: [keyPin]), enforced: true,
+            host: "api.example.com", port: 443, remoteAddress: nil, servedChain: [], validatedChain: [], pinSet: PinSet(pins: [keyPin]), enforced: true,
             date: Date(timeIntervalSince1970: 0))
         #expect(plain.description.contains("matches \(keyPin.description)\n"), "\(plain)")
     }
@@ -144,11 +185,11 @@ extension PolicyRulesTests {
     func reportMessageBracketsIPv6() {
         let set = PinSet(pins: [.publicKey(sha256: Self.digest)])
         let literal = PinReport(
-            host: "2001:db8::1", port: 8443, remoteAddress: "2001:db8::1", presentedChain: [], pinSet: set,
+            host: "2001:db8::1", port: 8443, remoteAddress: "2001:db8::1", servedChain: [], validatedChain: [], pinSet: set,
             enforced: true, date: Date(timeIntervalSince1970: 0))
         #expect(literal.description.hasPrefix("certificate pinning failed for [2001:db8::1]:8443 (2001:db8::1): "), "\(literal)")
         let name = PinReport(
-            host: "api.example.com", port: 443, remoteAddress: "192.0.2.1", presentedChain: [], pinSet: set,
+            host: "api.example.com", port: 443, remoteAddress: "192.0.2.1", servedChain: [], validatedChain: [], pinSet: set,
             enforced: true, date: Date(timeIntervalSince1970: 0))
         #expect(name.description.hasPrefix("certificate pinning failed for api.example.com:443 (192.0.2.1): "), "\(name)")
     }

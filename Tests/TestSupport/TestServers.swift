@@ -33,6 +33,9 @@ public struct TestServers: Sendable {
     public let largeFile: URL
     /// nginx's access log: one line per request with `sni=`, `host=`, `conn=` and `reqs=`.
     public let nginxAccessLog: URL
+    /// The bodies POSTed to any virtual host's `/collect/...`: one line per request, its path, a
+    /// space, then the body as it came (nginx writes it when the request is done).
+    public let nginxBodyLog: URL
     /// unbound's log: one line per query it answered.
     public let unboundLog: URL
     /// Every `KEY=value` of `servers.env`.
@@ -82,6 +85,7 @@ public struct TestServers: Sendable {
         ipv6Available = try string("IPV6") == "1"
         largeFile = try path("LARGE_FILE")
         nginxAccessLog = try path("NGINX_ACCESS_LOG")
+        nginxBodyLog = try path("NGINX_BODY_LOG")
         unboundLog = try path("UNBOUND_LOG")
         environment = values
     }

@@ -59,8 +59,15 @@ struct httpdns_tls_transfer {
     /// Outputs, written during the handshake.
     int pin_outcome;
     int verification_skipped;
-    /// The chain the server presented (verified chain when verification succeeded). May be NULL.
-    STACK_OF(X509) *presented;
+    /// The chain as the server sent it, leaf first (the peer's certificates, RFC 8446 §4.4.2). May be NULL.
+    STACK_OF(X509) *served;
+    /// The chain verification built, leaf first, anchor last (X509_STORE_CTX_get1_chain after
+    /// X509_verify_cert succeeded). NULL when verification was off, failed, or did not run.
+    STACK_OF(X509) *validated;
+    /// Under `insecure`: what verification would have found (an X509_V_ERR_* code, X509_V_OK when
+    /// the chain and the name would have passed), left as the handshake's verify result for
+    /// CURLINFO_SSL_VERIFYRESULT, as libcurl does with CURLOPT_SSL_VERIFYPEER off. Nothing depends on it.
+    int unenforced_verify_result;
 };
 /// Copies the pins. Returns NULL when out of memory.
 struct httpdns_tls_transfer *httpdns_tls_transfer_new(const struct httpdns_trust *trust,

@@ -48,13 +48,23 @@ public struct ConnectionReport: Sendable {
     public var proxy: URL? = nil
     /// A pin mismatch that a report-only pin set let through, if any.
     public var pinReport: PinReport? = nil
-    /// True when this connection was made without certificate verification
-    /// (`TrustPolicy.insecureSkippingAllVerification`).
+    /// How the server's certificate was checked: `.verified`, `.disabled` under
+    /// `TrustPolicy.insecureSkippingAllVerification` (on a reused connection too: nothing was
+    /// checked when it was made), or `.failed` on a failed request (`HTTPClientError.connection`)
+    /// whose certificate was refused. nil for `http` URLs and for a request that failed before the
+    /// server's certificate was checked (it could not connect, say).
+    public var certificateVerification: CertificateVerification? = nil
+    /// True when this request made a new connection without certificate verification
+    /// (`TrustPolicy.insecureSkippingAllVerification`); each raises
+    /// `TrustEvent.insecureConnection`. False on a reused connection, whose request made none:
+    /// `certificateVerification` says how any connection was checked.
     public var verificationSkipped: Bool = false
-    /// OpenSSL's verdict on the server's chain (CURLINFO_SSL_VERIFYRESULT, an `X509_V_ERR_*` code;
-    /// curl's `ssl_verify_result`): on a failed request (`HTTPClientError.connection`) why the chain
-    /// did not verify (20: no trusted issuer, 10: expired, 62: another host name, ...); else 0, also
-    /// when verification was skipped, which checks nothing (curl reports what it would have found).
+    /// OpenSSL's verdict on the server's chain and name (CURLINFO_SSL_VERIFYRESULT, an
+    /// `X509_V_ERR_*` code; curl's `ssl_verify_result`): 0 when they verified; on a failed request
+    /// (`HTTPClientError.connection`) why they did not (20: no trusted issuer, 10: expired, 62:
+    /// another host name, ...). With verification disabled it is what verification would have found
+    /// (18 for a self-signed certificate, 62 for another name), as curl reports it with `-k`, but
+    /// nothing depended on it: `certificateVerification` is `.disabled` whatever it is.
     public var certificateVerifyResult: Int = 0
 }
 
@@ -71,16 +81,21 @@ public struct TLSReport: Sendable, Hashable {
     public var peerSubject: String?
     /// Issuer of the server's certificate (RFC 2253 form).
     public var peerIssuer: String?
-    /// True when the chain and the host name were verified and OpenSSL's chain verification
-    /// succeeded (X509_V_OK): always for a completed request under a verifying policy, since a
-    /// failure aborts the handshake. False under `TrustPolicy.insecureSkippingAllVerification`
-    /// (`-k`), which checks nothing, whatever OpenSSL's chain result.
-    public var verified: Bool
+    /// How the certificate was checked: `.verified` for every completed request under a verifying
+    /// policy (a failure aborts the handshake); `.disabled` under
+    /// `TrustPolicy.insecureSkippingAllVerification` (`-k`), which checks nothing, whatever the
+    /// certificate. As `ConnectionReport.certificateVerification`.
+    public var verification: CertificateVerification
+    /// True only when `verification` is `.verified`: the chain led to an anchor and the certificate
+    /// matched the host name. False under `TrustPolicy.insecureSkippingAllVerification` (`-k`),
+    /// even for a certificate that would have verified: none was checked.
+    public var verified: Bool { verification.isVerified }
     /// The server certificate's notAfter (end of validity).
     public var peerNotAfter: Date? = nil
-    /// The chain the handshake verified, leaf first and anchor last (what the server sent when
-    /// verification is off), with each certificate's pins. Empty on a reused connection or a
-    /// resumed TLS session, where no certificate was checked.
+    /// The chain the handshake verified, leaf first and anchor last, with each certificate's pins;
+    /// with verification disabled, what the server sent (`verification` is then `.disabled`: it
+    /// was not verified). Empty on a reused connection or a resumed TLS session, where no
+    /// certificate was checked.
     public var certificateChain: [PresentedCertificate] = []
 }
 

@@ -26,7 +26,8 @@ extension Transfer {
         let address = ip.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
         return PinReport(
             host: displayHost, port: port, remoteAddress: address,
-            presentedChain: transferTrust.presentedChain.map(PresentedCertificate.init),
+            servedChain: transferTrust.servedChain, validatedChain: transferTrust.validatedChain,
+            verificationDisabled: pool.trust.policy.verification == .insecureSkippingAllVerification,
             pinSet: pinSet, enforced: enforced, date: Date())
     }
 

@@ -513,8 +513,10 @@ final class Transfer: @unchecked Sendable { // confined to the loop thread but f
             alpn: alpnLength > 0 ? String(decoding: alpn.prefix(Int(alpnLength)).map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil,
             protocolVersion: httpdns_ssl_version(ssl).map { String(cString: $0) },
             peerSubject: nil, peerIssuer: nil,
-            // With verification off nothing was checked, the name least of all: never "verified".
-            verified: pool.trust.policy.verification == .full && httpdns_ssl_verify_result(ssl) == X509_V_OK)
+            // With verification off nothing was checked, the name least of all: never "verified",
+            // whatever OpenSSL's verdict (which it records, unenforced, for ssl_verify_result).
+            verification: pool.trust.policy.verification == .insecureSkippingAllVerification
+                ? .disabled : httpdns_ssl_verify_result(ssl) == X509_V_OK ? .verified : .failed(x509Error: Int(httpdns_ssl_verify_result(ssl))))
         report.certificateChain = transferTrust?.presentedChain.map(PresentedCertificate.init) ?? []
         if let peer = httpdns_ssl_peer_certificate(ssl) {
             report.peerSubject = Certificate.name(of: peer, httpdns_x509_subject)
@@ -630,9 +632,26 @@ final class Transfer: @unchecked Sendable { // confined to the loop thread but f
         _ = httpdns_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
         var report = connectionReport()
         report.reusedConnection = connects == 0
-        report.verificationSkipped = connects > 0 && pool.trust.policy.verification == .insecureSkippingAllVerification
+        let insecure = pool.trust.policy.verification == .insecureSkippingAllVerification
+        report.verificationSkipped = connects > 0 && insecure
         if transferTrust?.pinOutcome == .mismatchReported { report.pinReport = pinReport(enforced: false) }
+        report.certificateVerification = certificateVerification(of: report, insecure: insecure)
         return report
+    }
+
+    /// How the server's certificate was checked, as far as the transfer got: nil for http, or when
+    /// no certificate was checked (the request failed before the handshake got that far).
+    private func certificateVerification(of report: ConnectionReport, insecure: Bool) -> CertificateVerification? {
+        guard isHTTPS else { return nil }
+        // The handshake completed, now or before the connection was pooled: under a verifying
+        // policy the verification callback let it through, so the certificate verified. (No
+        // connection made counts as "reused" too, so a reused one must have carried a response.)
+        let handshakeDone = (report.reusedConnection && status > 0) || (report.timing?.tlsHandshake ?? 0) > 0
+        if insecure { return handshakeDone || transferTrust?.sawCertificate == true ? .disabled : nil }
+        if handshakeDone { return .verified }
+        if report.certificateVerifyResult != Int(X509_V_OK) { return .failed(x509Error: report.certificateVerifyResult) }
+        // Verified, then failed for something else (no OCSP staple, say).
+        return transferTrust?.verifiedChain == true ? .verified : nil
     }
 
     private func connectionReport() -> ConnectionReport {
