@@ -4,7 +4,7 @@ import Foundation
 /// 0 where 0 would mean nothing, too large), refused where it is given: `HostResolver.init`,
 /// `HTTPClient.init`, `HostResolver.resolveBlocking(host:port:families:timeout:)`. Nothing was
 /// looked up or sent.
-public struct InvalidDurationError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct InvalidDurationError: LocalizedError, Sendable, Hashable, CustomStringConvertible {
     /// The numbers of seconds a setting accepts.
     public enum Requirement: Sendable, Hashable, CustomStringConvertible {
         /// Finite and above 0.
@@ -52,6 +52,9 @@ public struct InvalidDurationError: Error, Sendable, Hashable, CustomStringConve
     }
 
     public var description: String { "\(setting) needs \(requirement), not \(value)" }
+
+    /// The same text as `description`, for callers that show `localizedDescription`.
+    public var errorDescription: String? { description }
 
     /// - Throws: `InvalidDurationError` for `setting` when `seconds` does not meet `requirement`.
     public static func check(_ seconds: Double, _ requirement: Requirement, setting: String) throws(InvalidDurationError) {

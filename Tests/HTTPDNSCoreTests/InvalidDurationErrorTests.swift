@@ -23,6 +23,8 @@ struct InvalidDurationErrorTests {
         }
         let error = InvalidDurationError(setting: "Example.timeout", value: -2, requirement: .nonNegative)
         #expect(error.description == "Example.timeout needs a finite number of seconds, 0 or more, not -2.0")
+        // Callers that show localizedDescription get the same text, not Foundation's generic one.
+        #expect((error as any Error).localizedDescription == error.description)
         // nil is the setting off: always accepted.
         #expect(throws: Never.self) { try InvalidDurationError.check(nil as Double?, .positive, setting: "Example.window") }
     }
