@@ -22,7 +22,9 @@ enum ExitStatusTable {
         Entry(status: "1", meaning: "an address is unhealthy (a trust failure included)", commands: ["probe"]),
         Entry(status: "1", meaning: "with --compare: a name disagrees", commands: ["resolve"]),
         Entry(
-            status: "\(Status.usage)", meaning: "usage error or bad input, found before any traffic: an unknown option, a malformed URL, a file or value an option names that cannot be used",
+            status: "\(Status.usage)",
+            meaning:
+                "usage error or bad input, found before any traffic: an unknown option, a malformed URL, a file or value an option names that cannot be used (not --cache-file: an unusable cache file is a warning, and lookups go on without it)",
             commands: all),
         Entry(status: "\(Status.couldNotResolve)", meaning: "could not resolve host", commands: ["fetch", "probe", "pins"]),
         Entry(
