@@ -49,8 +49,9 @@ public final class HTTPClient: Sendable {
         /// `trustPolicies.policy(for: host)` instead of `trust`. Default nil.
         public var trustPolicies: TrustPolicyManager?
         /// Receives pin mismatches (enforced and report-only) and connections made without
-        /// verification, on the loop thread (`executor`): keep it short and never block in it, as it
-        /// delays every transfer of the process. A connection made without verification is reported
+        /// verification, on a thread driving libcurl (usually the loop thread, `executor`) or the
+        /// request's own: keep it short and never block in it, as it may delay every transfer of
+        /// the process. A connection made without verification is reported
         /// when its response head arrives, before any body byte reaches a `.handler` or `.streaming`
         /// destination (a redirect's whose body is dropped, and the rest, when the request ends).
         /// nil: insecure connections are warned about on stderr, pin mismatches are only in errors
@@ -144,9 +145,11 @@ public final class HTTPClient: Sendable {
     /// The executor every client's transfers run on: one thread per process, which owns the
     /// libcurl multi handles and waits for all their sockets in one epoll set.
     ///
-    /// `execute` runs its request's work there (setting options, reading the response, resuming
-    /// the caller), and a caller on the global executor hops there and back once per request. Code
-    /// that sends many requests can run on it instead, and then makes no thread hop at all:
+    /// A caller elsewhere (the global executor) builds its request on its own thread and, while the
+    /// loop is idle, starts it there as well; the loop thread takes over the transfer and resumes
+    /// the caller once the response is in: one thread hand-off per request. Code that sends many
+    /// requests can run on the loop instead (`execute` then sets the options, reads the response
+    /// and resumes the caller there) and makes no thread hop at all:
     ///
     /// ```swift
     /// try await withTaskExecutorPreference(client.executor) {
@@ -164,9 +167,13 @@ public final class HTTPClient: Sendable {
     /// - Warning: As `executor`: never block it.
     public var serialExecutor: any SerialExecutor { engine.serialExecutor }
 
-    /// Runs `body` on the loop (see `executor`): no hop when the caller is there already.
+    /// Runs `body` where the caller runs, keeping a caller on the loop thread there (see
+    /// `executor`): an actor on `serialExecutor` that prefers no task executor would otherwise send
+    /// the request's nonisolated work to the global executor and back. A caller elsewhere is not
+    /// moved: the loop starts its transfer without a hop (`TransferEngine.submit`).
     func onLoop<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        try await withTaskExecutorPreference(engine, operation: body)
+        guard engine.isOnLoop else { return try await body() }
+        return try await withTaskExecutorPreference(engine, operation: body)
     }
 
     /// Closes the idle keep-alive connections of this client's pool and forgets its TLS sessions,

@@ -3,7 +3,7 @@ internal import CHTTPDNSShims
 
 /// Owns one libcurl multi handle (`CURLM*`, its connection cache) and the share handle
 /// (`CURLSH*`) holding its TLS session cache: both cleaned up once, by `close()` or `deinit`.
-/// Used on the engine's loop thread only.
+/// Used only with the engine's loop state locked (`TransferEngine.state`).
 final class MultiHandle {
     /// The handles, for libcurl calls while this owner is open; never stored elsewhere.
     let multi: UnsafeMutableRawPointer

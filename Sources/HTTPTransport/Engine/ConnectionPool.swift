@@ -34,7 +34,8 @@ final class PoolDescriptor: Sendable {
 ///
 /// libcurl's connection-reuse and session-resumption keys do not include what a
 /// CURLOPT_SSL_CTX_FUNCTION callback does, so requests under different trust policies must never
-/// meet in one multi handle: each policy gets its own pool. Touched only on the engine's loop thread.
+/// meet in one multi handle: each policy gets its own pool. Touched only with the engine's loop state
+/// locked (`TransferEngine.state`).
 final class ConnectionPool {
     let descriptor: PoolDescriptor
     let handle: MultiHandle

@@ -14,11 +14,13 @@ internal import CHTTPDNSShims
 /// over one epoll set, for all connection pools, and runs Swift jobs between its turns: it is a
 /// `TaskExecutor`, with a `SerialExecutor` beside it (`serialExecutor`), as SwiftNIO's event loops are. `HTTPClient.execute` runs
 /// its request's own work on it (`withTaskExecutorPreference`), so options are set, the response is
-/// built and the caller's continuation runs on the thread that owns the multi handles, without a
-/// lock; a caller already on it (`HTTPClient.executor`) makes no thread hop at all. Every loop
-/// state below is confined to that thread; other threads reach it only through the inbox, which
-/// wakes the loop through an eventfd when it sleeps in epoll_wait.
-final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is confined to the loop thread; the inbox and pool registry are LockedValues
+/// built and the caller's continuation runs on the loop thread; a caller already on it
+/// (`HTTPClient.executor`) makes no thread hop at all. A caller elsewhere builds its transfer on
+/// its own thread and, while the loop sleeps in epoll_wait, starts it there too (`submit`): the
+/// loop is then woken only by the response. The loop state below is guarded by `state`, which the
+/// loop holds whenever it runs libcurl and releases to sleep and to run Swift jobs; other commands
+/// reach the loop through the inbox, which wakes it through an eventfd when it sleeps.
+final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is guarded by `state`; the inbox and pool registry are LockedValues
     static let shared = TransferEngine()
 
     enum Command {
@@ -31,6 +33,8 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
     }
 
     let inbox = LockedValue<[Command]>([])
+    /// Held by whichever thread runs libcurl for the loop's state (see the type's comment).
+    private let state = LoopStateLock()
     /// True while the loop thread may block in epoll_wait; see `wakeIfWaiting`.
     let waiting = Atomic<Bool>(false)
     /// The loop thread's `pthread_self()`, 0 until it runs.
@@ -43,7 +47,7 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
     let epollFD: Int32
     private let wakeFD: Int32
 
-    // Loop state (loop thread only).
+    // Loop state (with `state` held).
     private var pools: [Int: ConnectionPool] = [:]
     /// A socket in the epoll set: the pool that owns it, the events it is registered for, and
     /// whether it is parked (see `watch`).
@@ -124,11 +128,24 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
         }
     }
 
-    /// Starts `transfer`: at once on the loop thread (where `HTTPClient` calls it), else on the
-    /// loop's next turn.
+    /// Starts `transfer`, which is then the loop's (`state`'s), from any thread.
+    ///
+    /// On the loop thread (a caller on `HTTPClient.executor`) it starts at once, and libcurl runs
+    /// it on the loop's next turn. Elsewhere, while the loop sleeps in epoll_wait with `state`
+    /// free, the caller's thread starts it and runs libcurl's first step (the request is written,
+    /// or the connection begun; its sockets and timer join the epoll set the loop sleeps on), so
+    /// the loop is not woken to start it: one thread wake-up fewer per request. Otherwise (the loop
+    /// is busy, or another thread holds `state`) it is queued for the loop's next turn: a caller
+    /// never waits for the lock.
     func submit(_ transfer: Transfer) {
         if isOnLoop {
+            state.withLock { start(transfer) }
+        } else if waiting.load(ordering: .sequentiallyConsistent), state.tryLock() {
             start(transfer)
+            runDueTimers(&touchedPools)
+            collectTouched()
+            armTimer()
+            state.unlock()
         } else {
             enqueue(.start(transfer))
         }
@@ -197,6 +214,7 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
         var events = [httpdns_event](repeating: httpdns_event(), count: 256)
         while true {
             drainInbox()
+            state.lock()
             // A transfer just added asks libcurl's timer for "now": run it here rather than arm the
             // timerfd for it and come back through epoll_wait.
             runDueTimers(&touchedPools)
@@ -205,6 +223,7 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
             // A command queued between the drain above and the store would not wake us: look again.
             let timeout: Int32 = inbox.withLock { $0.isEmpty } ? -1 : 0
             armTimer()
+            state.unlock()
             let count = events.withUnsafeMutableBufferPointer { buffer in
                 httpdns_epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), timeout)
             }
@@ -213,6 +232,8 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
                 if errno == EINTR { continue }
                 fatalError("httpdns: epoll_wait failed: errno \(errno)")
             }
+            state.lock()
+            defer { state.unlock() }
             for index in 0..<Int(count) {
                 let fd = events[index].fd
                 if fd == wakeFD {
@@ -312,14 +333,15 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
         // Swapped with an emptied array of its own: copying the queue out and emptying it in
         // place allocated a new buffer on every turn (the copy shared the old one).
         inbox.withLock { queue in swap(&queue, &drained) }
+        // Jobs run without `state`: a request's job takes it to start its transfer (`submit`).
         for command in drained {
             switch command {
             case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
             case .isolatedJob(let job): job.runSynchronously(isolatedTo: serialExecutor.asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
-            case .start(let transfer): start(transfer)
-            case .cancel(let transfer): stop(transfer)
-            case .closeIdle(let descriptor, let continuation): continuation.resume(returning: closeIdle(descriptor))
-            case .inspect(let descriptor, let continuation): continuation.resume(returning: socketState(of: descriptor))
+            case .start(let transfer): state.withLock { start(transfer) }
+            case .cancel(let transfer): state.withLock { stop(transfer) }
+            case .closeIdle(let descriptor, let continuation): continuation.resume(returning: state.withLock { closeIdle(descriptor) })
+            case .inspect(let descriptor, let continuation): continuation.resume(returning: state.withLock { socketState(of: descriptor) })
             }
         }
         drained.removeAll(keepingCapacity: true)
@@ -450,7 +472,7 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
         }
     }
 
-    /// Called by libcurl (through the pool's socket callback) on the loop thread.
+    /// Called by libcurl (through the pool's socket callback), with `state` held.
     ///
     /// A keep-alive connection is dropped from libcurl's watch list when its transfer ends and
     /// added back, for the same events, when the next transfer takes it: two epoll_ctl calls per
@@ -494,8 +516,8 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
         socketOwners[socket] = Watch(pool: pool, mask: mask)
     }
 
-    /// libcurl opened `fd` (`opened`) or is about to close it. On the loop thread: libcurl opens
-    /// and closes sockets only inside the multi calls the engine makes there.
+    /// libcurl opened `fd` (`opened`) or is about to close it. With `state` held: libcurl opens
+    /// and closes sockets only inside the multi calls the engine makes under it.
     fileprivate func socketLifecycle(fd: Int32, opened: Bool) {
         if opened {
             // A number the kernel just handed out was closed before: an entry for it is stale,

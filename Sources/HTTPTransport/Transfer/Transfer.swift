@@ -6,9 +6,10 @@ internal import CCurl
 internal import COpenSSL
 internal import CHTTPDNSShims
 
-/// One request on one libcurl easy handle. Built, run and read on the engine's loop thread (the
-/// request's task runs there, `HTTPClient.executor`); only `markCancelled` comes from elsewhere.
-final class Transfer: @unchecked Sendable { // confined to the loop thread but for the atomic cancellation flag
+/// One request on one libcurl easy handle. Built on the request's thread, run by the engine with its
+/// loop state locked from `submit` until `finish`, then read on the request's thread again; only
+/// `markCancelled` comes from elsewhere meanwhile.
+final class Transfer: @unchecked Sendable { // owned by one thread at a time (the request's, then the engine's), but for the atomic cancellation flag
     /// The easy handle's owner; `easy` is its pointer, for libcurl calls.
     private let handle: EasyHandle
     var easy: UnsafeMutableRawPointer { handle.raw }
