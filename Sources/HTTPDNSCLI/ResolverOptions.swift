@@ -17,7 +17,8 @@ struct ResolverOptions {
                     2606:4700:4700::1111), Google (8.8.8.8, 8.8.4.4, 2001:4860:4860::8888) and Quad9 (9.9.9.9,
                     149.112.112.112), reached at those bootstrap addresses. An endpoint's own host is reached
                     through a --resolve entry for it, or its bootstrap addresses, never through the system
-                    resolver. Providers, failover, hijack checks: Sources/HTTPDNS/HTTPDNS.docc/ResolverPolicy.md.
+                    resolver. See the Resolver policy article in the documentation for providers, failover and
+                    hijack checks.
                     """),
             .init(
                 names: ["--resolve"], arity: .value, valueName: "HOST:PORT:ADDR",
@@ -42,7 +43,9 @@ struct ResolverOptions {
                 detail: """
                     Serve stale data (RFC 8767): answer from an expired cache entry when a fresh lookup fails
                     or has not answered within SECONDS (the client response timer; 1.8 is RFC 8767's
-                    suggestion), refreshing the entry in the background. Documentation/Resolver.md.
+                    suggestion, 0 answers from the expired entry at once), refreshing the entry in the
+                    background. A stale answer has a TTL of 30 s; an entry expired more than a day ago is not
+                    served. See Resolver.md in the documentation.
                     """),
             .init(
                 names: ["--pre-resolve"], arity: .value, valueName: "HOST,...",

@@ -121,6 +121,28 @@ struct CommandReferenceTests {
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
+    @Test(
+        "help text stands on its own: no repository path, and a pointer to a document is a sentence ('See Resolver.md in the documentation.')",
+        arguments: [""] + commands.map(\.name))
+    func documentPointersAreSentences(name: String) throws {
+        let command = try #require(([HTTPDNSTool.reference] + Self.commands).first { $0.name == name })
+        let texts = [command.summary, command.description] + command.options.flatMap { [$0.summary, $0.detail] }
+        // The pages --generate-markdown writes (httpdns.md, httpdns-fetch.md) are its output, not pointers.
+        let document = try NSRegularExpression(pattern: #"(?<![\w-])(?!httpdns[\w-]*\.md)[\w-]+\.md\b"#)
+        for paragraph in texts.flatMap(CommandReference.paragraphs) {
+            for path in ["Documentation/", "Sources/", ".docc"] {
+                #expect(!paragraph.contains(path), "httpdns \(name): a repository path in help text: \(paragraph)")
+            }
+            for sentence in paragraph.components(separatedBy: ". ") {
+                let range = NSRange(sentence.startIndex..., in: sentence)
+                guard document.firstMatch(in: sentence, range: range) != nil else { continue }
+                #expect(
+                    sentence.hasPrefix("See ") && sentence.contains(" in the documentation"),
+                    "httpdns \(name): a document named outside a 'See ... in the documentation.' sentence: \(sentence)")
+            }
+        }
+    }
+
     @Test("httpdns --help fits one screen too")
     func toolUsageFitsOneScreen() {
         let lines = HTTPDNSTool.usage.split(separator: "\n", omittingEmptySubsequences: false)
