@@ -126,15 +126,15 @@ struct ResolverOptions {
         dohTrust = try Self.dohTrust(parsed, anchors: anchors, command: command)
         fallback = !parsed.has("no-fallback")
         if let text = parsed.value("stale-timeout") {
-            guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
-                throw UsageError("--stale-timeout needs a number of seconds (0 or more), not '\(text)'", command: command)
-            }
-            staleTimeout = seconds
+            staleTimeout = try OptionValue.seconds(text, option: "--stale-timeout", bounds: .atLeast(0), command: command)
         }
         for list in parsed.all("pre-resolve") {
             for host in list.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
                 guard HostName.normalize(host) != nil else {
-                    throw UsageError("--pre-resolve: invalid host name '\(host)'" + HostName.numericHostHint(host), command: command)
+                    // The hint is " (why)", or empty.
+                    let hint = HostName.numericHostHint(host)
+                    let why = hint.isEmpty ? nil : String(hint.dropFirst(2).dropLast())
+                    throw OptionValue.refusal("--pre-resolve", expected: "host names separated by commas", got: host, why: why, command: command)
                 }
                 preResolve.append(host)
             }
@@ -170,7 +170,7 @@ struct ResolverOptions {
         providerOptions = try ProviderOptions(parsed, command: command)
         if let text = parsed.value("doh-method") {
             guard let method = DoHEndpoint.Method(rawValue: text.uppercased()) else {
-                throw UsageError("--doh-method must be \(Self.dohMethodOption.valueList), not '\(text)'", command: command)
+                throw OptionValue.refusal(text, for: Self.dohMethodOption, command: command)
             }
             guard providerOptions.kind == "doh" else {
                 throw UsageError("--doh-method is for RFC 8484 DoH; --provider \(providerOptions.kind) sends its own requests", command: command)
@@ -179,6 +179,9 @@ struct ResolverOptions {
         }
         providers = try providerOptions.providers(urls: urls, endpoints: endpoints, command: command)
     }
+
+    /// What a `--resolve` that removes an entry looks like, for its refusal.
+    private static let removalForm = "-HOST:PORT to remove an entry (PORT from 1 to 65535, or *)"
 
     /// The `--resolve` entries in force, as curl keeps them: a later entry for a host and port
     /// replaces an earlier one, and `-HOST:PORT` removes the entry given before it.
@@ -190,12 +193,12 @@ struct ResolverOptions {
                 let removal = text.dropFirst()
                 // PORT as in an entry: a number, or * for the entry that matches any port.
                 guard let colon = removal.lastIndex(of: ":"), let host = HostName.normalize(String(removal[..<colon])) else {
-                    throw UsageError("--resolve '\(text)': expected -HOST:PORT to remove an entry", command: command)
+                    throw OptionValue.refusal("--resolve", expected: Self.removalForm, got: text, command: command)
                 }
                 let portText = removal[removal.index(after: colon)...]
                 let port = Int(portText)
                 guard portText == "*" || port.map({ (1...65535).contains($0) }) == true else {
-                    throw UsageError("--resolve '\(text)': invalid port '\(portText)'", command: command)
+                    throw OptionValue.refusal("--resolve", expected: Self.removalForm, got: text, why: "invalid port '\(portText)'", command: command)
                 }
                 entries.removeAll { $0.host == host && $0.port == port }
                 continue
@@ -203,8 +206,12 @@ struct ResolverOptions {
             let entry: StaticHostResolver.Entry
             do {
                 entry = try StaticHostResolver.Entry(parsing: text)
+            } catch let error as StaticHostResolver.ParseError {
+                // Its reason says what in the entry is wrong, unless it is only the form again.
+                let why = error.reason.hasPrefix("expected ") ? nil : error.reason
+                throw OptionValue.refusal("--resolve", expected: "HOST:PORT:ADDR[,ADDR]...", got: text, why: why, command: command)
             } catch {
-                throw UsageError("\(error)", command: command)
+                throw UsageError("--resolve: \(error)", command: command)
             }
             entries.removeAll { $0.host == entry.host && $0.port == entry.port }
             entries.append(entry)
