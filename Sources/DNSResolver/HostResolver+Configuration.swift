@@ -4,8 +4,7 @@ import HTTPDNSCore
 extension HostResolver {
     /// How a `HostResolver` resolves and caches. All durations are in seconds; each says what it
     /// accepts, and `HostResolver.init` throws `InvalidDurationError` naming the first that is not
-    /// (negative, NaN, infinite, or 0 where 0 would mean nothing). `serveStale`'s timers are
-    /// replaced with a warning instead (see `ServeStale`).
+    /// (negative, NaN, infinite, or 0 where 0 would mean nothing), `serveStale`'s timers included.
     public struct Configuration: Sendable {
         /// The providers asked, in order, until one answers: RFC 8484 DoH, JSON DoH, HTTPDNS APIs.
         /// Default: `DoHEndpoint.wellKnown`.
@@ -144,11 +143,11 @@ extension HostResolver {
 
         /// RFC 8767's timers, all in seconds; the defaults are the RFC's suggested values.
         ///
-        /// Each is a number of seconds, 0 or more. A `HostResolver` made with one that is not uses
-        /// instead, and says so through `ResolverObserver.warning(_:)` when it is made: 0 for a
-        /// negative value, the RFC's value for NaN, and for an infinite `staleAnswerTTL` or
-        /// `failureRecheckInterval` (one would never expire, the other never ask again).
-        /// `clientResponseTimeout` and `maximumStaleAge` may be `.infinity`: no timer, no age limit.
+        /// Each is a number of seconds, 0 or more; `clientResponseTimeout` and `maximumStaleAge` may
+        /// also be `.infinity` (no timer, no age limit), while an infinite `staleAnswerTTL` would never
+        /// expire and an infinite `failureRecheckInterval` never ask again. `HostResolver.init` throws
+        /// `InvalidDurationError` naming any other value (`serveStale.clientResponseTimeout`, say),
+        /// as it does for every duration of the configuration.
         public struct ServeStale: Sendable, Equatable {
             /// The client response timer (§5, 1.8 s): how long a lookup waits for a fresh answer
             /// before it is answered with the stale one. 0: the stale answer at once (the lookup goes
@@ -203,6 +202,12 @@ extension HostResolver.Configuration {
         try check(refreshAheadWindow, .positive, "refreshAheadWindow")
         try check(persistentCacheMaximumAge, .nonNegative, "persistentCacheMaximumAge")
         try check(persistentCacheBusyTimeout, .nonNegative, "persistentCacheBusyTimeout")
+        if let serveStale {
+            try check(serveStale.clientResponseTimeout, .nonNegativeOrInfinity, "serveStale.clientResponseTimeout")
+            try check(serveStale.staleAnswerTTL, .nonNegative, "serveStale.staleAnswerTTL")
+            try check(serveStale.maximumStaleAge, .nonNegativeOrInfinity, "serveStale.maximumStaleAge")
+            try check(serveStale.failureRecheckInterval, .nonNegative, "serveStale.failureRecheckInterval")
+        }
         for (index, provider) in providers.enumerated() {
             guard let endpoint = provider as? AlibabaHTTPDNSEndpoint else { continue }
             try check(endpoint.signatureLifetime, .positive, "providers[\(index)].signatureLifetime")

@@ -82,7 +82,6 @@ public final class HostResolver: HostResolving {
         self.staleRetention = policy.staleRetention
         self.providers = ProviderPool(configuration: configuration, transport: transport, clock: clock)
         let observer = configuration.observer
-        for problem in policy.problems { observer?.warning(problem) }
         let opened = configuration.persistentCacheFile.flatMap { file in
             ResolverCacheStore.open(
                 file, busyTimeout: configuration.persistentCacheBusyTimeout,

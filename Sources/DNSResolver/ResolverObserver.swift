@@ -29,8 +29,9 @@ public protocol ResolverObserver: Sendable {
     func fellBackToSystemResolver(host: String, reasons: [String])
     /// The name bypasses the providers (localhost, bypass list) and goes to the system resolver.
     func bypassed(host: String)
-    /// Something worth a warning happened that is not an error of a lookup (a configuration value
-    /// replaced, say). Cache-file problems come through `cacheFileWarning(file:message:)`.
+    /// Something worth a warning happened that is not an error of a lookup. Cache-file problems come
+    /// through `cacheFileWarning(file:message:)`, which passes them here by default; a configuration
+    /// value the resolver does not take is never a warning: `HostResolver.init` throws.
     func warning(_ message: String)
     /// The cache file (`Configuration.persistentCacheFile`, here `file`) could not be used as asked:
     /// unusable, read-only, locked past the busy timeout, rows skipped, migrated from JSON.

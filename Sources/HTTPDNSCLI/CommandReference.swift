@@ -67,21 +67,35 @@ struct CommandReference {
         return shortHelp(all: true)
     }
 
+    /// The gap between a help table's two columns: at least two spaces, as curl's and man(1)'s.
+    static let columnGap = 2
+
+    /// `rows` as a two-column table, curl's `--help` layout: each name `indent` spaces in (one, as
+    /// curl's, which leaves the summaries 48 columns of 80), each text starting at one column,
+    /// `columnGap` spaces past the longest name (of `rows`, or `width` when larger), so that no name
+    /// runs into its text and every text lines up.
+    static func columns(_ rows: [(name: String, text: String)], indent: Int = 1, width: Int = 0) -> [String] {
+        let width = max(width, rows.map(\.name.count).max() ?? 0)
+        return rows.map { row in
+            String(repeating: " ", count: indent) + row.name.padding(toLength: width + columnGap, withPad: " ", startingAt: 0) + row.text
+        }
+    }
+
     /// `--help`: the usage line, the summary, then one line per option: the most used ones within
-    /// one screen (24 lines), or with `all` every one under its section's heading.
+    /// one screen (24 lines), or with `all` every one under its section's heading. Its column is
+    /// the same for both: past the longest label of every option.
     func shortHelp(all: Bool = false) -> String {
         var lines = ["Usage: \(fullName) \(synopsis)", summary]
-        let width = min(28, options.map { Self.label($0).count }.max() ?? 0)
-        func line(_ option: ArgumentParser.Option) -> String {
-            let label = Self.label(option)
-            return "  \(label)\(String(repeating: " ", count: max(1, width - label.count + 2)))\(option.summary)"
+        let width = options.map { Self.label($0).count }.max() ?? 0
+        func table(_ options: [ArgumentParser.Option]) -> [String] {
+            Self.columns(options.map { (Self.label($0), $0.summary) }, width: width)
         }
         let page = name.isEmpty ? "COMMAND" : name
         if all {
-            for section in sections { lines += ["", "\(section.title):"] + section.options.map(line) }
+            for section in sections { lines += ["", "\(section.title):"] + table(section.options) }
             lines += ["", "'httpdns help \(page)' explains each option; so does 'man \(name.isEmpty ? "httpdns" : "httpdns-" + name)'."]
         } else {
-            lines += ["", "Options:"] + options.filter(isMostUsed).map(line)
+            lines += ["", "Options:"] + table(options.filter(isMostUsed))
             lines += ["", "All options: '\(fullName) --help all'; explained: 'httpdns help \(page)'"]
         }
         return lines.joined(separator: "\n")
@@ -102,9 +116,12 @@ struct CommandReference {
             text += "\n"
         }
         text += "Exit status (curl's numbers where curl has the same failure):\n"
+        // The meanings start at one column (at least column 12), wrapped lines too.
+        let width = max(8, exitStatus.map(\.status.count).max() ?? 0)
+        let column = 2 + width + Self.columnGap
         for (status, meaning) in exitStatus {
-            let lines = Self.wrap(meaning, indent: 12).split(separator: "\n", omittingEmptySubsequences: false)
-            text += "  " + status.padding(toLength: 10, withPad: " ", startingAt: 0) + lines[0].dropFirst(12) + "\n"
+            let lines = Self.wrap(meaning, indent: column).split(separator: "\n", omittingEmptySubsequences: false)
+            text += Self.columns([(status, String(lines[0].dropFirst(column)))], indent: 2, width: width)[0] + "\n"
             for line in lines.dropFirst() { text += line + "\n" }
         }
         return text.trimmingCharacters(in: .newlines)

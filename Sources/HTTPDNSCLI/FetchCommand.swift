@@ -351,7 +351,7 @@ enum FetchCommand {
                 continue
             }
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
-                throw UsageError("-H: bad header '\(line)' (expected 'Name: value', 'Name:' to leave it out or 'Name;' to send it empty)", command: "fetch")
+                throw OptionValue.refusal("-H", expected: "'Name: value', 'Name:' to leave it out or 'Name;' to send it empty", got: line, command: "fetch")
             }
             let name = line[..<colon].trimmingWhitespace()
             let value = line[line.index(after: colon)...].trimmingWhitespace()
@@ -429,9 +429,7 @@ enum FetchCommand {
         if parsed.has("location") {
             var maximum = 50
             if let text = parsed.value("max-redirs") {
-                guard let value = Int(text), value >= -1 else {
-                    throw UsageError("--max-redirs needs a number of redirects (0 or more, -1 for no limit), got '\(text)'", command: "fetch")
-                }
+                let value = try OptionValue.integer(text, option: "--max-redirs", counting: "redirects", bounds: .atLeast(-1, note: "-1: no limit"), command: "fetch")
                 // -1: no limit, as curl.
                 maximum = value < 0 ? Int.max : value
             }
@@ -450,10 +448,7 @@ enum FetchCommand {
         var parallelMaximum = 50
         if let text = parsed.value("parallel-max") {
             // curl's range.
-            guard let value = Int(text), (1...300).contains(value) else {
-                throw UsageError("--parallel-max needs a number of transfers from 1 to 300, got '\(text)'", command: "fetch")
-            }
-            parallelMaximum = value
+            parallelMaximum = try OptionValue.integer(text, option: "--parallel-max", counting: "transfers", bounds: .from(1, to: 300), command: "fetch")
         }
 
         var request = HTTPRequest(url: url, method: method, headers: headers, body: body)
@@ -495,7 +490,7 @@ enum FetchCommand {
         guard let url = URL(string: withScheme), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
             let host = url.host, !host.isEmpty
         else {
-            throw UsageError("-x: '\(text)' is not an HTTP proxy URL (expected http://HOST:PORT or https://HOST:PORT)", command: "fetch")
+            throw OptionValue.refusal("-x", expected: "an HTTP proxy URL (http://HOST:PORT or https://HOST:PORT)", got: text, command: "fetch")
         }
         let list = (bypass ?? environment["no_proxy"] ?? environment["NO_PROXY"] ?? "")
             .split(separator: ",").map { $0.trimmingWhitespace() }

@@ -74,15 +74,10 @@ public enum HTTPDNSTool {
 
     static var usage: String {
         var lines = ["Usage: httpdns <command> [options]", "", reference.summary, "", "Commands:"]
-        for command in commands {
-            lines.append("  " + (command.name + " " + command.synopsis.replacingOccurrences(of: "[options] ", with: "")).padding(toLength: 20, withPad: " ", startingAt: 0) + command.summary)
-        }
-        lines.append("  " + "help [COMMAND]".padding(toLength: 20, withPad: " ", startingAt: 0) + "Explain a command's options (its man page, as text)")
+        let commandRows = commands.map { ($0.name + " " + $0.synopsis.replacingOccurrences(of: "[options] ", with: ""), $0.summary) }
+        lines += CommandReference.columns(commandRows + [("help [COMMAND]", "Explain a command's options (its man page, as text)")])
         lines += ["", "Options:"]
-        for option in reference.options {
-            let label = CommandReference.label(option).trimmingCharacters(in: .whitespaces)
-            lines.append("  " + label + String(repeating: " ", count: max(2, 32 - label.count)) + option.summary)
-        }
+        lines += CommandReference.columns(reference.options.map { (CommandReference.label($0), $0.summary) })
         lines += ["", "Run 'httpdns <command> --help' for a command's most used options,", "'httpdns help <command>' for all of them, explained."]
         return lines.joined(separator: "\n")
     }

@@ -12,10 +12,18 @@ enum ProbeCommand {
             Resolves URL's host (as fetch does) and, for each address, connects with SNI set to the host,
             verifies the certificate for the host, sends GET and reports one line per address: ADDRESS
             ok|FAILED connect=MS tls=MS VERSION sni=NAME verified=true status=CODE total=MS cert="SUBJECT"
-            expires=DATE, or the failure (could not connect, TLS handshake, certificate verification,
-            time-out). An address is healthy when the request completes with a status below 400. With -k
-            nothing is verified: verified=false (verification disabled); --json's "tls" object has
-            "verified": false and "verification": "disabled" ("verified" otherwise).
+            expires=DATE, or ADDRESS FAILED and the failure in words (could not connect, TLS handshake
+            failed, certificate verification failed, timed out, ...) with its message. An address is
+            healthy when the request completes with a status below 400. With -k nothing is verified:
+            verified=false (verification disabled); --json's "tls" object has "verified": false and
+            "verification": "disabled" ("verified" otherwise).
+
+            --json prints one object per address: "address", "healthy", "status", "connect_ms", "tls_ms",
+            "total_ms" and "tls" (sni, verified, verification, version, subject, expires); for a failed
+            address "address", "healthy": false, "message" (the text) and "error", the failure's name in
+            the library (HTTPClientError.Kind): couldNotConnect, timedOut, tlsHandshakeFailed,
+            certificateVerificationFailed, pinMismatch, clientCertificateRejected,
+            certificateStatusInvalid, and so on. These names are stable, for scripts.
 
             Trust options apply to every address: with --pinnedpubkey, probe checks that each address
             serves a pinned key. Any trust failure (pin mismatch, verification, --cert-status without a
@@ -43,7 +51,7 @@ enum ProbeCommand {
                         summary: "Limit to resolve, then per address (default 15)",
                         detail: """
                             As fetch's -m: a limit for resolving the name (DoH/HTTPDNS included), exit 28 when it passes
-                            first, then again for each address's whole request, which is FAILED timedOut past it
+                            first, then again for each address's whole request, which is FAILED (timed out) past it
                             (default 15; 0: no limit).
                             """)
                 ] + ProviderOptions.connectionOptions),
@@ -149,12 +157,13 @@ enum ProbeCommand {
                 console.print(line(address: address, response: response, ok: ok, json: json))
             } catch {
                 healthy = false
-                let message = (error as? HTTPClientError)?.message ?? "\(error)"
-                let kind = (error as? HTTPClientError).map { "\($0.kind)" } ?? "error"
+                let failure = error as? HTTPClientError
                 if json {
-                    console.print(encode(["address": address.description, "healthy": false, "error": kind, "message": message]))
+                    // "error" is the library's name for the failure (HTTPClientError.Kind), as documented.
+                    let kind = failure?.kind.rawValue ?? "error"
+                    console.print(encode(["address": address.description, "healthy": false, "error": kind, "message": failure?.message ?? "\(error)"]))
                 } else {
-                    console.print("\(address) FAILED \(kind): \(message)")
+                    console.print("\(address) FAILED \(failure?.summary ?? "error: \(error)")")
                 }
             }
         }

@@ -27,7 +27,7 @@ struct ProviderOptions {
             names: ["--cache-file"], arity: .value, valueName: "PATH",
             summary: "Keep the answer cache in PATH (SQLite)",
             detail:
-                "Keep the answer cache in PATH across runs: an SQLite file, created (with its directory) when missing, shared safely by several processes. A file that cannot be used is warned about on stderr, naming --cache-file and the file, and the answers are kept in memory only. Documentation/Resolver.md."
+                "Keep the answer cache in PATH across runs: an SQLite file, created (with its directory) when missing, shared safely by several processes. A file that cannot be used is warned about on stderr, naming --cache-file and the file, and the answers are kept in memory only. See Resolver.md in the documentation for the file's format."
         ),
         .init(
             names: ["--stale"], arity: .flag,
@@ -80,7 +80,7 @@ struct ProviderOptions {
     init(_ parsed: ArgumentParser.Parsed, command: String) throws(UsageError) {
         kind = parsed.value("provider")?.lowercased() ?? "doh"
         guard Self.providerOption.values.contains(kind) else {
-            throw UsageError("--provider must be \(Self.providerOption.valueList), not '\(kind)'", command: command)
+            throw OptionValue.refusal(kind, for: Self.providerOption, command: command)
         }
         accountID = parsed.value("account-id")
         secret = parsed.value("secret")
@@ -92,7 +92,7 @@ struct ProviderOptions {
         if let accountID, !accountID.isEmpty,
             !accountID.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") })
         {
-            throw UsageError("--account-id must be letters, digits, '-' or '_' (the API's account number), not '\(accountID)'", command: command)
+            throw OptionValue.refusal("--account-id", expected: "letters, digits, '-' or '_' (the API's account number)", got: accountID, command: command)
         }
         for (option, value) in [("--secret", secret), ("--key-id", keyID)] where value?.isEmpty == true {
             throw UsageError("\(option) is empty", command: command)
@@ -101,15 +101,14 @@ struct ProviderOptions {
             throw UsageError("--provider httpdns-dnspod encrypts with both --key-id and --secret, or neither", command: command)
         }
         if kind == "httpdns-dnspod", let secret, ![16, 24, 32].contains(secret.utf8.count) {
-            throw UsageError("--secret for httpdns-dnspod is the AES key: 16, 24 or 32 bytes, not \(secret.utf8.count)", command: command)
+            // The secret itself is not echoed: its length is what is wrong.
+            let length = "\(secret.utf8.count) byte\(secret.utf8.count == 1 ? "" : "s")"
+            throw OptionValue.refusal("--secret", expected: "httpdns-dnspod's AES key (16, 24 or 32 bytes)", got: length, quoted: false, command: command)
         }
         if parsed.value("cache-file")?.isEmpty == true { throw UsageError("--cache-file needs a path", command: command) }
         cacheFile = parsed.value("cache-file").map { URL(fileURLWithPath: $0) }
         if let text = parsed.value("max-stale") {
-            guard let value = Double(text), value.isFinite, value > 0 else {
-                throw UsageError("--max-stale needs a positive number of seconds, got '\(text)'", command: command)
-            }
-            maximumStaleness = value
+            maximumStaleness = try OptionValue.seconds(text, option: "--max-stale", bounds: .above(0), command: command)
         } else if parsed.has("stale") {
             maximumStaleness = 3_600
         }
@@ -118,7 +117,7 @@ struct ProviderOptions {
             // NAME or .SUFFIX, a name either way (which the resolver normalizes as it matches).
             let name = entry.hasPrefix(".") ? String(entry.dropFirst()) : entry
             guard HostName.normalize(name) != nil else {
-                throw UsageError("--bypass takes a host name or .SUFFIX, not '\(entry)'", command: command)
+                throw OptionValue.refusal("--bypass", expected: "a host name or .SUFFIX", got: entry, command: command)
             }
         }
         race = parsed.has("race")

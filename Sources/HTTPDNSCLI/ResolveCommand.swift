@@ -80,7 +80,7 @@ enum ResolveCommand {
             case "a": families = .ipv4
             case "aaaa": families = .ipv6
             case "auto": families = .auto
-            default: throw UsageError("--type must be \(typeOption.valueList), not '\(parsed.value("type") ?? "")'", command: "resolve")
+            default: throw OptionValue.refusal(parsed.value("type") ?? "", for: typeOption, command: "resolve")
             }
             hosts = parsed.positionals
             options = try ResolverOptions(parsed, environment: environment, command: "resolve")

@@ -17,7 +17,8 @@ struct ResolverOptions {
                     2606:4700:4700::1111), Google (8.8.8.8, 8.8.4.4, 2001:4860:4860::8888) and Quad9 (9.9.9.9,
                     149.112.112.112), reached at those bootstrap addresses. An endpoint's own host is reached
                     through a --resolve entry for it, or its bootstrap addresses, never through the system
-                    resolver. Providers, failover, hijack checks: Sources/HTTPDNS/HTTPDNS.docc/ResolverPolicy.md.
+                    resolver. See the Resolver policy article in the documentation for providers, failover and
+                    hijack checks.
                     """),
             .init(
                 names: ["--resolve"], arity: .value, valueName: "HOST:PORT:ADDR",
@@ -42,7 +43,9 @@ struct ResolverOptions {
                 detail: """
                     Serve stale data (RFC 8767): answer from an expired cache entry when a fresh lookup fails
                     or has not answered within SECONDS (the client response timer; 1.8 is RFC 8767's
-                    suggestion), refreshing the entry in the background. Documentation/Resolver.md.
+                    suggestion, 0 answers from the expired entry at once), refreshing the entry in the
+                    background. A stale answer has a TTL of 30 s; an entry expired more than a day ago is not
+                    served. See Resolver.md in the documentation.
                     """),
             .init(
                 names: ["--pre-resolve"], arity: .value, valueName: "HOST,...",
@@ -123,15 +126,15 @@ struct ResolverOptions {
         dohTrust = try Self.dohTrust(parsed, anchors: anchors, command: command)
         fallback = !parsed.has("no-fallback")
         if let text = parsed.value("stale-timeout") {
-            guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
-                throw UsageError("--stale-timeout needs a number of seconds (0 or more), not '\(text)'", command: command)
-            }
-            staleTimeout = seconds
+            staleTimeout = try OptionValue.seconds(text, option: "--stale-timeout", bounds: .atLeast(0), command: command)
         }
         for list in parsed.all("pre-resolve") {
             for host in list.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
                 guard HostName.normalize(host) != nil else {
-                    throw UsageError("--pre-resolve: invalid host name '\(host)'" + HostName.numericHostHint(host), command: command)
+                    // The hint is " (why)", or empty.
+                    let hint = HostName.numericHostHint(host)
+                    let why = hint.isEmpty ? nil : String(hint.dropFirst(2).dropLast())
+                    throw OptionValue.refusal("--pre-resolve", expected: "host names separated by commas", got: host, why: why, command: command)
                 }
                 preResolve.append(host)
             }
@@ -167,7 +170,7 @@ struct ResolverOptions {
         providerOptions = try ProviderOptions(parsed, command: command)
         if let text = parsed.value("doh-method") {
             guard let method = DoHEndpoint.Method(rawValue: text.uppercased()) else {
-                throw UsageError("--doh-method must be \(Self.dohMethodOption.valueList), not '\(text)'", command: command)
+                throw OptionValue.refusal(text, for: Self.dohMethodOption, command: command)
             }
             guard providerOptions.kind == "doh" else {
                 throw UsageError("--doh-method is for RFC 8484 DoH; --provider \(providerOptions.kind) sends its own requests", command: command)
@@ -176,6 +179,9 @@ struct ResolverOptions {
         }
         providers = try providerOptions.providers(urls: urls, endpoints: endpoints, command: command)
     }
+
+    /// What a `--resolve` that removes an entry looks like, for its refusal.
+    private static let removalForm = "-HOST:PORT to remove an entry (PORT from 1 to 65535, or *)"
 
     /// The `--resolve` entries in force, as curl keeps them: a later entry for a host and port
     /// replaces an earlier one, and `-HOST:PORT` removes the entry given before it.
@@ -187,12 +193,12 @@ struct ResolverOptions {
                 let removal = text.dropFirst()
                 // PORT as in an entry: a number, or * for the entry that matches any port.
                 guard let colon = removal.lastIndex(of: ":"), let host = HostName.normalize(String(removal[..<colon])) else {
-                    throw UsageError("--resolve '\(text)': expected -HOST:PORT to remove an entry", command: command)
+                    throw OptionValue.refusal("--resolve", expected: Self.removalForm, got: text, command: command)
                 }
                 let portText = removal[removal.index(after: colon)...]
                 let port = Int(portText)
                 guard portText == "*" || port.map({ (1...65535).contains($0) }) == true else {
-                    throw UsageError("--resolve '\(text)': invalid port '\(portText)'", command: command)
+                    throw OptionValue.refusal("--resolve", expected: Self.removalForm, got: text, why: "invalid port '\(portText)'", command: command)
                 }
                 entries.removeAll { $0.host == host && $0.port == port }
                 continue
@@ -200,8 +206,12 @@ struct ResolverOptions {
             let entry: StaticHostResolver.Entry
             do {
                 entry = try StaticHostResolver.Entry(parsing: text)
+            } catch let error as StaticHostResolver.ParseError {
+                // Its reason says what in the entry is wrong, unless it is only the form again.
+                let why = error.reason.hasPrefix("expected ") ? nil : error.reason
+                throw OptionValue.refusal("--resolve", expected: "HOST:PORT:ADDR[,ADDR]...", got: text, why: why, command: command)
             } catch {
-                throw UsageError("\(error)", command: command)
+                throw UsageError("--resolve: \(error)", command: command)
             }
             entries.removeAll { $0.host == entry.host && $0.port == entry.port }
             entries.append(entry)

@@ -125,7 +125,7 @@ struct TrustOptions {
         }
         if let type = parsed.value("cert-type") {
             guard let known = ClientIdentity.FileType(rawValue: type.uppercased()) else {
-                throw UsageError("--cert-type must be \(Self.certificateTypeOption.valueList), got '\(type)'", command: command)
+                throw OptionValue.refusal(type, for: Self.certificateTypeOption, command: command)
             }
             certificateType = known
         }

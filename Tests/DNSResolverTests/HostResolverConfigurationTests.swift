@@ -25,7 +25,17 @@ struct HostResolverConfigurationTests {
         Setting(name: "maximumStaleness", set: { $0.maximumStaleness = $1 }, refused: [0, -1, .nan, .infinity], accepted: [1, 3_600]),
         Setting(name: "refreshAheadWindow", set: { $0.refreshAheadWindow = $1 }, refused: [0, -1, .nan, .infinity], accepted: [1, 30]),
         Setting(name: "persistentCacheMaximumAge", set: { $0.persistentCacheMaximumAge = $1 }, refused: [-1, .nan, .infinity], accepted: [0, 86_400]),
-        Setting(name: "persistentCacheBusyTimeout", set: { $0.persistentCacheBusyTimeout = $1 }, refused: [-1, .nan, .infinity], accepted: [0, 2])
+        Setting(name: "persistentCacheBusyTimeout", set: { $0.persistentCacheBusyTimeout = $1 }, refused: [-1, .nan, .infinity], accepted: [0, 2]),
+        // RFC 8767's timers: no timer and no age limit are infinity; a TTL or recheck interval must end.
+        Setting(
+            name: "serveStale.clientResponseTimeout", set: { $0.serveStale = .init(clientResponseTimeout: $1) }, refused: [-1, .nan],
+            accepted: [0, 1.8, .infinity]),
+        Setting(name: "serveStale.staleAnswerTTL", set: { $0.serveStale = .init(staleAnswerTTL: $1) }, refused: [-5, .nan, .infinity], accepted: [0, 30]),
+        Setting(
+            name: "serveStale.maximumStaleAge", set: { $0.serveStale = .init(maximumStaleAge: $1) }, refused: [-1, .nan], accepted: [0, 86_400, .infinity]),
+        Setting(
+            name: "serveStale.failureRecheckInterval", set: { $0.serveStale = .init(failureRecheckInterval: $1) }, refused: [-1, .nan, .infinity],
+            accepted: [0, 30])
     ]
 
     @Test("each duration setting refuses negative, NaN and infinite values (and 0 where 0 would do nothing) with the setting and value named", arguments: settings)

@@ -115,16 +115,35 @@ struct HostResolverServeStaleTests {
         await #expect(throws: ResolutionError.self) { try await harness.resolve("a.test") }
     }
 
-    @Test("a serve-stale configuration with a negative time is reported when the resolver is made, and the time counts as 0: the stale answer at once")
-    func aNegativeClientResponseTimeoutIsReportedAndCountsAsZero() async throws {
+    @Test("a client response timer of 0 answers from the stale entry at once, and the lookup goes on to refresh it")
+    func aZeroClientResponseTimeoutAnswersStaleAtOnce() async throws {
         let gate = Gate()
-        let events = EventRecorder()
-        let (harness, _) = try await Self.expired(.hold(gate), events: events, settings: .init(clientResponseTimeout: -1))
-        #expect(events.events.first == "warning serveStale.clientResponseTimeout is -1.0, not a number of seconds (0 or more, or .infinity); 0 s is used", "\(events.events)")
+        let (harness, _) = try await Self.expired(.hold(gate), settings: .init(clientResponseTimeout: 0))
         let resolution = try await harness.resolve("a.test")
         #expect(resolution.isStale)
+        #expect(resolution.ttl == 30)
+        #expect(harness.resolver.isRefreshing(host: "a.test"), "the lookup goes on")
         gate.open()
-        await harness.resolver.waitForRefresh(host: "a.test")
+        #expect(await eventually { harness.resolver.cachedResolution(host: "a.test", families: .ipv4) != nil })
+    }
+
+    @Test("a serve-stale time that is NaN or negative is refused when the resolver is made, with or without an observer, rather than replaced")
+    func anInvalidTimeIsRefusedNotReplaced() throws {
+        for observer in [nil, EventRecorder()] as [EventRecorder?] {
+            var configuration = HostResolver.Configuration.default
+            configuration.observer = observer
+            configuration.serveStale = .init(clientResponseTimeout: .nan)
+            #expect {
+                _ = try HostResolver(configuration: configuration, transport: FakeDoHTransport(zone: ResolverHarness.zone))
+            } throws: { error in
+                (error as? InvalidDurationError)?.description.hasPrefix("HostResolver.Configuration.serveStale.clientResponseTimeout needs ") == true
+            }
+            configuration.serveStale = .init(failureRecheckInterval: -1)
+            #expect(throws: InvalidDurationError(setting: "HostResolver.Configuration.serveStale.failureRecheckInterval", value: -1, requirement: .nonNegative)) {
+                _ = try HostResolver(configuration: configuration, transport: FakeDoHTransport(zone: ResolverHarness.zone))
+            }
+            #expect(observer?.events.isEmpty ?? true, "\(observer?.events ?? [])")
+        }
     }
 
     @Test("with an infinite client response timer, no timer is set: a slow lookup is waited for")

@@ -264,6 +264,44 @@ struct ResolverCacheStoreTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
+    @Test(
+        "a directory that cannot be made is named with the system's reason, and lookups work from memory",
+        arguments: [
+            // A parent that is a file: as root too, mkdir says ENOTDIR.
+            ("FILE/sub/cache.sqlite", "FILE/sub", "Not a directory"),
+            // procfs has no room for a directory, whoever asks.
+            ("/proc/httpdns-no-such-directory/cache.sqlite", "/proc/httpdns-no-such-directory", "No such file or directory")
+        ])
+    func anUncreatableDirectoryIsNamedWithItsReason(path: String, directory: String, reason: String) async throws {
+        let (scratch, _) = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let parentFile = scratch.appendingPathComponent("file")
+        try Data("not a directory".utf8).write(to: parentFile)
+        let file = URL(fileURLWithPath: path.replacingOccurrences(of: "FILE", with: parentFile.path))
+        let events = EventRecorder()
+        let harness = try Self.harness(file: file, events: events)
+        let directory = directory.replacingOccurrences(of: "FILE", with: parentFile.path)
+        #expect(
+            events.events == [
+                "warning not using the cache file \(file.path): cannot create the directory \(directory) (\(reason)); answers are kept in memory only"
+            ])
+        _ = try await harness.resolve("a.test")
+        #expect(try await harness.resolve("a.test").source == .cache)
+    }
+
+    @Test("missing directories are made, every level of them, with the file in the last")
+    func missingDirectoriesAreMade() async throws {
+        let (scratch, _) = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let file = scratch.appendingPathComponent("a/b/c/cache.sqlite")
+        let events = EventRecorder()
+        let harness = try Self.harness(file: file, events: events)
+        _ = try await harness.resolve("a.test")
+        harness.resolver.savePersistentCache()
+        #expect(!events.events.contains { $0.hasPrefix("warning") }, "\(events.events)")
+        #expect(try Self.names(in: file) == ["a.test"])
+    }
+
     /// SQLite files that are not this schema's cache: another program's, a newer httpdns's, a damaged one.
     static func foreignDatabase(_ kind: String, at file: URL) throws {
         if kind == "corrupt" {

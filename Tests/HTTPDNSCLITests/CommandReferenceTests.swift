@@ -53,7 +53,7 @@ struct CommandReferenceTests {
         let command = try #require(Self.commands.first { $0.name == name })
         let lines = command.shortHelp(all: true).split(separator: "\n", omittingEmptySubsequences: false)
         for line in lines { #expect(line.count <= 80, "too long (\(line.count) columns): \(line)") }
-        let optionLines = lines.filter { $0.hasPrefix("  -") || $0.hasPrefix("      --") }
+        let optionLines = lines.filter { $0.hasPrefix(" -") || $0.hasPrefix("     --") }
         #expect(optionLines.count == command.options.count)
     }
 
@@ -67,11 +67,80 @@ struct CommandReferenceTests {
         for line in lines { #expect(line.count <= 80, "too long (\(line.count) columns): \(line)") }
         let accepted = Set(command.options.flatMap(\.names))
         #expect(command.mostUsed.isSubset(of: accepted), "not options of \(name): \(command.mostUsed.subtracting(accepted).sorted())")
-        let optionLines = lines.filter { $0.hasPrefix("  -") || $0.hasPrefix("      --") }
+        let optionLines = lines.filter { $0.hasPrefix(" -") || $0.hasPrefix("     --") }
         #expect(optionLines.count == command.options.filter(command.isMostUsed).count)
         #expect(optionLines.count < command.options.count, "\(name) --help lists every option")
         let last = try #require(lines.last)
         #expect(last.contains("'httpdns \(name) --help all'") && last.contains("'httpdns help \(name)'"), "\(last)")
+    }
+
+    /// Where `text` lays out `rows` as a table whose texts all start at one column, with at least
+    /// two spaces between each name and its text; a row's text may be the first of several lines
+    /// (`wrapped`). Returns what is wrong, empty when nothing is.
+    static func misalignedRows(in text: String, _ rows: [(name: String, text: String)], wrapped: Bool = false) -> [String] {
+        let lines = text.split(separator: "\n").map(String.init)
+        var problems: [String] = []
+        var columns: [Int: [String]] = [:]
+        for row in rows {
+            let name = row.name.trimmingCharacters(in: .whitespaces)
+            func starts(_ line: String, _ prefix: String) -> Bool { line.drop { $0 == " " }.hasPrefix(prefix) }
+            guard let line = lines.first(where: { starts($0, name + "  ") }) else {
+                problems.append("'\(name)' is not followed by at least two spaces: \(lines.first { starts($0, name) } ?? "(no line)")")
+                continue
+            }
+            let rest = line.drop { $0 == " " }.dropFirst(name.count)
+            let description = String(rest.drop { $0 == " " })
+            columns[line.count - description.count, default: []].append(row.name)
+            if wrapped ? !(row.text.hasPrefix(description) && !description.isEmpty) : description != row.text {
+                problems.append("'\(row.name)' is followed by '\(description)', not its text '\(row.text)'")
+            }
+        }
+        if columns.count > 1 { problems.append("the texts start at different columns: \(columns.sorted { $0.key < $1.key })") }
+        return problems
+    }
+
+    @Test(
+        "every help table lines its texts up in one column, at least two spaces past the longest name: --help, --help all and the exit statuses of httpdns help",
+        arguments: [""] + commands.map(\.name))
+    func helpColumnsLineUp(name: String) throws {
+        let command = try #require(([HTTPDNSTool.reference] + Self.commands).first { $0.name == name })
+        let rows = { (options: [ArgumentParser.Option]) in options.map { (name: CommandReference.label($0), text: $0.summary) } }
+        var problems = Self.misalignedRows(in: command.shortHelp(all: true), rows(command.options))
+        problems += Self.misalignedRows(in: command.shortHelp(), rows(command.options.filter(command.isMostUsed)))
+        // --help and --help all share the column: the most used options are found in the first.
+        problems += Self.misalignedRows(in: command.shortHelp() + "\n" + command.shortHelp(all: true), rows(command.options))
+        problems += Self.misalignedRows(in: command.detailedHelp(), command.exitStatus.map { (name: $0.status, text: $0.meaning) }, wrapped: true)
+        #expect(problems.isEmpty, "httpdns \(name): \(problems.joined(separator: "\n"))")
+    }
+
+    @Test("httpdns --help lines up its commands and its options, each table in one column with at least two spaces")
+    func toolUsageColumnsLineUp() {
+        let commandRows = HTTPDNSTool.commands.map { (name: $0.name + " " + $0.synopsis.replacingOccurrences(of: "[options] ", with: ""), text: $0.summary) }
+        var problems = Self.misalignedRows(in: HTTPDNSTool.usage, commandRows)
+        problems += Self.misalignedRows(in: HTTPDNSTool.usage, HTTPDNSTool.reference.options.map { (name: CommandReference.label($0), text: $0.summary) })
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    @Test(
+        "help text stands on its own: no repository path, and a pointer to a document is a sentence ('See Resolver.md in the documentation.')",
+        arguments: [""] + commands.map(\.name))
+    func documentPointersAreSentences(name: String) throws {
+        let command = try #require(([HTTPDNSTool.reference] + Self.commands).first { $0.name == name })
+        let texts = [command.summary, command.description] + command.options.flatMap { [$0.summary, $0.detail] }
+        // The pages --generate-markdown writes (httpdns.md, httpdns-fetch.md) are its output, not pointers.
+        let document = try NSRegularExpression(pattern: #"(?<![\w-])(?!httpdns[\w-]*\.md)[\w-]+\.md\b"#)
+        for paragraph in texts.flatMap(CommandReference.paragraphs) {
+            for path in ["Documentation/", "Sources/", ".docc"] {
+                #expect(!paragraph.contains(path), "httpdns \(name): a repository path in help text: \(paragraph)")
+            }
+            for sentence in paragraph.components(separatedBy: ". ") {
+                let range = NSRange(sentence.startIndex..., in: sentence)
+                guard document.firstMatch(in: sentence, range: range) != nil else { continue }
+                #expect(
+                    sentence.hasPrefix("See ") && sentence.contains(" in the documentation"),
+                    "httpdns \(name): a document named outside a 'See ... in the documentation.' sentence: \(sentence)")
+            }
+        }
     }
 
     @Test("httpdns --help fits one screen too")

@@ -574,7 +574,9 @@ struct CLITests {
         #expect(direct.stdoutText == "vhost=a.test\n")
         let negative = try await httpdns(["fetch", "--max-time", "-1", url] + doh)
         #expect(negative.status == 2)
-        #expect(negative.stderrText.contains("0 for no limit"), "\(negative.stderrText)")
+        #expect(
+            negative.stderrText == "httpdns: --max-time: expected a duration in seconds (0 to 2147483.647; 0: no limit), got '-1' (see 'httpdns help fetch')\n",
+            "\(negative.stderrText)")
     }
 
     @Test("--pinnedpubkey with '//' inside a file path is still a file name")

@@ -170,7 +170,9 @@ extension ResolverIntegrationSuites {
         func cliBadProxy(value: String) async throws {
             let result = try await fixture.httpdns(["fetch", "-x", value, fixture.url("b.test").absoluteString] + fixture.dohOptions)
             #expect(result.status == 2)
-            #expect(result.stderrText.contains("-x: '\(value)' is not an HTTP proxy URL"))
+            #expect(
+                result.stderrText == "httpdns: -x: expected an HTTP proxy URL (http://HOST:PORT or https://HOST:PORT), got '\(value)' (see 'httpdns help fetch')\n",
+                "\(result.stderrText)")
             #expect(result.stdoutText.isEmpty)
         }
     }

@@ -248,7 +248,25 @@ extension ResolverIntegrationSuites {
             }
             let wrong = try await httpdns(["probe", fixture.url("wrong.test").absoluteString] + doh)
             #expect(wrong.status == 1)
-            #expect(wrong.stdoutText.contains("127.0.0.1 FAILED certificateVerificationFailed"))
+            // In words, as its message says it, never the Swift case's name.
+            #expect(wrong.stdoutText.contains("127.0.0.1 FAILED certificate verification failed for wrong.test"), "\(wrong.stdoutText)")
+            #expect(!wrong.stdoutText.contains("certificateVerificationFailed"), "\(wrong.stdoutText)")
+        }
+
+        @Test("probe --json names a failed address's failure by HTTPClientError.Kind, as its help documents, beside the message")
+        func probeJSONFailure() async throws {
+            let result = try await httpdns(["probe", "--json", fixture.url("wrong.test").absoluteString] + doh)
+            #expect(result.status == 1)
+            let lines = result.stdoutText.split(separator: "\n")
+            #expect(!lines.isEmpty, "\(result.stdoutText)\(result.stderrText)")
+            for line in lines {
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                #expect(object["healthy"] as? Bool == false)
+                #expect(object["error"] as? String == HTTPClientError.Kind.certificateVerificationFailed.rawValue)
+                #expect((object["message"] as? String)?.hasPrefix("certificate verification failed for wrong.test") == true, "\(line)")
+            }
+            let help = try await httpdns(["help", "probe"])
+            #expect(help.stdoutText.contains("(HTTPClientError.Kind)"), "the help documents the names")
         }
 
         @Test("probe -m, as fetch's: a resolution still running when it passes is curl's 28, and each address's request is held to it")
@@ -271,7 +289,7 @@ extension ResolverIntegrationSuites {
             let requests = ContinuousClock.now
             let slow = try await httpdns(["probe", "-m", "1", fixture.url("a.test", "/slow").absoluteString] + doh)
             #expect(slow.status == 1, "\(slow.stdoutText)\(slow.stderrText)")
-            #expect(slow.stdoutText.split(separator: "\n").filter { $0.contains(" FAILED timedOut") }.count == 2, "\(slow.stdoutText)")
+            #expect(slow.stdoutText.split(separator: "\n").filter { $0.contains(" FAILED timed out: request to ") }.count == 2, "\(slow.stdoutText)")
             #expect(ContinuousClock.now - requests < .seconds(2 + TestTimeScale.scaled(2.5)), "an address's request ran past -m")
         }
 
@@ -284,7 +302,9 @@ extension ResolverIntegrationSuites {
             let otherPin = fixture.otherCA[0].publicKeyPin.description
             let mismatch = try await httpdns(["probe", "--pinnedpubkey", otherPin, fixture.url("a.test").absoluteString] + doh)
             #expect(mismatch.status == 1)
-            #expect(mismatch.stdoutText.split(separator: "\n").filter { $0.contains(" FAILED pinMismatch") }.count == 2, "\(mismatch.stdoutText)")
+            #expect(
+                mismatch.stdoutText.split(separator: "\n").filter { $0.contains(" FAILED pin mismatch: certificate pinning failed for a.test") }.count == 2,
+                "\(mismatch.stdoutText)")
             let missingIdentity = try await httpdns(["probe", "--cert", "/nonexistent/client.p12", fixture.url("a.test").absoluteString] + doh)
             #expect(missingIdentity.status == 2)
         }

@@ -213,16 +213,26 @@ final class ResolverCacheStore: Sendable {
     /// Creates the directory and an empty file with mode 0666 less the umask (SQLite's own default
     /// would be 0644); the WAL and shared-memory files beside it get the same mode.
     private static func createEmpty(_ file: URL) throws(OpenError) {
-        let directory = file.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw OpenError(description: "cannot create the directory \(directory.path) (\((error as NSError).localizedDescription))")
-        }
+        try createDirectory(file.deletingLastPathComponent().path)
         let fd = Glibc.open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         if fd >= 0 { close(fd); return }
         if errno == EEXIST { return } // another process made it first
         throw OpenError(description: "cannot create it (\(String(cString: strerror(errno))))")
+    }
+
+    /// Creates `path` and its missing parents, as `mkdir -p` (mode 0777 less the umask).
+    /// - Throws: `OpenError` naming the directory that could not be made and the system's reason
+    ///   (`cannot create the directory /proc/x (No such file or directory)`), which Foundation's
+    ///   `createDirectory` errors do not say.
+    private static func createDirectory(_ path: String) throws(OpenError) {
+        var info = stat()
+        guard stat(path, &info) != 0 else { return } // there: what it is, the file's open says
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path { try createDirectory(parent) }
+        if mkdir(path, 0o777) == 0 { return }
+        let code = errno
+        if code == EEXIST { return } // another process made it first
+        throw OpenError(description: "cannot create the directory \(path) (\(String(cString: strerror(code))))")
     }
 
     /// A connection to an SQLite file that is new, empty or of this schema; read-only (with a warning)

@@ -10,9 +10,8 @@ struct CachePolicy: Sendable {
     var negativeCacheTTLCap: TimeInterval
     var maximumStaleness: TimeInterval?
     var refreshAheadWindow: TimeInterval?
+    /// As configured: `HostResolver.init` refused any time it does not take.
     var serveStale: HostResolver.Configuration.ServeStale?
-    /// What in the configuration was not usable as given, and what is used instead (for the observer).
-    var problems: [String] = []
 
     init(_ configuration: HostResolver.Configuration) {
         minimumTTL = configuration.minimumTTL
@@ -20,31 +19,7 @@ struct CachePolicy: Sendable {
         negativeCacheTTLCap = configuration.negativeCacheTTLCap
         maximumStaleness = configuration.maximumStaleness
         refreshAheadWindow = configuration.refreshAheadWindow
-        serveStale = configuration.serveStale.map { Self.checked($0, problems: &problems) }
-    }
-
-    /// `settings` with each time that is not a number of seconds, 0 or more, replaced as
-    /// `ServeStale` documents: a negative one by 0, NaN by RFC 8767's value; infinity is kept for the
-    /// client response timer (no timer) and the maximum stale age (no limit), and replaced by RFC
-    /// 8767's value for the stale answer TTL and the failure recheck timer (one would never expire,
-    /// the other never ask again).
-    static func checked(_ settings: HostResolver.Configuration.ServeStale, problems: inout [String]) -> HostResolver.Configuration.ServeStale {
-        let rfc = HostResolver.Configuration.ServeStale.rfc8767
-        var checked = settings
-        func check(_ value: inout TimeInterval, _ name: String, default fallback: TimeInterval, infinityAllowed: Bool) {
-            let valid = value >= 0 && (value.isFinite || infinityAllowed)
-            guard !valid else { return }
-            let used = value < 0 ? 0 : fallback
-            let accepted = infinityAllowed ? "0 or more, or .infinity" : "0 or more"
-            let why = used == 0 ? "" : ", RFC 8767's value,"
-            problems.append("serveStale.\(name) is \(value), not a number of seconds (\(accepted)); \(HostResolver.seconds(used)) s\(why) is used")
-            value = used
-        }
-        check(&checked.clientResponseTimeout, "clientResponseTimeout", default: rfc.clientResponseTimeout, infinityAllowed: true)
-        check(&checked.staleAnswerTTL, "staleAnswerTTL", default: rfc.staleAnswerTTL, infinityAllowed: false)
-        check(&checked.maximumStaleAge, "maximumStaleAge", default: rfc.maximumStaleAge, infinityAllowed: true)
-        check(&checked.failureRecheckInterval, "failureRecheckInterval", default: rfc.failureRecheckInterval, infinityAllowed: false)
-        return checked
+        serveStale = configuration.serveStale
     }
 
     /// How long past expiry, in seconds, an address entry stays usable in some way (nil: not at all).
