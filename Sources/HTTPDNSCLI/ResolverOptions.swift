@@ -164,7 +164,7 @@ struct ResolverOptions {
             }
             endpoints = parsedEndpoints
         }
-        providerOptions = try ProviderOptions(parsed, command: command)
+        providerOptions = try ProviderOptions(parsed, environment: environment, command: command)
         if let text = parsed.value("doh-method") {
             guard let method = DoHEndpoint.Method(rawValue: text.uppercased()) else {
                 throw UsageError("--doh-method must be \(Self.dohMethodOption.valueList), not '\(text)'", command: command)
@@ -226,6 +226,7 @@ struct ResolverOptions {
         configuration.fallbackToSystemResolver = fallback
         configuration.families = families
         configuration.observer = observer
+        for warning in providerOptions.warnings { observer?.warning(warning) }
         providerOptions.apply(to: &configuration)
         configuration.serveStale = staleTimeout.map { .init(clientResponseTimeout: $0) }
         configuration.preResolveHosts = preResolve

@@ -79,18 +79,55 @@ extension ResolverIntegrationSuites {
             #expect(reasons.first?.contains("HTTP 403: code InvalidSignature") == true, "\(reasons)")
         }
 
-        @Test("DNSPod-style plain text and AES-encrypted answers")
-        func dnspodPlainAndEncrypted() async throws {
+        @Test("Tencent plain text, both families in one type=addrs request")
+        func dnspodPlain() async throws {
             let plain = try await resolver([dnspod]).resolve(host: "a.test", port: 443)
             #expect(Set(plain.addresses) == [IPAddress("127.0.0.1")!, IPAddress("::1")!])
             #expect(plain.ttl == 300)
+            #expect(!server.requests(containing: "/d?dn=a.test&ttl=1&type=addrs").isEmpty)
+        }
+
+        @Test(
+            "Tencent DES and AES: the name and the answer never travel in the clear",
+            arguments: ["des", "aes"])
+        func dnspodEncrypted(alg: String) async throws {
             var encrypted = dnspod
-            encrypted.keyID = server.keyID
-            encrypted.key = server.aesKey
-            let secret = try await resolver([encrypted], families: .ipv4).resolve(host: "b.test", port: 443)
-            #expect(secret.addresses == [IPAddress("127.0.0.1")!])
-            #expect(secret.provider == "httpdns-dnspod")
-            #expect(server.requests(containing: "alg=aes").allSatisfy { !$0.contains("b.test") }, "the name never travels in clear")
+            encrypted.authentication = alg == "des" ? .des(keyID: server.keyID, key: server.desKey) : .aes(keyID: server.keyID, key: server.aesKey)
+            let answer = try await resolver([encrypted], families: .ipv4).resolve(host: "b.test", port: 443)
+            #expect(answer.addresses == [IPAddress("127.0.0.1")!])
+            #expect(answer.provider == "httpdns-dnspod")
+            let requests = server.requests(containing: "alg=\(alg)")
+            #expect(!requests.isEmpty)
+            #expect(requests.allSatisfy { !$0.contains("b.test") }, "the name never travels in clear")
+        }
+
+        @Test("Tencent HTTPS token entry; a wrong token answers nothing, which is no addresses")
+        func dnspodToken() async throws {
+            var withToken = dnspod
+            withToken.authentication = .token(server.token)
+            #expect(try await resolver([withToken], families: .ipv4).resolve(host: "v4only.test", port: 443).addresses == [IPAddress("127.0.0.1")!])
+            withToken.authentication = .token("wrong")
+            await #expect(throws: ResolutionError.noAddresses(host: "v4only.test", negativeTTL: nil)) {
+                try await resolver([withToken], families: .ipv4).resolve(host: "v4only.test", port: 443)
+            }
+        }
+
+        @Test("Tencent ip= (client subnet) reaches the server, encrypted under DES")
+        func dnspodClientSubnet() async throws {
+            var endpoint = dnspod
+            endpoint.authentication = .des(keyID: server.keyID, key: server.desKey)
+            endpoint.clientSubnet = IPAddress("10.0.0.1")
+            #expect(try await resolver([endpoint], families: .ipv4).resolve(host: "a.test", port: 443).addresses == [IPAddress("127.0.0.2")!])
+        }
+
+        @Test("Tencent batch: preResolve sends up to 8 names in one request, NODATA included")
+        func dnspodBatch() async throws {
+            let batching = try resolver([dnspod], families: .ipv4)
+            let names = ["a.test", "b.test", "v4only.test", "ttl0.test", "nodata.test", "xn--bcher-kva.test", "c1.test", "c2.test", "c3.test"]
+            let cached = await batching.preResolve(names)
+            #expect(Set(cached) == ["a.test", "b.test", "v4only.test", "xn--bcher-kva.test"])
+            #expect(server.requests(containing: "/d?dn=a.test,b.test,v4only.test,ttl0.test,nodata.test,xn--bcher-kva.test,c1.test,c2.test&").count == 1)
+            #expect(try await batching.resolve(host: "b.test", port: 443).source == .cache)
         }
 
         @Test("failover: a first endpoint answering 429, 503, garbage or nothing hands over to the next", arguments: ["/fault/429", "/fault/503", "/fault/garbage", "dead"])

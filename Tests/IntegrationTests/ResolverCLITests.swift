@@ -82,7 +82,7 @@ extension ResolverIntegrationSuites {
             let runs: [(String, [String])] = [
                 ("json", ["--provider", "json", "--endpoint", server.url("/resolve").absoluteString]),
                 ("httpdns-ali", ["--provider", "httpdns-ali", "--endpoint", server.baseURL.absoluteString, "--account-id", server.accountID, "--secret", server.secret]),
-                ("httpdns-dnspod", ["--provider", "httpdns-dnspod", "--endpoint", server.baseURL.absoluteString, "--key-id", server.keyID, "--secret", server.aesKey])
+                ("httpdns-dnspod", ["--provider", "httpdns-dnspod", "--endpoint", server.baseURL.absoluteString, "--key-id", server.keyID, "--alg", "aes", "--secret", server.aesKey])
             ]
             for (kind, options) in runs {
                 let result = try await httpdns(["resolve", "b.test"] + options + common)

@@ -67,10 +67,13 @@ enum ProviderHTTP {
     static let maxResponseBytes = 65_535
 
     /// GETs `url` and returns the body of a 200 response.
+    /// - Parameter secrets: Strings that travel in `url` (a token) and must not reach a message: a
+    ///   transport error that quotes the URL has each replaced by `[redacted]`.
     /// - Throws: `.endpointFailed` for a URL that is not `https` (not sent), a transport error, any
     ///   status but 200 (429 and 5xx included), or a body over the limit.
     static func get(
-        _ url: URL, endpoint: URL, accept: String?, bootstrap: [IPAddress], transport: any DoHTransport, timeout: TimeInterval
+        _ url: URL, endpoint: URL, accept: String?, bootstrap: [IPAddress], transport: any DoHTransport, timeout: TimeInterval,
+        redacting secrets: [String] = []
     ) async throws(ProviderFailure) -> DoHHTTPResponse {
         if let refusal = cleartextRefusal(url) { throw .endpointFailed(endpoint, reason: refusal) }
         let response: DoHHTTPResponse
@@ -81,7 +84,7 @@ enum ProviderHTTP {
         } catch is CancellationError {
             throw .endpointFailed(endpoint, reason: "cancelled")
         } catch {
-            throw .endpointFailed(endpoint, reason: oneLine(String(describing: error)))
+            throw .endpointFailed(endpoint, reason: redact(oneLine(String(describing: error)), secrets))
         }
         guard response.status == 200 else {
             let detail = response.status == 429 ? " (rate limited)" : (500...599).contains(response.status) ? " (server error)" : ""
@@ -175,6 +178,18 @@ enum ProviderHTTP {
                     default: scalar
                     }
                 }))
+    }
+
+    /// `text` with each of `secrets` (and its percent-encoded form) replaced by `[redacted]`.
+    static func redact(_ text: String, _ secrets: [String]) -> String {
+        var text = text
+        for secret in secrets where !secret.isEmpty {
+            text = text.replacingOccurrences(of: secret, with: "[redacted]")
+            if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
+                text = text.replacingOccurrences(of: encoded, with: "[redacted]")
+            }
+        }
+        return text
     }
 
     static func oneLine(_ text: String) -> String {
