@@ -96,6 +96,28 @@ extension ResolverIntegrationSuites {
             #expect(missing.stderrText.contains("--account-id"))
         }
 
+        @Test("resolve with several names sends them in batches within the provider's limit, printed in order")
+        func batchedResolve() async throws {
+            let server = try await ProviderTestServer.shared()
+            let common = ["--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path, "--type", "A", "--no-fallback"]
+            // Alibaba-style: 6 names, the batch API's limit is 5: one resolve of 5, then a d for the sixth.
+            let names = ["a.test", "b.test", "v4only.test", "xn--bcher-kva.test", "nodata.test", "ttl0.test"]
+            let ali = try await httpdns(
+                ["resolve"] + names + ["--provider", "httpdns-ali", "--endpoint", server.baseURL.absoluteString, "--account-id", server.accountID] + common)
+            #expect(ali.status == 6, "nodata.test has no address: \(ali.stderrText)")
+            #expect(
+                ali.stdoutText.split(separator: "\n").map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+                    == ["a.test 127.0.0.1", "b.test 127.0.0.1", "v4only.test 127.0.0.1", "xn--bcher-kva.test 127.0.0.1", "ttl0.test 127.0.0.1"])
+            #expect(ali.stdoutText.contains("source=httpdns") && !ali.stdoutText.contains("source=cache"), "\(ali.stdoutText)")
+            #expect(server.requests(containing: "/100000/resolve?host=a.test,b.test,v4only.test,xn--bcher-kva.test,nodata.test&").count == 1)
+            #expect(server.requests(containing: "/100000/d?host=ttl0.test&").count >= 1)
+            // Tencent: all 6 in one request.
+            let tencent = try await httpdns(["resolve"] + names + ["--provider", "httpdns-dnspod", "--endpoint", server.baseURL.absoluteString] + common)
+            #expect(tencent.status == 6, "\(tencent.stderrText)")
+            #expect(tencent.stdoutText.split(separator: "\n").count == 5)
+            #expect(server.requests(containing: "/d?dn=a.test,b.test,v4only.test,xn--bcher-kva.test,nodata.test,ttl0.test&").count == 1)
+        }
+
         @Test("--cache-file answers a second run with the DoH server gone")
         func cacheFile() async throws {
             // A directory of its own: the SQLite file's -wal and -shm go with it.
