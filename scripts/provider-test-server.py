@@ -9,6 +9,9 @@ Written from the vendors' public API documentation, not from their code:
       GET /{account}/d?host=NAME&query=4,6          -> {"host","ips","ipsv6","ttl","origin_ttl","client_ip"}
       GET /{account}/sign_d?host=&query=&t=T&s=S    S = md5("host-secret-T"), T a Unix time not yet past
       GET /{account}/resolve?host=a,b,c&query=4,6   (up to 5 names) -> {"dns":[{"host","ips","type","ttl"}]}
+      GET /v2/d?id=&m=0&dn=&q=&cip=&v=1.0&exp=&s=   s = hex HMAC-SHA256(hex secret, sorted "k=v&..."),
+          or m=1&enc=hex(IV || AES-CBC(key, JSON)) -> {"code":"success","mode":"0|1","data":{...}|base64}
+          (the Android SDK's ResolveHostHelper, SignService, AESEncryptService); cip=10.0.0.1 answers 127.0.0.2
       403 {"code":"InvalidAccount"|"InvalidSignature"|"SignatureExpired"} on bad credentials
   * Tencent Cloud HTTPDNS / DNSPod D+ ("HTTP 请求方式查询", "HTTPS 请求方式查询", "AES、DES 加密解密说明"):
       GET /d?dn=NAME[,NAME...]&ttl=1[&type=AAAA|addrs][&ip=ADDRESS][&token=T]
@@ -31,7 +34,9 @@ Usage: provider-test-server.py --port P --cert PEM --key KEY --log FILE [--accou
        [--key-id ID --aes-key KEY --des-key KEY --token T] [--owner-pid PID: exit when that process has]. Prints "ready" once listening.
 """
 import argparse
+import base64
 import hashlib
+import hmac
 import http.server
 import json
 import os
@@ -177,6 +182,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.json_doh(query)
         if parts == ["d"]:
             return self.dnspod(query)
+        if parts == ["v2", "d"]:
+            return self.alibaba_v2(query)
         if len(parts) == 2 and parts[1] in ("d", "sign_d", "resolve", "sign_resolve"):
             return self.alibaba(parts[0], parts[1], query)
         self.send(404, '{"code":"NotFound"}')
@@ -225,6 +232,52 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if "6" in families:
             body["ipsv6"] = v6
         self.send(200, json.dumps(body))
+
+    def alibaba_v2(self, query):
+        # Alibaba "域名解析接口" /v2/d, as the Android SDK sends it: id, m (0 plain, 1 AES-CBC enc),
+        # dn, q, cip, sdns-*, v, exp, s = hex HMAC-SHA256 (hex-decoded secret) of the sorted signed
+        # parameters "k=v&...". The answer: {"code","mode","data"}, data base64(IV + AES-CBC) in mode 1.
+        options = self.server.options
+        if query.get("id") != options.account:
+            return self.send(403, '{"code":"InvalidAccount"}')
+        exp = query.get("exp", "")
+        if not exp.isdigit() or int(exp) < time.time():
+            return self.send(403, '{"code":"SignatureExpired"}')
+        if "s" in query:
+            signed = sorted((k, v) for k, v in query.items()
+                            if (k in ("id", "m", "dn", "cip", "q", "enc", "exp", "tags", "v") or k.startswith("sdns-")) and v)
+            content = "&".join("%s=%s" % item for item in signed)
+            expected = hmac.new(bytes.fromhex(options.v2_secret), content.encode(), hashlib.sha256).hexdigest()
+            if query["s"] != expected:
+                return self.send(403, '{"code":"InvalidSignature"}')
+        params = query
+        key = bytes.fromhex(options.v2_aes_key)
+        if query.get("m") == "1":
+            sealed = bytes.fromhex(query.get("enc", ""))
+            params = json.loads(aes(True, key, sealed[:16], sealed[16:]))
+        hosts = [h.lower() for h in params.get("dn", "").split(",") if h]
+        if not hosts:
+            return self.send(400, '{"code":"MissingArgument"}')
+        if len(hosts) > 5:
+            return self.send(400, '{"code":"TooManyHosts"}')
+        families = (params.get("q") or "4").split(",")
+        answers = []
+        for host in hosts:
+            v4, v6, ttl = ZONE.get(host, ([], [], 60))
+            if params.get("cip") == "10.0.0.1" and v4:
+                v4 = ["127.0.0.2"]
+            answer = {"dn": host}
+            if "4" in families:
+                answer["v4"] = {"ips": v4, "ttl": ttl}
+            if "6" in families:
+                answer["v6"] = {"ips": v6, "ttl": ttl} if v6 else {"ips": [], "ttl": ttl, "no_ip_code": "RRNotExist"}
+            answers.append(answer)
+        data = {"cip": params.get("cip", "127.0.0.1"), "answers": answers}
+        if query.get("m") == "1":
+            iv = os.urandom(16)
+            sealed = base64.b64encode(iv + aes(False, key, iv, json.dumps(data).encode())).decode()
+            return self.send(200, json.dumps({"code": "success", "mode": "1", "data": sealed}))
+        self.send(200, json.dumps({"code": "success", "mode": "0", "data": data}))
 
     def dnspod(self, query):
         # Tencent Cloud HTTPDNS, "HTTP 请求方式查询" / "HTTPS 请求方式查询": dn (comma-separated for a batch
@@ -303,6 +356,8 @@ def main():
     parser.add_argument("--key-id", default="42")
     parser.add_argument("--aes-key", default="0123456789abcdef")
     parser.add_argument("--des-key", default="dnspodpass")
+    parser.add_argument("--v2-secret", default="00112233445566778899aabbccddeeff")
+    parser.add_argument("--v2-aes-key", default="000102030405060708090a0b0c0d0e0f")
     parser.add_argument("--token", default="711886787")
     parser.add_argument("--owner-pid", type=int, default=0)
     options = parser.parse_args()

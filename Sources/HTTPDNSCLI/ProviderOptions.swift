@@ -6,21 +6,22 @@ import HTTPDNS
 struct ProviderOptions {
     static let providerOption = ArgumentParser.Option(
         names: ["--provider"], arity: .value, valueName: "NAME",
-        summary: "doh (default), json, httpdns-ali, httpdns-dnspod",
+        summary: "doh (default), json, httpdns-ali, httpdns-ali-v2, httpdns-dnspod",
         detail: """
             The protocol of the --doh-url/--endpoint URLs. doh (the default): RFC 8484. json: JSON DoH
             (GET ?name=&type=, application/dns-json). httpdns-ali: Alibaba-style HTTPDNS (needs
-            --account-id; signed with the secret). httpdns-dnspod: Tencent Cloud HTTPDNS (DNSPod D+):
+            --account-id; signed with the secret). httpdns-ali-v2: Alibaba's current /v2/d API (needs
+            --account-id; HMAC-SHA256-signed with the secret, given as hex). httpdns-dnspod: Tencent Cloud HTTPDNS (DNSPod D+):
             plain, the HTTPS entry's token (the secret without --key-id), or DES/AES-encrypted with
             --key-id, --alg and the secret. The secret comes from --secret, --secret-file or
             HTTPDNS_SECRET. Every provider fails over to the next URL; HTTP 429 and 5xx, time-outs and
             garbage are failures, never NXDOMAIN.
             """,
-        values: ["doh", "json", "httpdns-ali", "httpdns-dnspod"])
+        values: ["doh", "json", "httpdns-ali", "httpdns-ali-v2", "httpdns-dnspod"])
 
     static let parserOptions: [ArgumentParser.Option] = [
         providerOption,
-        .init(names: ["--account-id"], arity: .value, valueName: "ID", summary: "Account of an httpdns-ali endpoint"),
+        .init(names: ["--account-id"], arity: .value, valueName: "ID", summary: "Account of an httpdns-ali or httpdns-ali-v2 endpoint"),
         .init(
             names: ["--secret"], arity: .value, valueName: "SECRET", summary: "Secret, key or token of an httpdns-* provider",
             detail: """
@@ -43,8 +44,8 @@ struct ProviderOptions {
             values: ["des", "aes"]),
         .init(
             names: ["--client-ip"], arity: .value, valueName: "ADDRESS",
-            summary: "Answer as for a client at ADDRESS (httpdns-dnspod ip=)",
-            detail: "Ask an httpdns-dnspod endpoint for the answer it gives a client at ADDRESS (its ip= parameter, EDNS Client Subnet) rather than the address the query comes from."),
+            summary: "Answer as for a client at ADDRESS (ip=, cip=)",
+            detail: "Ask an httpdns-dnspod (ip=) or httpdns-ali-v2 (cip=) endpoint for the answer it gives a client at ADDRESS (EDNS Client Subnet) rather than the address the query comes from."),
         .init(
             names: ["--cache-file"], arity: .value, valueName: "PATH",
             summary: "Keep the answer cache in PATH (SQLite)",
@@ -122,11 +123,16 @@ struct ProviderOptions {
         }
         if let text = parsed.value("client-ip") {
             guard let address = IPAddress(text) else { throw UsageError("--client-ip needs an IPv4 or IPv6 address, not '\(text)'", command: command) }
-            guard kind == "httpdns-dnspod" else { throw UsageError("--client-ip is for --provider httpdns-dnspod (its ip= parameter)", command: command) }
+            guard ["httpdns-dnspod", "httpdns-ali-v2"].contains(kind) else {
+                throw UsageError("--client-ip is for --provider httpdns-dnspod (ip=) or httpdns-ali-v2 (cip=)", command: command)
+            }
             clientIP = address
         }
-        if kind == "httpdns-ali", accountID?.isEmpty ?? true {
-            throw UsageError("--provider httpdns-ali needs --account-id", command: command)
+        if kind.hasPrefix("httpdns-ali"), accountID?.isEmpty ?? true {
+            throw UsageError("--provider \(kind) needs --account-id", command: command)
+        }
+        if kind == "httpdns-ali-v2", let problem = AlibabaHTTPDNSV2Endpoint(url: URL(string: "https://203.107.1.1")!, accountID: "0", secret: secret?.value).problem() {
+            throw UsageError("\(secret?.origin ?? "--secret") for httpdns-ali-v2: \(problem)", command: command)
         }
         // Account IDs are numbers; letters, "-" and "_" are let through, anything else is a typo.
         if let accountID, !accountID.isEmpty,
@@ -192,6 +198,12 @@ struct ProviderOptions {
             let list = given.isEmpty ? [DoHEndpoint(url: URL(string: "https://203.107.1.1")!, bootstrapAddresses: [])] : given
             return list.map {
                 AlibabaHTTPDNSEndpoint(url: $0.url, accountID: accountID ?? "", secret: secret?.value, bootstrapAddresses: $0.bootstrapAddresses)
+            }
+        case "httpdns-ali-v2":
+            let list = given.isEmpty ? [DoHEndpoint(url: URL(string: "https://203.107.1.1")!, bootstrapAddresses: [])] : given
+            return list.map {
+                AlibabaHTTPDNSV2Endpoint(
+                    url: $0.url, accountID: accountID ?? "", secret: secret?.value, clientSubnet: clientIP, bootstrapAddresses: $0.bootstrapAddresses)
             }
         case "httpdns-dnspod":
             let list = given.isEmpty ? [DoHEndpoint(url: URL(string: "https://119.29.29.99")!, bootstrapAddresses: [])] : given

@@ -70,6 +70,24 @@ extension ResolverIntegrationSuites {
             #expect(try await batching.resolve(host: "v4only.test", port: 443).source == .cache)
         }
 
+        @Test("Alibaba /v2/d: plain, HMAC-signed, AES-encrypted and signed, with cip, each against the server's own check")
+        func alibabaV2() async throws {
+            var endpoint = AlibabaHTTPDNSV2Endpoint(url: server.baseURL, accountID: server.accountID, bootstrapAddresses: bootstrap)
+            #expect(Set(try await resolver([endpoint]).resolve(host: "a.test", port: 443).addresses) == [IPAddress("127.0.0.1")!, IPAddress("::1")!])
+            endpoint.secret = server.v2Secret
+            #expect(try await resolver([endpoint], families: .ipv4).resolve(host: "b.test", port: 443).addresses == [IPAddress("127.0.0.1")!])
+            endpoint.aesKey = server.v2AESKey
+            let encrypted = try await resolver([endpoint], families: .ipv4).resolve(host: "v4only.test", port: 443)
+            #expect(encrypted.addresses == [IPAddress("127.0.0.1")!])
+            #expect(encrypted.provider == "httpdns-ali-v2")
+            #expect(server.requests(containing: "/v2/d?id=100000&m=1&enc=").allSatisfy { !$0.contains("v4only") })
+            endpoint.clientSubnet = IPAddress("10.0.0.1")
+            #expect(try await resolver([endpoint], families: .ipv4).resolve(host: "a.test", port: 443).addresses == [IPAddress("127.0.0.2")!])
+            endpoint.secret = "0badc0de"
+            let error = try await #require(throws: ResolutionError.self) { try await resolver([endpoint]).resolve(host: "b.test", port: 443) }
+            #expect("\(error)".contains("HTTP 403: code InvalidSignature"), "\(error)")
+        }
+
         @Test("a wrong signing secret is 'resolver unavailable' (HTTP 403), not a DNS answer")
         func alibabaBadSignature() async throws {
             var signed = ali

@@ -75,13 +75,14 @@ extension ResolverIntegrationSuites {
             #expect(fetch.stderrText.contains("invalid host name '1.2.3' (an IPv4 address in a legacy form, which is not looked up: write 1.2.0.3)"), "\(fetch.stderrText)")
         }
 
-        @Test("--provider json, httpdns-ali (signed) and httpdns-dnspod (encrypted) with the options each needs")
+        @Test("--provider json, httpdns-ali (signed), httpdns-ali-v2 (HMAC-signed) and httpdns-dnspod (encrypted) with the options each needs")
         func providers() async throws {
             let server = try await ProviderTestServer.shared()
             let common = ["--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path, "--json", "--type", "A"]
             let runs: [(String, [String])] = [
                 ("json", ["--provider", "json", "--endpoint", server.url("/resolve").absoluteString]),
                 ("httpdns-ali", ["--provider", "httpdns-ali", "--endpoint", server.baseURL.absoluteString, "--account-id", server.accountID, "--secret", server.secret]),
+                ("httpdns-ali-v2", ["--provider", "httpdns-ali-v2", "--endpoint", server.baseURL.absoluteString, "--account-id", server.accountID, "--secret", server.v2Secret]),
                 ("httpdns-dnspod", ["--provider", "httpdns-dnspod", "--endpoint", server.baseURL.absoluteString, "--key-id", server.keyID, "--alg", "aes", "--secret", server.aesKey])
             ]
             for (kind, options) in runs {

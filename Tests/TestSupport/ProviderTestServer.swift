@@ -20,6 +20,9 @@ public struct ProviderTestServer: Sendable {
     public let aesKey = "0123456789abcdef"
     /// The documents' example DES key (10 bytes, of which DES uses the first 8).
     public let desKey = "dnspodpass"
+    /// The `/v2/d` signing secret and AES key, as hex.
+    public let v2Secret = "00112233445566778899aabbccddeeff"
+    public let v2AESKey = "000102030405060708090a0b0c0d0e0f"
     /// The HTTPS entry's token.
     public let token = "711886787"
 

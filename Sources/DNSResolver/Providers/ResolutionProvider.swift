@@ -137,6 +137,14 @@ enum ProviderHTTP {
         return components.url!
     }
 
+    /// `now + offset + lifetime` as a Unix time in seconds (an API's expiry parameter), or nil when
+    /// it is not a finite time between 1970 and the year 33658 (a misconfigured offset or lifetime).
+    static func expiry(now: Date, offset: TimeInterval, lifetime: TimeInterval) -> Int? {
+        let seconds = now.timeIntervalSince1970 + offset + lifetime
+        guard seconds.isFinite, seconds >= 0, seconds < 1e12 else { return nil }
+        return Int(seconds)
+    }
+
     /// Parses a JSON object body.
     static func jsonObject(_ body: Data, endpoint: URL) throws(ProviderFailure) -> [String: Any] {
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
