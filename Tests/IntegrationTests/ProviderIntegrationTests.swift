@@ -159,6 +159,22 @@ extension ResolverIntegrationSuites {
             #expect(resolution.provider == "doh")
         }
 
+        @Test(
+            "Tencent and Alibaba /v2/d endpoints answering 429, garbage, a truncated or an oversized body fail over to the next",
+            arguments: ["/fault/429", "/fault/garbage", "/fault/truncate", "/fault/oversized"])
+        func vendorFailover(fault: String) async throws {
+            let broken: [any ResolutionProvider] = [
+                DNSPodHTTPDNSEndpoint(url: server.url(fault), authentication: .des(keyID: server.keyID, key: server.desKey), bootstrapAddresses: bootstrap),
+                AlibabaHTTPDNSV2Endpoint(url: server.url(fault), accountID: server.accountID, bootstrapAddresses: bootstrap)
+            ]
+            for first in broken {
+                let events = Events()
+                let resolution = try await resolver([first, dnspod], families: .ipv4, observer: events).resolve(host: "a.test", port: 443)
+                #expect(resolution.addresses == [IPAddress("127.0.0.1")!], "\(first.kind) \(fault)")
+                #expect(resolution.source == .httpdns(endpoint: server.baseURL))
+            }
+        }
+
         @Test("fetch over a JSON DoH resolution reaches the virtual host for the name")
         func fetchThroughJSONProvider() async throws {
             let client = try fixture.client(resolver: try resolver([json]))

@@ -2,13 +2,14 @@ import Foundation
 import HTTPDNSCore
 
 /// One way of asking a trusted service for a name's addresses: RFC 8484 DoH (`DoHEndpoint`), JSON DoH
-/// (`JSONDoHEndpoint`), or a vendor HTTPDNS API (`AlibabaHTTPDNSEndpoint`, `DNSPodHTTPDNSEndpoint`).
+/// (`JSONDoHEndpoint`), or a vendor HTTPDNS API (`AlibabaHTTPDNSEndpoint`, `AlibabaHTTPDNSV2Endpoint`,
+/// `DNSPodHTTPDNSEndpoint`).
 ///
 /// Every provider reports the same outcomes: an `Answer` (addresses, NXDOMAIN, NODATA) or a
 /// `ProviderFailure`. Anything that is not an answer about the name, HTTP 429 and 5xx included, is
 /// `.endpointFailed` ("resolver unavailable": `HostResolver` fails over), never a DNS outcome.
 public protocol ResolutionProvider: Sendable {
-    /// Short name of the protocol, as `--provider` spells it: `doh`, `json`, `httpdns-ali`, `httpdns-dnspod`.
+    /// Short name of the protocol, as `--provider` spells it: `doh`, `json`, `httpdns-ali`, `httpdns-ali-v2`, `httpdns-dnspod`.
     var kind: String { get }
     /// The URL identifying the endpoint, in messages and in `ResolutionSource`.
     var url: URL { get }
