@@ -6,7 +6,7 @@ import HTTPDNS
 struct ProviderOptions {
     static let providerOption = ArgumentParser.Option(
         names: ["--provider"], arity: .value, valueName: "NAME",
-        summary: "doh (default), json, httpdns-ali, httpdns-ali-v2, httpdns-dnspod",
+        summary: "doh, json, httpdns-ali[-v2], httpdns-dnspod",
         detail: """
             The protocol of the --doh-url/--endpoint URLs. doh (the default): RFC 8484. json: JSON DoH
             (GET ?name=&type=, application/dns-json). httpdns-ali: Alibaba-style HTTPDNS (needs
@@ -21,14 +21,14 @@ struct ProviderOptions {
 
     static let parserOptions: [ArgumentParser.Option] = [
         providerOption,
-        .init(names: ["--account-id"], arity: .value, valueName: "ID", summary: "Account of an httpdns-ali or httpdns-ali-v2 endpoint"),
+        .init(names: ["--account-id"], arity: .value, valueName: "ID", summary: "Account of an httpdns-ali[-v2] endpoint"),
         .init(
             names: ["--secret"], arity: .value, valueName: "SECRET", summary: "Secret, key or token of an httpdns-* provider",
             detail: """
                 The signing secret of an httpdns-ali endpoint; for httpdns-dnspod, the DES key (8 bytes;
                 of a longer key the first 8 are used) or AES key (16, 24 or 32 bytes) with --key-id, or
                 the HTTPS entry's token without it. Any local user can read a command line: prefer
-                --secret-file or HTTPDNS_SECRET. Never printed, with -v or in errors.
+                --secret-file or HTTPDNS_SECRET. Never printed, in verbose output or in errors.
                 """),
         .init(
             names: ["--secret-file"], arity: .value, valueName: "FILE", summary: "Read the --secret from FILE",
@@ -37,9 +37,9 @@ struct ProviderOptions {
                 the command line. A FILE its group or other users can read is warned about. Without
                 --secret and --secret-file, the HTTPDNS_SECRET environment variable is used when set.
                 """),
-        .init(names: ["--key-id"], arity: .value, valueName: "ID", summary: "Authorization ID of an encrypted httpdns-dnspod endpoint"),
+        .init(names: ["--key-id"], arity: .value, valueName: "ID", summary: "Key (authorization) ID, httpdns-dnspod"),
         .init(
-            names: ["--alg"], arity: .value, valueName: "ALG", summary: "httpdns-dnspod encryption with --key-id: des (default) or aes",
+            names: ["--alg"], arity: .value, valueName: "ALG", summary: "With --key-id: des (default) or aes",
             detail: "The encryption of an httpdns-dnspod endpoint given --key-id: des (DES-ECB, the API's default) or aes (AES-CBC).",
             values: ["des", "aes"]),
         .init(
