@@ -9,12 +9,17 @@ Written from the vendors' public API documentation, not from their code:
       GET /{account}/d?host=NAME&query=4,6          -> {"host","ips","ipsv6","ttl","origin_ttl","client_ip"}
       GET /{account}/sign_d?host=&query=&t=T&s=S    S = md5("host-secret-T"), T a Unix time not yet past
       GET /{account}/resolve?host=a,b,c&query=4,6   (up to 5 names) -> {"dns":[{"host","ips","type","ttl"}]}
+      GET /v2/d?id=&m=0&dn=&q=&cip=&v=1.0&exp=&s=   s = hex HMAC-SHA256(hex secret, sorted "k=v&..."),
+          or m=1&enc=hex(IV || AES-CBC(key, JSON)) -> {"code":"success","mode":"0|1","data":{...}|base64}
+          (the Android SDK's ResolveHostHelper, SignService, AESEncryptService); cip=10.0.0.1 answers 127.0.0.2
       403 {"code":"InvalidAccount"|"InvalidSignature"|"SignatureExpired"} on bad credentials
-  * Tencent Cloud HTTPDNS / DNSPod D+:
-      GET /d?dn=NAME&ttl=1[&type=AAAA]               -> "ip;ip,TTL" (empty body: no record)
-      GET /d?dn=HEX&id=KEYID&ttl=1&alg=aes[&type=AAAA]
-          HEX = hex(IV || AES-CBC(key, IV, NAME)); the answer is hex(IV || AES-CBC(key, IV, "ip;ip,TTL")).
-      AES is done by the openssl command line tool (Python has no AES in its standard library).
+  * Tencent Cloud HTTPDNS / DNSPod D+ ("HTTP 请求方式查询", "HTTPS 请求方式查询", "AES、DES 加密解密说明"):
+      GET /d?dn=NAME[,NAME...]&ttl=1[&type=AAAA|addrs][&ip=ADDRESS][&token=T]
+          -> "ip;ip,TTL" ("A-AAAA" for addrs, "0" for none; a batch: "NAME.:..." lines; empty: no record)
+      GET /d?dn=HEX&id=KEYID&ttl=1&alg=des|aes[&ip=HEX]...
+          des: HEX = hex(DES-ECB(key[:8], text)); aes: HEX = hex(IV || AES-CBC(key, IV, text)); the answer alike.
+      ip=10.0.0.1 answers 127.0.0.2 for names with an IPv4 address (to see the parameter reach the server).
+      DES and AES are done by the openssl command line tool (Python has no ciphers in its standard library).
 Faults, by path prefix, for GET, POST, PUT, PATCH and DELETE: /fault/429/..., /fault/500/... answer that status;
 /fault/garbage/... answers 200 with a body no API would send; /fault/oversized/... a 70,000-byte
 application/dns-message (over the largest DNS message); /fault/hang/... never answers (the connection
@@ -26,10 +31,12 @@ the first request for ID only, and answers any later one 200. /fault/statusline/
 as one line "METHOD PATH?QUERY".
 
 Usage: provider-test-server.py --port P --cert PEM --key KEY --log FILE [--account ID] [--secret S]
-       [--key-id ID --aes-key KEY] [--owner-pid PID: exit when that process has]. Prints "ready" once listening.
+       [--key-id ID --aes-key KEY --des-key KEY --token T] [--owner-pid PID: exit when that process has]. Prints "ready" once listening.
 """
 import argparse
+import base64
 import hashlib
+import hmac
 import http.server
 import json
 import os
@@ -175,6 +182,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.json_doh(query)
         if parts == ["d"]:
             return self.dnspod(query)
+        if parts == ["v2", "d"]:
+            return self.alibaba_v2(query)
         if len(parts) == 2 and parts[1] in ("d", "sign_d", "resolve", "sign_resolve"):
             return self.alibaba(parts[0], parts[1], query)
         self.send(404, '{"code":"NotFound"}')
@@ -224,23 +233,112 @@ class Handler(http.server.BaseHTTPRequestHandler):
             body["ipsv6"] = v6
         self.send(200, json.dumps(body))
 
-    def dnspod(self, query):
+    def alibaba_v2(self, query):
+        # Alibaba "域名解析接口" /v2/d, as the Android SDK sends it: id, m (0 plain, 1 AES-CBC enc),
+        # dn, q, cip, sdns-*, v, exp, s = hex HMAC-SHA256 (hex-decoded secret) of the sorted signed
+        # parameters "k=v&...". The answer: {"code","mode","data"}, data base64(IV + AES-CBC) in mode 1.
         options = self.server.options
-        encrypted = query.get("alg") == "aes"
-        name = query.get("dn", "")
-        key = options.aes_key.encode() if options.aes_key else b""
-        if encrypted:
-            if query.get("id") != options.key_id:
-                return self.send(200, "", "text/html")  # the service answers nothing for an unknown key
-            sealed = bytes.fromhex(name)
-            name = aes(True, key, sealed[:16], sealed[16:]).decode()
-        v4, v6, ttl = ZONE.get(name.lower(), ([], [], 0))
-        addresses = v6 if query.get("type", "").upper() == "AAAA" else v4
-        text = (";".join(addresses) + ("," + str(ttl) if query.get("ttl") == "1" else "")) if addresses else ""
-        if encrypted and text:
+        if query.get("id") != options.account:
+            return self.send(403, '{"code":"InvalidAccount"}')
+        exp = query.get("exp", "")
+        if not exp.isdigit() or int(exp) < time.time():
+            return self.send(403, '{"code":"SignatureExpired"}')
+        if "s" in query:
+            signed = sorted((k, v) for k, v in query.items()
+                            if (k in ("id", "m", "dn", "cip", "q", "enc", "exp", "tags", "v") or k.startswith("sdns-")) and v)
+            content = "&".join("%s=%s" % item for item in signed)
+            expected = hmac.new(bytes.fromhex(options.v2_secret), content.encode(), hashlib.sha256).hexdigest()
+            if query["s"] != expected:
+                return self.send(403, '{"code":"InvalidSignature"}')
+        params = query
+        key = bytes.fromhex(options.v2_aes_key)
+        if query.get("m") == "1":
+            sealed = bytes.fromhex(query.get("enc", ""))
+            params = json.loads(aes(True, key, sealed[:16], sealed[16:]))
+        hosts = [h.lower() for h in params.get("dn", "").split(",") if h]
+        if not hosts:
+            return self.send(400, '{"code":"MissingArgument"}')
+        if len(hosts) > 5:
+            return self.send(400, '{"code":"TooManyHosts"}')
+        families = (params.get("q") or "4").split(",")
+        answers = []
+        for host in hosts:
+            v4, v6, ttl = ZONE.get(host, ([], [], 60))
+            if params.get("cip") == "10.0.0.1" and v4:
+                v4 = ["127.0.0.2"]
+            answer = {"dn": host}
+            if "4" in families:
+                answer["v4"] = {"ips": v4, "ttl": ttl}
+            if "6" in families:
+                answer["v6"] = {"ips": v6, "ttl": ttl} if v6 else {"ips": [], "ttl": ttl, "no_ip_code": "RRNotExist"}
+            answers.append(answer)
+        data = {"cip": params.get("cip", "127.0.0.1"), "answers": answers}
+        if query.get("m") == "1":
             iv = os.urandom(16)
-            text = (iv + aes(False, key, iv, text.encode())).hex()
+            sealed = base64.b64encode(iv + aes(False, key, iv, json.dumps(data).encode())).decode()
+            return self.send(200, json.dumps({"code": "success", "mode": "1", "data": sealed}))
+        self.send(200, json.dumps({"code": "success", "mode": "0", "data": data}))
+
+    def dnspod(self, query):
+        # Tencent Cloud HTTPDNS, "HTTP 请求方式查询" / "HTTPS 请求方式查询": dn (comma-separated for a batch
+        # of up to 8), ttl=1, type=AAAA|addrs, ip=; with id= and alg=des|aes (des the default) dn and
+        # ip are encrypted, and so is the answer; token= for the HTTPS entry. Always 200; an empty
+        # answer for "no record".
+        options = self.server.options
+        alg = query.get("alg", "des") if "id" in query else None
+        names, client = query.get("dn", ""), query.get("ip")
+        if "token" in query and query["token"] != options.token:
+            return self.send(200, "", "text/html")
+        if alg is not None:
+            if query.get("id") != options.key_id or alg not in ("des", "aes"):
+                return self.send(200, "", "text/html")  # the service answers nothing for an unknown key
+            try:
+                names = self.tencent_cipher(alg, True, names).decode()
+                if client:
+                    client = self.tencent_cipher(alg, True, client).decode()
+            except (ValueError, subprocess.CalledProcessError, UnicodeDecodeError):
+                return self.send(200, "", "text/html")
+        hosts = [h.lower() for h in names.split(",") if h]
+        if len(hosts) > 8:
+            return self.send(200, "", "text/html")
+        kind = query.get("type", "").lower()
+        with_ttl = query.get("ttl") == "1"
+
+        def part(addresses, ttl):
+            return (";".join(addresses) + ("," + str(ttl) if with_ttl else "")) if addresses else "0"
+
+        lines = []
+        for host in hosts:
+            v4, v6, ttl = ZONE.get(host, ([], [], 0))
+            if client == "10.0.0.1":
+                v4 = ["127.0.0.2"] if v4 else v4  # the answer for that client subnet differs
+            if kind == "addrs":
+                text = part(v4, ttl) + "-" + part(v6, ttl)
+            else:
+                text = part(v6 if kind == "aaaa" else v4, ttl)
+            lines.append((host + ".:" + text) if len(hosts) > 1 else text)
+        text = "\n".join(lines)
+        if len(hosts) == 1 and text in ("0", "0-0"):
+            text = ""
+        if alg is not None and text:
+            text = self.tencent_cipher(alg, False, text).hex()
         self.send(200, text, "text/html")
+
+    def tencent_cipher(self, alg, decrypt, data):
+        """alg=des: DES-ECB under the key's first 8 bytes, hex; alg=aes: hex of IV + AES-CBC."""
+        options = self.server.options
+        if alg == "des":
+            key = options.des_key.encode()[:8]
+            args = ["openssl", "enc", "-des-ecb", "-K", key.hex(), "-nosalt", "-provider", "legacy", "-provider", "default"]
+            if decrypt:
+                return subprocess.run(args + ["-d"], input=bytes.fromhex(data), stdout=subprocess.PIPE, check=True).stdout
+            return subprocess.run(args, input=data.encode(), stdout=subprocess.PIPE, check=True).stdout
+        key = options.aes_key.encode()
+        if decrypt:
+            sealed = bytes.fromhex(data)
+            return aes(True, key, sealed[:16], sealed[16:])
+        iv = os.urandom(16)
+        return iv + aes(False, key, iv, data.encode())
 
 
 class Server(http.server.ThreadingHTTPServer):
@@ -257,6 +355,10 @@ def main():
     parser.add_argument("--secret", default="test-secret")
     parser.add_argument("--key-id", default="42")
     parser.add_argument("--aes-key", default="0123456789abcdef")
+    parser.add_argument("--des-key", default="dnspodpass")
+    parser.add_argument("--v2-secret", default="00112233445566778899aabbccddeeff")
+    parser.add_argument("--v2-aes-key", default="000102030405060708090a0b0c0d0e0f")
+    parser.add_argument("--token", default="711886787")
     parser.add_argument("--owner-pid", type=int, default=0)
     options = parser.parse_args()
     if options.owner_pid:

@@ -6,3 +6,5 @@
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <openssl/rand.h>
+#include <openssl/provider.h>
+#include <openssl/hmac.h>

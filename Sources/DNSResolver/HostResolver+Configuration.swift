@@ -187,8 +187,8 @@ extension HostResolver {
 
 extension HostResolver.Configuration {
     /// - Throws: `InvalidDurationError` naming the first duration that is not one its setting
-    ///   accepts (each setting's documentation says which), an `AlibabaHTTPDNSEndpoint`'s
-    ///   `signatureLifetime` among `providers` included.
+    ///   accepts (each setting's documentation says which), an Alibaba endpoint's
+    ///   `signatureLifetime` and `clockOffset` among `providers` included.
     func checkDurations() throws(InvalidDurationError) {
         func check(_ seconds: TimeInterval?, _ requirement: InvalidDurationError.Requirement, _ name: String) throws(InvalidDurationError) {
             try InvalidDurationError.check(seconds, requirement, setting: "HostResolver.Configuration.\(name)")
@@ -209,8 +209,13 @@ extension HostResolver.Configuration {
             try check(serveStale.failureRecheckInterval, .nonNegative, "serveStale.failureRecheckInterval")
         }
         for (index, provider) in providers.enumerated() {
-            guard let endpoint = provider as? AlibabaHTTPDNSEndpoint else { continue }
-            try check(endpoint.signatureLifetime, .positive, "providers[\(index)].signatureLifetime")
+            if let endpoint = provider as? AlibabaHTTPDNSEndpoint {
+                try check(endpoint.signatureLifetime, .positive, "providers[\(index)].signatureLifetime")
+                try check(endpoint.clockOffset, .finite, "providers[\(index)].clockOffset")
+            } else if let endpoint = provider as? AlibabaHTTPDNSV2Endpoint {
+                try check(endpoint.signatureLifetime, .positive, "providers[\(index)].signatureLifetime")
+                try check(endpoint.clockOffset, .finite, "providers[\(index)].clockOffset")
+            }
         }
     }
 }

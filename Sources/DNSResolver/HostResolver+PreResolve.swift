@@ -16,18 +16,7 @@ extension HostResolver {
             guard let name = HostName.normalize(host), IPAddress(name) == nil, !bypasses(name), !names.contains(name) else { continue }
             if cache.value(for: ResolutionCache.Key(name: name, families: families), now: now) == nil { names.append(name) }
         }
-        if let (answers, provider) = await providers.batchLookup(names, families: families) {
-            let stamp = clock.now()
-            for (name, answer) in answers {
-                let outcome = policy.outcome(of: answer, name: name, provider: provider)
-                guard let value = outcome.cacheValue, let ttl = outcome.cacheTTL, ttl > 0 else { continue }
-                let key = ResolutionCache.Key(name: name, families: families)
-                coalescer.ordered {
-                    cache.insert(value, for: key, ttl: ttl, now: stamp, provider: provider.kind)
-                    persist(value, for: key, ttl: ttl, provider: provider.kind)
-                }
-            }
-        }
+        _ = await batchOutcomes(names, families: families)
         await withTaskGroup(of: Void.self) { group in
             for name in names where cachedResolution(host: name, families: families) == nil {
                 group.addTask { _ = try? await self.resolve(host: name, port: 443, families: families) }

@@ -32,8 +32,8 @@ public final class HostResolver: HostResolving {
     /// Whether `clock` is the system's `MonotonicClock`, read directly on the hit path rather than
     /// through the protocol.
     private let clockIsMonotonic: Bool
-    private let staticResolver: StaticHostResolver
-    private let hasStaticEntries: Bool
+    let staticResolver: StaticHostResolver
+    let hasStaticEntries: Bool
     /// `bypassList` normalized once: names that match exactly, and suffixes (with their leading dot).
     private let bypassNames: [[UInt8]]
     private let bypassSuffixes: [[UInt8]]

@@ -6,23 +6,46 @@ import HTTPDNS
 struct ProviderOptions {
     static let providerOption = ArgumentParser.Option(
         names: ["--provider"], arity: .value, valueName: "NAME",
-        summary: "doh (default), json, httpdns-ali, httpdns-dnspod",
+        summary: "doh, json, httpdns-ali[-v2], httpdns-dnspod",
         detail: """
             The protocol of the --doh-url/--endpoint URLs. doh (the default): RFC 8484. json: JSON DoH
             (GET ?name=&type=, application/dns-json). httpdns-ali: Alibaba-style HTTPDNS (needs
-            --account-id; signed with --secret). httpdns-dnspod: DNSPod-style HTTPDNS (AES-encrypted
-            with --key-id and --secret). Every provider fails over to the next URL; HTTP 429 and 5xx,
-            time-outs and garbage are failures, never NXDOMAIN.
+            --account-id; signed with the secret). httpdns-ali-v2: Alibaba's current /v2/d API (needs
+            --account-id; HMAC-SHA256-signed with the secret, given as hex). httpdns-dnspod: Tencent Cloud HTTPDNS (DNSPod D+):
+            plain, the HTTPS entry's token (the secret without --key-id), or DES/AES-encrypted with
+            --key-id, --alg and the secret. The secret comes from --secret, --secret-file or
+            HTTPDNS_SECRET. Every provider fails over to the next URL; HTTP 429 and 5xx, time-outs and
+            garbage are failures, never NXDOMAIN.
             """,
-        values: ["doh", "json", "httpdns-ali", "httpdns-dnspod"])
+        values: ["doh", "json", "httpdns-ali", "httpdns-ali-v2", "httpdns-dnspod"])
 
     static let parserOptions: [ArgumentParser.Option] = [
         providerOption,
-        .init(names: ["--account-id"], arity: .value, valueName: "ID", summary: "Account of an httpdns-ali endpoint"),
+        .init(names: ["--account-id"], arity: .value, valueName: "ID", summary: "Account of an httpdns-ali[-v2] endpoint"),
         .init(
-            names: ["--secret"], arity: .value, valueName: "SECRET", summary: "Secret (httpdns-ali) or AES key (httpdns-dnspod)",
-            detail: "The signing secret of an httpdns-ali endpoint, or the AES key (16, 24 or 32 bytes) of an httpdns-dnspod one."),
-        .init(names: ["--key-id"], arity: .value, valueName: "ID", summary: "Key ID of an encrypted httpdns-dnspod endpoint"),
+            names: ["--secret"], arity: .value, valueName: "SECRET", summary: "Secret, key or token of an httpdns-* provider",
+            detail: """
+                The signing secret of an httpdns-ali endpoint; for httpdns-dnspod, the DES key (8 bytes;
+                of a longer key the first 8 are used) or AES key (16, 24 or 32 bytes) with --key-id, or
+                the HTTPS entry's token without it. Any local user can read a command line: prefer
+                --secret-file or HTTPDNS_SECRET. Never printed, in verbose output or in errors.
+                """),
+        .init(
+            names: ["--secret-file"], arity: .value, valueName: "FILE", summary: "Read the --secret from FILE",
+            detail: """
+                Read the secret from FILE (its one line; a final line break is dropped), keeping it off
+                the command line. A FILE its group or other users can read is warned about. Without
+                --secret and --secret-file, the HTTPDNS_SECRET environment variable is used when set.
+                """),
+        .init(names: ["--key-id"], arity: .value, valueName: "ID", summary: "Key (authorization) ID, httpdns-dnspod"),
+        .init(
+            names: ["--alg"], arity: .value, valueName: "ALG", summary: "With --key-id: des (default) or aes",
+            detail: "The encryption of an httpdns-dnspod endpoint given --key-id: des (DES-ECB, the API's default) or aes (AES-CBC).",
+            values: ["des", "aes"]),
+        .init(
+            names: ["--client-ip"], arity: .value, valueName: "ADDRESS",
+            summary: "Answer as for a client at ADDRESS (ip=, cip=)",
+            detail: "Ask an httpdns-dnspod (ip=) or httpdns-ali-v2 (cip=) endpoint for the answer it gives a client at ADDRESS (EDNS Client Subnet) rather than the address the query comes from."),
         .init(
             names: ["--cache-file"], arity: .value, valueName: "PATH",
             summary: "Keep the answer cache in PATH (SQLite)",
@@ -67,8 +90,14 @@ struct ProviderOptions {
 
     var kind = "doh"
     var accountID: String?
-    var secret: String?
+    /// From `--secret`, `--secret-file` or `HTTPDNS_SECRET`.
+    var secret: SecretOption?
     var keyID: String?
+    /// `--alg`: `des` or `aes`.
+    var algorithm = "des"
+    var clientIP: IPAddress?
+    /// Said on stderr once the resolver exists (its observer prints them): a secret file others can read.
+    var warnings: [String] = []
     var cacheFile: URL?
     var maximumStaleness: TimeInterval?
     var bypass: [String] = []
@@ -77,16 +106,33 @@ struct ProviderOptions {
 
     init() {}
 
-    init(_ parsed: ArgumentParser.Parsed, command: String) throws(UsageError) {
+    init(_ parsed: ArgumentParser.Parsed, environment: Environment = Environment([:]), command: String) throws(UsageError) {
         kind = parsed.value("provider")?.lowercased() ?? "doh"
         guard Self.providerOption.values.contains(kind) else {
             throw OptionValue.refusal(kind, for: Self.providerOption, command: command)
         }
         accountID = parsed.value("account-id")
-        secret = parsed.value("secret")
         keyID = parsed.value("key-id")
-        if kind == "httpdns-ali", accountID?.isEmpty ?? true {
-            throw UsageError("--provider httpdns-ali needs --account-id", command: command)
+        // The environment's secret is for the httpdns-* providers only; the options are checked always.
+        secret = try SecretOption.read(parsed, environment: kind.hasPrefix("httpdns-") ? environment : Environment([:]), command: command)
+        if let warning = secret?.warning { warnings.append(warning) }
+        if let text = parsed.value("alg") {
+            algorithm = text.lowercased()
+            guard ["des", "aes"].contains(algorithm) else { throw UsageError("--alg must be des or aes, not '\(text)'", command: command) }
+            guard kind == "httpdns-dnspod", keyID != nil else { throw UsageError("--alg is for --provider httpdns-dnspod with --key-id", command: command) }
+        }
+        if let text = parsed.value("client-ip") {
+            guard let address = IPAddress(text) else { throw UsageError("--client-ip needs an IPv4 or IPv6 address, not '\(text)'", command: command) }
+            guard ["httpdns-dnspod", "httpdns-ali-v2"].contains(kind) else {
+                throw UsageError("--client-ip is for --provider httpdns-dnspod (ip=) or httpdns-ali-v2 (cip=)", command: command)
+            }
+            clientIP = address
+        }
+        if kind.hasPrefix("httpdns-ali"), accountID?.isEmpty ?? true {
+            throw UsageError("--provider \(kind) needs --account-id", command: command)
+        }
+        if kind == "httpdns-ali-v2", let problem = AlibabaHTTPDNSV2Endpoint(url: URL(string: "https://203.107.1.1")!, accountID: "0", secret: secret?.value).problem() {
+            throw UsageError("\(secret?.origin ?? "--secret") for httpdns-ali-v2: \(problem)", command: command)
         }
         // Account IDs are numbers; letters, "-" and "_" are let through, anything else is a typo.
         if let accountID, !accountID.isEmpty,
@@ -94,16 +140,14 @@ struct ProviderOptions {
         {
             throw OptionValue.refusal("--account-id", expected: "letters, digits, '-' or '_' (the API's account number)", got: accountID, command: command)
         }
-        for (option, value) in [("--secret", secret), ("--key-id", keyID)] where value?.isEmpty == true {
-            throw UsageError("\(option) is empty", command: command)
+        if keyID?.isEmpty == true { throw UsageError("--key-id is empty", command: command) }
+        if kind == "httpdns-dnspod", keyID != nil, secret == nil {
+            throw UsageError(
+                "--provider httpdns-dnspod with --key-id encrypts with the \(algorithm == "des" ? "DES" : "AES") key: give it with --secret-file, \(SecretOption.environmentVariable) or --secret",
+                command: command)
         }
-        if kind == "httpdns-dnspod", (keyID == nil) != (secret == nil) {
-            throw UsageError("--provider httpdns-dnspod encrypts with both --key-id and --secret, or neither", command: command)
-        }
-        if kind == "httpdns-dnspod", let secret, ![16, 24, 32].contains(secret.utf8.count) {
-            // The secret itself is not echoed: its length is what is wrong.
-            let length = "\(secret.utf8.count) byte\(secret.utf8.count == 1 ? "" : "s")"
-            throw OptionValue.refusal("--secret", expected: "httpdns-dnspod's AES key (16, 24 or 32 bytes)", got: length, quoted: false, command: command)
+        if kind == "httpdns-dnspod", let problem = DNSPodHTTPDNSEndpoint.problem(with: dnspodAuthentication) {
+            throw UsageError("\(secret?.origin ?? "--secret") for httpdns-dnspod: \(problem)", command: command)
         }
         if parsed.value("cache-file")?.isEmpty == true { throw UsageError("--cache-file needs a path", command: command) }
         cacheFile = parsed.value("cache-file").map { URL(fileURLWithPath: $0) }
@@ -149,13 +193,30 @@ struct ProviderOptions {
             return list.map { JSONDoHEndpoint(url: $0.url, bootstrapAddresses: $0.bootstrapAddresses) }
         case "httpdns-ali":
             let list = given.isEmpty ? [DoHEndpoint(url: URL(string: "https://203.107.1.1")!, bootstrapAddresses: [])] : given
-            return list.map { AlibabaHTTPDNSEndpoint(url: $0.url, accountID: accountID ?? "", secret: secret, bootstrapAddresses: $0.bootstrapAddresses) }
+            return list.map {
+                AlibabaHTTPDNSEndpoint(url: $0.url, accountID: accountID ?? "", secret: secret?.value, bootstrapAddresses: $0.bootstrapAddresses)
+            }
+        case "httpdns-ali-v2":
+            let list = given.isEmpty ? [DoHEndpoint(url: URL(string: "https://203.107.1.1")!, bootstrapAddresses: [])] : given
+            return list.map {
+                AlibabaHTTPDNSV2Endpoint(
+                    url: $0.url, accountID: accountID ?? "", secret: secret?.value, clientSubnet: clientIP, bootstrapAddresses: $0.bootstrapAddresses)
+            }
         case "httpdns-dnspod":
             let list = given.isEmpty ? [DoHEndpoint(url: URL(string: "https://119.29.29.99")!, bootstrapAddresses: [])] : given
-            return list.map { DNSPodHTTPDNSEndpoint(url: $0.url, keyID: keyID, key: secret, bootstrapAddresses: $0.bootstrapAddresses) }
+            return list.map {
+                DNSPodHTTPDNSEndpoint(url: $0.url, authentication: dnspodAuthentication, clientSubnet: clientIP, bootstrapAddresses: $0.bootstrapAddresses)
+            }
         default:
             return endpoints
         }
+    }
+
+    /// httpdns-dnspod's credentials: DES or AES with `--key-id`, the HTTPS token without it.
+    var dnspodAuthentication: DNSPodHTTPDNSEndpoint.Authentication {
+        guard let secret else { return .none }
+        guard let keyID else { return .token(secret.value) }
+        return algorithm == "aes" ? .aes(keyID: keyID, key: secret.value) : .des(keyID: keyID, key: secret.value)
     }
 
     func apply(to configuration: inout HostResolver.Configuration) {

@@ -12,6 +12,8 @@ enum ResolveCommand {
             to the system resolver when every endpoint fails (unless --no-fallback). One line per address:
             HOST ADDRESS ttl=SECONDS source=doh|httpdns|cache|system|static|literal (ttl=- when the source
             gives none), and "stale" after an expired answer served stale (--stale, --stale-timeout).
+            Several HOSTs go to an httpdns-ali or httpdns-dnspod provider in batches (5 or 8 names a
+            request), printed in the order given.
 
             With --compare, asks the system resolver and the trusted provider side by side for each HOST
             and prints one line per name: HOST agree|disagree|trusted-failed|system-failed, then both
@@ -103,9 +105,18 @@ enum ResolveCommand {
         if compare { return await runCompare(hosts, resolver: resolver, json: json, console: console) }
         var status = HTTPDNSTool.ExitStatus.success
         let deadline = maxTime.map { ContinuousClock.now + .seconds($0) }
-        for host in hosts {
+        // Several names to a provider with a batch API: asked in batches (within its limit), each
+        // name then printed in order; a name the batch did not answer is resolved alone.
+        var batched: [Result<HostResolution, any Error>] = []
+        if hosts.count > 1, (options.providers.first?.batchLimit ?? 1) > 1 {
+            batched = await TimeLimitOption.resolve(hosts, port: 443, with: resolver, before: deadline) ?? []
+        }
+        for (index, host) in hosts.enumerated() {
             do {
-                let resolution = try await TimeLimitOption.resolve(host, port: 443, with: resolver, before: deadline, maxTime: maxTime)
+                let resolution =
+                    index < batched.count
+                    ? try batched[index].get()
+                    : try await TimeLimitOption.resolve(host, port: 443, with: resolver, before: deadline, maxTime: maxTime)
                 if json {
                     console.print(jsonLine(host: host, resolution: resolution))
                 } else {

@@ -167,7 +167,7 @@ struct ResolverOptions {
             }
             endpoints = parsedEndpoints
         }
-        providerOptions = try ProviderOptions(parsed, command: command)
+        providerOptions = try ProviderOptions(parsed, environment: environment, command: command)
         if let text = parsed.value("doh-method") {
             guard let method = DoHEndpoint.Method(rawValue: text.uppercased()) else {
                 throw OptionValue.refusal(text, for: Self.dohMethodOption, command: command)
@@ -236,6 +236,7 @@ struct ResolverOptions {
         configuration.fallbackToSystemResolver = fallback
         configuration.families = families
         configuration.observer = observer
+        for warning in providerOptions.warnings { observer?.warning(warning) }
         providerOptions.apply(to: &configuration)
         configuration.serveStale = staleTimeout.map { .init(clientResponseTimeout: $0) }
         configuration.preResolveHosts = preResolve

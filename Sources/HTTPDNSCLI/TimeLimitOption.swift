@@ -20,6 +20,24 @@ enum TimeLimitOption {
         var description: String { "resolving '\(host)' timed out: -m \(String(format: "%g", seconds)) s passed" }
     }
 
+    /// `resolver.resolve(hosts:port:)` (the names batched where the provider has a batch API), given
+    /// up at `deadline`.
+    /// - Returns: One result per host, in order; nil when `deadline` came first.
+    static func resolve(
+        _ hosts: [String], port: Int, with resolver: HostResolver, before deadline: ContinuousClock.Instant?
+    ) async -> [Result<HostResolution, any Error>]? {
+        guard let deadline else { return await resolver.resolve(hosts: hosts, port: port) }
+        return await withTaskGroup(of: [Result<HostResolution, any Error>]?.self) { group in
+            group.addTask { await resolver.resolve(hosts: hosts, port: port) }
+            group.addTask {
+                try? await Task.sleep(until: deadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
+        }
+    }
+
     /// `resolver.resolve(host:port:)`, given up at `deadline`, the end of `-m`'s `maxTime` seconds
     /// (the lookup itself then goes on, for the cache).
     /// - Throws: `Exceeded` at the deadline, else what the resolver throws.

@@ -15,6 +15,8 @@ public struct InvalidDurationError: LocalizedError, Sendable, Hashable, CustomSt
         case nonNegative
         /// 0 or more, `.infinity` included (no limit).
         case nonNegativeOrInfinity
+        /// Any finite number of seconds, negative included (a clock correction).
+        case finite
 
         /// Whether `seconds` meets the requirement (NaN never does).
         public func accepts(_ seconds: Double) -> Bool {
@@ -23,6 +25,7 @@ public struct InvalidDurationError: LocalizedError, Sendable, Hashable, CustomSt
             case .positiveAtMost(let maximum): seconds.isFinite && seconds > 0 && seconds <= maximum
             case .nonNegative: seconds.isFinite && seconds >= 0
             case .nonNegativeOrInfinity: seconds >= 0
+            case .finite: seconds.isFinite
             }
         }
 
@@ -33,6 +36,7 @@ public struct InvalidDurationError: LocalizedError, Sendable, Hashable, CustomSt
             case .positiveAtMost(let maximum): "a number of seconds above 0 and at most \(maximum)"
             case .nonNegative: "a finite number of seconds, 0 or more"
             case .nonNegativeOrInfinity: "a number of seconds, 0 or more (.infinity: no limit)"
+            case .finite: "a finite number of seconds (negative allowed)"
             }
         }
     }

@@ -227,40 +227,6 @@ struct ProviderTests {
         }
     }
 
-    // MARK: DNSPod-style
-
-    @Test func dnspodPlainTextAnswersWithTTL() async throws {
-        let transport = FakeDoHTransport { request in
-            let items = Self.query(request)
-            #expect(request.url.path == "/d")
-            #expect(items["dn"] == "a.test" && items["ttl"] == "1")
-            return items["type"] == "AAAA" ? Self.json("2001:db8::1,100", type: "text/html") : Self.json("192.0.2.1;192.0.2.2,120", type: "text/html")
-        }
-        let answer = try await Self.dnspod.lookup("a.test", families: .both, transport: transport, timeout: 5)
-        #expect(answer == .addresses(["2001:db8::1", "192.0.2.1", "192.0.2.2"].map { IPAddress($0)! }, ttl: 100))
-    }
-
-    @Test func dnspodEmptyAnswerIsNoAddresses() async throws {
-        let transport = FakeDoHTransport { _ in Self.json("", type: "text/html") }
-        #expect(try await Self.dnspod.lookup("none.test", families: .both, transport: transport, timeout: 5) == .noAddresses(negativeTTL: nil))
-    }
-
-    @Test func dnspodEncryptedQueryAndAnswerUseAESCBCWithTheIVFirst() async throws {
-        let key = "0123456789abcdef"
-        let endpoint = DNSPodHTTPDNSEndpoint(url: URL(string: "https://dnspod.test")!, keyID: "42", key: key)
-        let transport = FakeDoHTransport { request in
-            let items = Self.query(request)
-            #expect(items["id"] == "42" && items["alg"] == "aes")
-            let sealed = try #require(ProviderCrypto.bytes(hex: items["dn"] ?? ""))
-            let name = try ProviderCrypto.aesCBC(encrypt: false, key: Array(key.utf8), iv: Array(sealed.prefix(16)), input: Array(sealed.dropFirst(16)))
-            #expect(String(decoding: name, as: UTF8.self) == "a.test")
-            let iv = [UInt8](repeating: 7, count: 16)
-            let answer = try ProviderCrypto.aesCBC(encrypt: true, key: Array(key.utf8), iv: iv, input: Array("192.0.2.9,60".utf8))
-            return Self.json(ProviderCrypto.hex(iv + answer), type: "text/html")
-        }
-        #expect(try await endpoint.lookup("a.test", families: .ipv4, transport: transport, timeout: 5) == .addresses([IPAddress("192.0.2.9")!], ttl: 60))
-    }
-
     @Test func aesCBCMatchesOpenSSLKnownAnswer() throws {
         // NIST SP 800-38A F.2.1 CBC-AES128.Encrypt, first block (no padding block compared).
         let key = ProviderCrypto.bytes(hex: "2b7e151628aed2a6abf7158809cf4f3c")!
@@ -268,12 +234,6 @@ struct ProviderTests {
         let plain = ProviderCrypto.bytes(hex: "6bc1bee22e409f96e93d7e117393172a")!
         let sealed = try ProviderCrypto.aesCBC(encrypt: true, key: key, iv: iv, input: plain)
         #expect(ProviderCrypto.hex(Array(sealed.prefix(16))) == "7649abac8119b246cee98e9b12e9197d")
-    }
-
-    @Test func dnspodUndecryptableAnswerIsAnEndpointFailure() async throws {
-        let endpoint = DNSPodHTTPDNSEndpoint(url: URL(string: "https://dnspod.test")!, keyID: "42", key: "0123456789abcdef")
-        let transport = FakeDoHTransport { _ in Self.json("zz-not-hex", type: "text/html") }
-        await #expect(throws: DoHClient.Failure.self) { try await endpoint.lookup("a.test", families: .ipv4, transport: transport, timeout: 5) }
     }
 
     @Test("no provider sends a query to a URL that is not https")

@@ -70,6 +70,24 @@ extension ResolverIntegrationSuites {
             #expect(try await batching.resolve(host: "v4only.test", port: 443).source == .cache)
         }
 
+        @Test("Alibaba /v2/d: plain, HMAC-signed, AES-encrypted and signed, with cip, each against the server's own check")
+        func alibabaV2() async throws {
+            var endpoint = AlibabaHTTPDNSV2Endpoint(url: server.baseURL, accountID: server.accountID, bootstrapAddresses: bootstrap)
+            #expect(Set(try await resolver([endpoint]).resolve(host: "a.test", port: 443).addresses) == [IPAddress("127.0.0.1")!, IPAddress("::1")!])
+            endpoint.secret = server.v2Secret
+            #expect(try await resolver([endpoint], families: .ipv4).resolve(host: "b.test", port: 443).addresses == [IPAddress("127.0.0.1")!])
+            endpoint.aesKey = server.v2AESKey
+            let encrypted = try await resolver([endpoint], families: .ipv4).resolve(host: "v4only.test", port: 443)
+            #expect(encrypted.addresses == [IPAddress("127.0.0.1")!])
+            #expect(encrypted.provider == "httpdns-ali-v2")
+            #expect(server.requests(containing: "/v2/d?id=100000&m=1&enc=").allSatisfy { !$0.contains("v4only") })
+            endpoint.clientSubnet = IPAddress("10.0.0.1")
+            #expect(try await resolver([endpoint], families: .ipv4).resolve(host: "a.test", port: 443).addresses == [IPAddress("127.0.0.2")!])
+            endpoint.secret = "0badc0de"
+            let error = try await #require(throws: ResolutionError.self) { try await resolver([endpoint]).resolve(host: "b.test", port: 443) }
+            #expect("\(error)".contains("HTTP 403: code InvalidSignature"), "\(error)")
+        }
+
         @Test("a wrong signing secret is 'resolver unavailable' (HTTP 403), not a DNS answer")
         func alibabaBadSignature() async throws {
             var signed = ali
@@ -79,18 +97,55 @@ extension ResolverIntegrationSuites {
             #expect(reasons.first?.contains("HTTP 403: code InvalidSignature") == true, "\(reasons)")
         }
 
-        @Test("DNSPod-style plain text and AES-encrypted answers")
-        func dnspodPlainAndEncrypted() async throws {
+        @Test("Tencent plain text, both families in one type=addrs request")
+        func dnspodPlain() async throws {
             let plain = try await resolver([dnspod]).resolve(host: "a.test", port: 443)
             #expect(Set(plain.addresses) == [IPAddress("127.0.0.1")!, IPAddress("::1")!])
             #expect(plain.ttl == 300)
+            #expect(!server.requests(containing: "/d?dn=a.test&ttl=1&type=addrs").isEmpty)
+        }
+
+        @Test(
+            "Tencent DES and AES: the name and the answer never travel in the clear",
+            arguments: ["des", "aes"])
+        func dnspodEncrypted(alg: String) async throws {
             var encrypted = dnspod
-            encrypted.keyID = server.keyID
-            encrypted.key = server.aesKey
-            let secret = try await resolver([encrypted], families: .ipv4).resolve(host: "b.test", port: 443)
-            #expect(secret.addresses == [IPAddress("127.0.0.1")!])
-            #expect(secret.provider == "httpdns-dnspod")
-            #expect(server.requests(containing: "alg=aes").allSatisfy { !$0.contains("b.test") }, "the name never travels in clear")
+            encrypted.authentication = alg == "des" ? .des(keyID: server.keyID, key: server.desKey) : .aes(keyID: server.keyID, key: server.aesKey)
+            let answer = try await resolver([encrypted], families: .ipv4).resolve(host: "b.test", port: 443)
+            #expect(answer.addresses == [IPAddress("127.0.0.1")!])
+            #expect(answer.provider == "httpdns-dnspod")
+            let requests = server.requests(containing: "alg=\(alg)")
+            #expect(!requests.isEmpty)
+            #expect(requests.allSatisfy { !$0.contains("b.test") }, "the name never travels in clear")
+        }
+
+        @Test("Tencent HTTPS token entry; a wrong token answers nothing, which is no addresses")
+        func dnspodToken() async throws {
+            var withToken = dnspod
+            withToken.authentication = .token(server.token)
+            #expect(try await resolver([withToken], families: .ipv4).resolve(host: "v4only.test", port: 443).addresses == [IPAddress("127.0.0.1")!])
+            withToken.authentication = .token("wrong")
+            await #expect(throws: ResolutionError.noAddresses(host: "v4only.test", negativeTTL: nil)) {
+                try await resolver([withToken], families: .ipv4).resolve(host: "v4only.test", port: 443)
+            }
+        }
+
+        @Test("Tencent ip= (client subnet) reaches the server, encrypted under DES")
+        func dnspodClientSubnet() async throws {
+            var endpoint = dnspod
+            endpoint.authentication = .des(keyID: server.keyID, key: server.desKey)
+            endpoint.clientSubnet = IPAddress("10.0.0.1")
+            #expect(try await resolver([endpoint], families: .ipv4).resolve(host: "a.test", port: 443).addresses == [IPAddress("127.0.0.2")!])
+        }
+
+        @Test("Tencent batch: preResolve sends up to 8 names in one request, NODATA included")
+        func dnspodBatch() async throws {
+            let batching = try resolver([dnspod], families: .ipv4)
+            let names = ["a.test", "b.test", "v4only.test", "ttl0.test", "nodata.test", "xn--bcher-kva.test", "c1.test", "c2.test", "c3.test"]
+            let cached = await batching.preResolve(names)
+            #expect(Set(cached) == ["a.test", "b.test", "v4only.test", "xn--bcher-kva.test"])
+            #expect(server.requests(containing: "/d?dn=a.test,b.test,v4only.test,ttl0.test,nodata.test,xn--bcher-kva.test,c1.test,c2.test&").count == 1)
+            #expect(try await batching.resolve(host: "b.test", port: 443).source == .cache)
         }
 
         @Test("failover: a first endpoint answering 429, 503, garbage or nothing hands over to the next", arguments: ["/fault/429", "/fault/503", "/fault/garbage", "dead"])
@@ -102,6 +157,22 @@ extension ResolverIntegrationSuites {
             let resolution = try await resolver([first, fixture.endpoint]).resolve(host: "a.test", port: 443)
             #expect(resolution.source == .doh(endpoint: fixture.servers.dohURL))
             #expect(resolution.provider == "doh")
+        }
+
+        @Test(
+            "Tencent and Alibaba /v2/d endpoints answering 429, garbage, a truncated or an oversized body fail over to the next",
+            arguments: ["/fault/429", "/fault/garbage", "/fault/truncate", "/fault/oversized"])
+        func vendorFailover(fault: String) async throws {
+            let broken: [any ResolutionProvider] = [
+                DNSPodHTTPDNSEndpoint(url: server.url(fault), authentication: .des(keyID: server.keyID, key: server.desKey), bootstrapAddresses: bootstrap),
+                AlibabaHTTPDNSV2Endpoint(url: server.url(fault), accountID: server.accountID, bootstrapAddresses: bootstrap)
+            ]
+            for first in broken {
+                let events = Events()
+                let resolution = try await resolver([first, dnspod], families: .ipv4, observer: events).resolve(host: "a.test", port: 443)
+                #expect(resolution.addresses == [IPAddress("127.0.0.1")!], "\(first.kind) \(fault)")
+                #expect(resolution.source == .httpdns(endpoint: server.baseURL))
+            }
         }
 
         @Test("fetch over a JSON DoH resolution reaches the virtual host for the name")

@@ -75,14 +75,15 @@ extension ResolverIntegrationSuites {
             #expect(fetch.stderrText.contains("invalid host name '1.2.3' (an IPv4 address in a legacy form, which is not looked up: write 1.2.0.3)"), "\(fetch.stderrText)")
         }
 
-        @Test("--provider json, httpdns-ali (signed) and httpdns-dnspod (encrypted) with the options each needs")
+        @Test("--provider json, httpdns-ali (signed), httpdns-ali-v2 (HMAC-signed) and httpdns-dnspod (encrypted) with the options each needs")
         func providers() async throws {
             let server = try await ProviderTestServer.shared()
             let common = ["--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path, "--json", "--type", "A"]
             let runs: [(String, [String])] = [
                 ("json", ["--provider", "json", "--endpoint", server.url("/resolve").absoluteString]),
                 ("httpdns-ali", ["--provider", "httpdns-ali", "--endpoint", server.baseURL.absoluteString, "--account-id", server.accountID, "--secret", server.secret]),
-                ("httpdns-dnspod", ["--provider", "httpdns-dnspod", "--endpoint", server.baseURL.absoluteString, "--key-id", server.keyID, "--secret", server.aesKey])
+                ("httpdns-ali-v2", ["--provider", "httpdns-ali-v2", "--endpoint", server.baseURL.absoluteString, "--account-id", server.accountID, "--secret", server.v2Secret]),
+                ("httpdns-dnspod", ["--provider", "httpdns-dnspod", "--endpoint", server.baseURL.absoluteString, "--key-id", server.keyID, "--alg", "aes", "--secret", server.aesKey])
             ]
             for (kind, options) in runs {
                 let result = try await httpdns(["resolve", "b.test"] + options + common)
@@ -94,6 +95,28 @@ extension ResolverIntegrationSuites {
             let missing = try await httpdns(["resolve", "b.test", "--provider", "httpdns-ali", "--endpoint", server.baseURL.absoluteString] + common)
             #expect(missing.status == 2)
             #expect(missing.stderrText.contains("--account-id"))
+        }
+
+        @Test("resolve with several names sends them in batches within the provider's limit, printed in order")
+        func batchedResolve() async throws {
+            let server = try await ProviderTestServer.shared()
+            let common = ["--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path, "--type", "A", "--no-fallback"]
+            // Alibaba-style: 6 names, the batch API's limit is 5: one resolve of 5, then a d for the sixth.
+            let names = ["a.test", "b.test", "v4only.test", "xn--bcher-kva.test", "nodata.test", "ttl0.test"]
+            let ali = try await httpdns(
+                ["resolve"] + names + ["--provider", "httpdns-ali", "--endpoint", server.baseURL.absoluteString, "--account-id", server.accountID] + common)
+            #expect(ali.status == 6, "nodata.test has no address: \(ali.stderrText)")
+            #expect(
+                ali.stdoutText.split(separator: "\n").map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+                    == ["a.test 127.0.0.1", "b.test 127.0.0.1", "v4only.test 127.0.0.1", "xn--bcher-kva.test 127.0.0.1", "ttl0.test 127.0.0.1"])
+            #expect(ali.stdoutText.contains("source=httpdns") && !ali.stdoutText.contains("source=cache"), "\(ali.stdoutText)")
+            #expect(server.requests(containing: "/100000/resolve?host=a.test,b.test,v4only.test,xn--bcher-kva.test,nodata.test&").count == 1)
+            #expect(server.requests(containing: "/100000/d?host=ttl0.test&").count >= 1)
+            // Tencent: all 6 in one request.
+            let tencent = try await httpdns(["resolve"] + names + ["--provider", "httpdns-dnspod", "--endpoint", server.baseURL.absoluteString] + common)
+            #expect(tencent.status == 6, "\(tencent.stderrText)")
+            #expect(tencent.stdoutText.split(separator: "\n").count == 5)
+            #expect(server.requests(containing: "/d?dn=a.test,b.test,v4only.test,xn--bcher-kva.test,nodata.test,ttl0.test&").count == 1)
         }
 
         @Test("--cache-file answers a second run with the DoH server gone")

@@ -18,6 +18,13 @@ public struct ProviderTestServer: Sendable {
     public let secret = "test-secret"
     public let keyID = "42"
     public let aesKey = "0123456789abcdef"
+    /// The documents' example DES key (10 bytes, of which DES uses the first 8).
+    public let desKey = "dnspodpass"
+    /// The `/v2/d` signing secret and AES key, as hex.
+    public let v2Secret = "00112233445566778899aabbccddeeff"
+    public let v2AESKey = "000102030405060708090a0b0c0d0e0f"
+    /// The HTTPS entry's token.
+    public let token = "711886787"
 
     /// `baseURL` with `path` appended (e.g. `/fault/429`).
     public func url(_ path: String = "") -> URL { URL(string: baseURL.absoluteString + path)! }

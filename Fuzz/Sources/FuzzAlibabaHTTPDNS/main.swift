@@ -1,17 +1,22 @@
-// Alibaba-style HTTPDNS JSON: the single-name (`d`) and batch (`resolve`) response bodies.
+// Alibaba-style HTTPDNS JSON: the single-name (`d`) and batch (`resolve`) response bodies, and the
+// `/v2/d` answer (`AlibabaV2Answer.parse`: plain `data`, or its AES-CBC base64 form decrypted).
 import Foundation
 @testable import DNSResolver
 import FuzzSupport
 
 let provider = AlibabaHTTPDNSEndpoint(url: URL(string: "https://203.0.113.1")!, accountID: "100000")
 let families: [AddressFamilies] = [.both, .ipv4, .ipv6, .auto]
+let names = ["a.test", "b.test", "c.test"]
+let aesKey = [UInt8](0..<16)
 
 runFuzzer { bytes in
     let (selector, rest) = split(bytes)
     let family = families[Int(selector & 3)]
-    if selector & 4 != 0 {
-        _ = try? provider.answers(batch: Data(rest), names: ["a.test", "b.test", "c.test"], families: family)
-    } else {
-        _ = try? provider.answer(single: Data(rest), families: family)
+    switch selector >> 2 & 3 {
+    case 0: _ = try? provider.answer(single: Data(rest), families: family)
+    case 1: _ = try? provider.answers(batch: Data(rest), names: names, families: family)
+    default:
+        // The /v2/d body, with an AES key for mode 1 (selector bit 4: none).
+        _ = try? AlibabaV2Answer.parse(Data(rest), names: names, families: family, aesKey: selector & 16 == 0 ? aesKey : nil, endpoint: provider.url)
     }
 }

@@ -1,27 +1,33 @@
-// DNSPod-style HTTPDNS plain text (`ip;ip,TTL`) and its AES-CBC form (hex of IV + ciphertext).
+// Tencent Cloud HTTPDNS (DNSPod D+) answers: the text form (`DNSPodAnswer.parse`: single, type=addrs,
+// batch lines, `|client`), and its DES-ECB and AES-CBC forms (hex) decrypted, then parsed.
 import Foundation
 @testable import DNSResolver
 import FuzzSupport
 import HTTPDNSCore
 
 let url = URL(string: "https://119.29.29.99")!
-let encrypted = DNSPodHTTPDNSEndpoint(url: url, keyID: "42", key: "0123456789abcdef")
+let aes = DNSPodHTTPDNSEndpoint(url: url, authentication: .aes(keyID: "42", key: "0123456789abcdef"))
+let des = DNSPodHTTPDNSEndpoint(url: url, authentication: .des(keyID: "42", key: "dnspodpass"))
+let familySets: [[IPAddress.Family]] = [[.ipv4], [.ipv6], [.ipv4, .ipv6], [.ipv4]]
+let nameSets = [["a.test"], ["a.test", "b.test", "www.dnspod.cn"]]
 
 runFuzzer { bytes in
     let (selector, rest) = split(bytes)
-    let family: IPAddress.Family = selector & 1 == 0 ? .ipv4 : .ipv6
-    switch selector & 6 {
+    let families = familySets[Int(selector & 3)]
+    let names = nameSets[Int(selector >> 2 & 1)]
+    func parse(_ text: String) { _ = try? DNSPodAnswer.parse(text, names: names, families: families, endpoint: url) }
+    switch selector >> 3 & 3 {
     case 0:
-        // The body as text, as the plain API returns it.
-        _ = try? DNSPodHTTPDNSEndpoint.parse(String(decoding: rest, as: UTF8.self), family: family, endpoint: url)
+        // The body as text, as the plain and token entries return it.
+        parse(String(decoding: rest, as: UTF8.self))
+    case 1:
+        // The bytes as IV + AES ciphertext: padding checks, then the decrypted text through the parser.
+        if let text = try? aes.decrypt(ProviderCrypto.hex(Array(rest))) { parse(text) }
     case 2:
-        // The bytes as IV + ciphertext: padding checks, then the decrypted text through the parser.
-        let hex = rest.map { String(format: "%02x", $0) }.joined()
-        if let text = try? encrypted.decrypt(hex) { _ = try? DNSPodHTTPDNSEndpoint.parse(text, family: family, endpoint: url) }
+        // The bytes as a DES-ECB ciphertext.
+        if let text = try? des.decrypt(ProviderCrypto.hex(Array(rest))) { parse(text) }
     default:
         // The body as hex text, malformed hex included.
-        if let text = try? encrypted.decrypt(String(decoding: rest, as: UTF8.self)) {
-            _ = try? DNSPodHTTPDNSEndpoint.parse(text, family: family, endpoint: url)
-        }
+        if let text = try? aes.decrypt(String(decoding: rest, as: UTF8.self)) { parse(text) }
     }
 }

@@ -26,13 +26,31 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
     /// How long a signed URL stays valid, in seconds (the `t` parameter is now plus this). Finite and
     /// above 0: a `HostResolver` given another throws `InvalidDurationError`.
     public var signatureLifetime: TimeInterval
+    /// Seconds to add to this machine's clock for `t`: the right time minus the local time. The
+    /// SDKs' documented correction for a skewed clock is `setAuthCurrentTime(time)` with a time from
+    /// "a time service of your own" (https://help.aliyun.com/document_detail/157631.html): the
+    /// API publishes no time endpoint. `correctingClock(to:now:)` sets it. Finite: a `HostResolver`
+    /// given another throws `InvalidDurationError`.
+    public var clockOffset: TimeInterval
 
-    public init(url: URL, accountID: String, secret: String? = nil, bootstrapAddresses: [IPAddress] = [], signatureLifetime: TimeInterval = 600) {
+    public init(
+        url: URL, accountID: String, secret: String? = nil, bootstrapAddresses: [IPAddress] = [], signatureLifetime: TimeInterval = 600,
+        clockOffset: TimeInterval = 0
+    ) {
         self.url = url
         self.accountID = accountID
         self.secret = secret
         self.bootstrapAddresses = bootstrapAddresses
         self.signatureLifetime = signatureLifetime
+        self.clockOffset = clockOffset
+    }
+
+    /// This endpoint with `clockOffset` set so that `t` is reckoned from `correctTime` (a time the
+    /// caller trusts) rather than from this machine's clock.
+    public func correctingClock(to correctTime: Date, now: Date = Date()) -> AlibabaHTTPDNSEndpoint {
+        var copy = self
+        copy.clockOffset = correctTime.timeIntervalSince(now).rounded()
+        return copy
     }
 
     public var kind: String { "httpdns-ali" }
@@ -58,7 +76,8 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
         if account == "." || account == ".." { account = account.replacingOccurrences(of: ".", with: "%2E") }
         var path = "/\(account)/\(api)"
         if let secret {
-            let expiry = Int(now.timeIntervalSince1970 + signatureLifetime)
+            // lookup refuses an expiry out of range before it gets here; requestURL sends 0.
+            let expiry = ProviderHTTP.expiry(now: now, offset: clockOffset, lifetime: signatureLifetime) ?? 0
             items += [("t", String(expiry)), ("s", Self.signature(host: host, secret: secret, expiry: expiry))]
             path = "/\(account)/sign_\(api)"
         }
@@ -76,9 +95,16 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
         }
     }
 
+    /// Why a signed request cannot be made: `signatureLifetime` or `clockOffset` not finite.
+    private func expiryProblem() -> ProviderFailure? {
+        guard secret != nil, ProviderHTTP.expiry(now: Date(), offset: clockOffset, lifetime: signatureLifetime) == nil else { return nil }
+        return .endpointFailed(url, reason: "not sent: signatureLifetime \(signatureLifetime) and clockOffset \(clockOffset) give no valid expiry time")
+    }
+
     public func lookup(_ name: String, families: AddressFamilies, transport: any DoHTransport, timeout: TimeInterval)
         async throws(ProviderFailure) -> ProviderAnswer
     {
+        if let problem = expiryProblem() { throw problem }
         let response = try await ProviderHTTP.get(
             request(api: "d", host: name, families: families, now: Date()), endpoint: url, accept: "application/json",
             bootstrap: bootstrapAddresses, transport: transport, timeout: timeout)
@@ -107,6 +133,7 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
         guard names.count <= batchLimit else {
             throw .endpointFailed(url, reason: "a batch holds at most \(batchLimit) names, not \(names.count)")
         }
+        if let problem = expiryProblem() { throw problem }
         let response = try await ProviderHTTP.get(
             request(api: "resolve", host: names.joined(separator: ","), families: families, now: Date()), endpoint: url,
             accept: "application/json", bootstrap: bootstrapAddresses, transport: transport, timeout: timeout)

@@ -1,7 +1,7 @@
 import Foundation
 internal import COpenSSL
 
-/// MD5 and AES-CBC for the vendor HTTPDNS APIs, through OpenSSL's EVP interface (never hand-rolled).
+/// MD5, HMAC-SHA256, AES-CBC and DES-ECB for the vendor HTTPDNS APIs, through OpenSSL's EVP interface (never hand-rolled).
 ///
 /// MD5 is what Alibaba's signed API specifies for its URL signature; it is not used for anything
 /// security-critical on our side (the answer is still only an address, verified by TLS on the name).
@@ -33,23 +33,53 @@ enum ProviderCrypto {
         default: throw CryptoError(description: "AES key must be 16, 24 or 32 bytes, not \(key.count)")
         }
         guard iv.count == 16 else { throw CryptoError(description: "AES-CBC IV must be 16 bytes, not \(iv.count)") }
+        return try run(cipher, name: "AES", encrypt: encrypt, key: key, iv: iv, input: input)
+    }
+
+    /// DES-ECB with PKCS#5 padding (Tencent Cloud HTTPDNS's `alg=des`): `key` is 8 bytes.
+    ///
+    /// OpenSSL 3 keeps single DES in its legacy provider, which is loaded into a library context of
+    /// this type's own (`LegacyCiphers`), so that the process's default context is left as it was.
+    static func desECB(encrypt: Bool, key: [UInt8], input: [UInt8]) throws(CryptoError) -> [UInt8] {
+        guard key.count == 8 else { throw CryptoError(description: "DES key must be 8 bytes, not \(key.count)") }
+        guard let cipher = LegacyCiphers.shared.desECB else {
+            throw CryptoError(description: "DES-ECB is not available: OpenSSL's legacy provider (ossl-modules/legacy.so) could not be loaded")
+        }
+        return try run(cipher, name: "DES", encrypt: encrypt, key: key, iv: nil, input: input)
+    }
+
+    /// HMAC-SHA256 of `input` under `key`, 32 bytes.
+    static func hmacSHA256(key: [UInt8], input: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let result = key.withUnsafeBytes { keyBytes in
+            input.withUnsafeBytes { inputBytes in
+                HMAC(EVP_sha256(), keyBytes.baseAddress, Int32(keyBytes.count), inputBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), inputBytes.count, &digest, &length)
+            }
+        }
+        precondition(result != nil, "HMAC(SHA-256) failed")
+        return Array(digest.prefix(Int(length)))
+    }
+
+    /// One whole encryption or decryption with `cipher` (PKCS padding).
+    private static func run(_ cipher: OpaquePointer?, name: String, encrypt: Bool, key: [UInt8], iv: [UInt8]?, input: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError(description: "out of memory") }
         defer { EVP_CIPHER_CTX_free(context) }
         guard EVP_CipherInit_ex(context, cipher, nil, key, iv, encrypt ? 1 : 0) == 1 else {
-            throw CryptoError(description: "AES initialisation failed")
+            throw CryptoError(description: "\(name) initialisation failed")
         }
         var output = [UInt8](repeating: 0, count: input.count + 32)
         var written: Int32 = 0
         var total = 0
         guard EVP_CipherUpdate(context, &output, &written, input, Int32(input.count)) == 1 else {
-            throw CryptoError(description: "AES update failed")
+            throw CryptoError(description: "\(name) update failed")
         }
         total = Int(written)
         let finished = output.withUnsafeMutableBufferPointer { buffer in
             EVP_CipherFinal_ex(context, buffer.baseAddress! + total, &written)
         }
         guard finished == 1 else {
-            throw CryptoError(description: encrypt ? "AES finalisation failed" : "AES decryption failed (wrong key or corrupt data)")
+            throw CryptoError(description: encrypt ? "\(name) finalisation failed" : "\(name) decryption failed (wrong key or corrupt data)")
         }
         total += Int(written)
         return Array(output.prefix(total))
@@ -87,6 +117,31 @@ enum ProviderCrypto {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
         case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
         default: nil
+        }
+    }
+}
+
+/// OpenSSL 3's legacy provider (single DES) in a library context of its own, loaded once.
+/// `@unchecked Sendable`: the context and the fetched cipher are written once, at creation, and
+/// OpenSSL's fetched EVP_CIPHER objects are safe to share between threads.
+private final class LegacyCiphers: @unchecked Sendable {
+    static let shared = LegacyCiphers()
+
+    private let context: OpaquePointer?
+    /// `DES-ECB` fetched from the legacy provider; nil when it could not be loaded.
+    let desECB: OpaquePointer?
+
+    private init() {
+        guard let context = OSSL_LIB_CTX_new() else {
+            self.context = nil
+            desECB = nil
+            return
+        }
+        self.context = context
+        if OSSL_PROVIDER_load(context, "legacy") != nil, OSSL_PROVIDER_load(context, "default") != nil {
+            desECB = EVP_CIPHER_fetch(context, "DES-ECB", nil)
+        } else {
+            desECB = nil
         }
     }
 }

@@ -2,13 +2,14 @@ import Foundation
 import HTTPDNSCore
 
 /// One way of asking a trusted service for a name's addresses: RFC 8484 DoH (`DoHEndpoint`), JSON DoH
-/// (`JSONDoHEndpoint`), or a vendor HTTPDNS API (`AlibabaHTTPDNSEndpoint`, `DNSPodHTTPDNSEndpoint`).
+/// (`JSONDoHEndpoint`), or a vendor HTTPDNS API (`AlibabaHTTPDNSEndpoint`, `AlibabaHTTPDNSV2Endpoint`,
+/// `DNSPodHTTPDNSEndpoint`).
 ///
 /// Every provider reports the same outcomes: an `Answer` (addresses, NXDOMAIN, NODATA) or a
 /// `ProviderFailure`. Anything that is not an answer about the name, HTTP 429 and 5xx included, is
 /// `.endpointFailed` ("resolver unavailable": `HostResolver` fails over), never a DNS outcome.
 public protocol ResolutionProvider: Sendable {
-    /// Short name of the protocol, as `--provider` spells it: `doh`, `json`, `httpdns-ali`, `httpdns-dnspod`.
+    /// Short name of the protocol, as `--provider` spells it: `doh`, `json`, `httpdns-ali`, `httpdns-ali-v2`, `httpdns-dnspod`.
     var kind: String { get }
     /// The URL identifying the endpoint, in messages and in `ResolutionSource`.
     var url: URL { get }
@@ -67,10 +68,13 @@ enum ProviderHTTP {
     static let maxResponseBytes = 65_535
 
     /// GETs `url` and returns the body of a 200 response.
+    /// - Parameter secrets: Strings that travel in `url` (a token) and must not reach a message: a
+    ///   transport error that quotes the URL has each replaced by `[redacted]`.
     /// - Throws: `.endpointFailed` for a URL that is not `https` (not sent), a transport error, any
     ///   status but 200 (429 and 5xx included), or a body over the limit.
     static func get(
-        _ url: URL, endpoint: URL, accept: String?, bootstrap: [IPAddress], transport: any DoHTransport, timeout: TimeInterval
+        _ url: URL, endpoint: URL, accept: String?, bootstrap: [IPAddress], transport: any DoHTransport, timeout: TimeInterval,
+        redacting secrets: [String] = []
     ) async throws(ProviderFailure) -> DoHHTTPResponse {
         if let refusal = cleartextRefusal(url) { throw .endpointFailed(endpoint, reason: refusal) }
         let response: DoHHTTPResponse
@@ -81,7 +85,7 @@ enum ProviderHTTP {
         } catch is CancellationError {
             throw .endpointFailed(endpoint, reason: "cancelled")
         } catch {
-            throw .endpointFailed(endpoint, reason: oneLine(String(describing: error)))
+            throw .endpointFailed(endpoint, reason: redact(oneLine(String(describing: error)), secrets))
         }
         guard response.status == 200 else {
             let detail = response.status == 429 ? " (rate limited)" : (500...599).contains(response.status) ? " (server error)" : ""
@@ -134,6 +138,14 @@ enum ProviderHTTP {
         return components.url!
     }
 
+    /// `now + offset + lifetime` as a Unix time in seconds (an API's expiry parameter), or nil when
+    /// it is not a finite time between 1970 and the year 33658 (a misconfigured offset or lifetime).
+    static func expiry(now: Date, offset: TimeInterval, lifetime: TimeInterval) -> Int? {
+        let seconds = now.timeIntervalSince1970 + offset + lifetime
+        guard seconds.isFinite, seconds >= 0, seconds < 1e12 else { return nil }
+        return Int(seconds)
+    }
+
     /// Parses a JSON object body.
     static func jsonObject(_ body: Data, endpoint: URL) throws(ProviderFailure) -> [String: Any] {
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
@@ -175,6 +187,18 @@ enum ProviderHTTP {
                     default: scalar
                     }
                 }))
+    }
+
+    /// `text` with each of `secrets` (and its percent-encoded form) replaced by `[redacted]`.
+    static func redact(_ text: String, _ secrets: [String]) -> String {
+        var text = text
+        for secret in secrets where !secret.isEmpty {
+            text = text.replacingOccurrences(of: secret, with: "[redacted]")
+            if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
+                text = text.replacingOccurrences(of: encoded, with: "[redacted]")
+            }
+        }
+        return text
     }
 
     static func oneLine(_ text: String) -> String {
