@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CPU time per request of the sequential callers, in one run: a caller on the global executor
-# (two thread hand-offs a request: onto the transfer loop and back), one on the client's executor
-# (none), the reused blocking easy handle, and optionally another checkout's bench (an older
+# (one thread hand-off a request: the transfer loop resumes it on another thread), one on the
+# client's executor (none), the reused blocking easy handle, and optionally another checkout's bench (an older
 # design), each on every CPU and again pinned to one CPU (taskset), where waking another thread
 # costs no inter-processor interrupt. The difference between the two settings is what the
 # hand-offs cost on this machine.

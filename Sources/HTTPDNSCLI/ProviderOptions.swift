@@ -118,11 +118,11 @@ struct ProviderOptions {
         if let warning = secret?.warning { warnings.append(warning) }
         if let text = parsed.value("alg") {
             algorithm = text.lowercased()
-            guard ["des", "aes"].contains(algorithm) else { throw UsageError("--alg must be des or aes, not '\(text)'", command: command) }
+            guard ["des", "aes"].contains(algorithm) else { throw OptionValue.refusal("--alg", expected: "des or aes", got: text, command: command) }
             guard kind == "httpdns-dnspod", keyID != nil else { throw UsageError("--alg is for --provider httpdns-dnspod with --key-id", command: command) }
         }
         if let text = parsed.value("client-ip") {
-            guard let address = IPAddress(text) else { throw UsageError("--client-ip needs an IPv4 or IPv6 address, not '\(text)'", command: command) }
+            guard let address = IPAddress(text) else { throw OptionValue.refusal("--client-ip", expected: "an IPv4 or IPv6 address", got: text, command: command) }
             guard ["httpdns-dnspod", "httpdns-ali-v2"].contains(kind) else {
                 throw UsageError("--client-ip is for --provider httpdns-dnspod (ip=) or httpdns-ali-v2 (cip=)", command: command)
             }
@@ -147,6 +147,15 @@ struct ProviderOptions {
                 command: command)
         }
         if kind == "httpdns-dnspod", let problem = DNSPodHTTPDNSEndpoint.problem(with: dnspodAuthentication) {
+            // A key of the wrong length is refused in the shape of every option value; the key
+            // itself is not echoed: its length is what is wrong.
+            if keyID?.isEmpty == false, let secret {
+                let length = "\(secret.value.utf8.count) byte\(secret.value.utf8.count == 1 ? "" : "s")"
+                let expected =
+                    algorithm == "aes"
+                    ? "httpdns-dnspod's AES key (16, 24 or 32 bytes)" : "httpdns-dnspod's DES key (at least 8 bytes; the first 8 are used)"
+                throw OptionValue.refusal(secret.origin, expected: expected, got: length, quoted: false, command: command)
+            }
             throw UsageError("\(secret?.origin ?? "--secret") for httpdns-dnspod: \(problem)", command: command)
         }
         if parsed.value("cache-file")?.isEmpty == true { throw UsageError("--cache-file needs a path", command: command) }

@@ -57,13 +57,17 @@ struct OptionValueTests {
             (["resolve", "--max-stale", "0", "a.test"], "--max-stale: expected a duration in seconds (> 0), got '0'"),
             (["resolve", "--type", "MX", "a.test"], "--type: expected A, AAAA, both or auto, got 'MX'"),
             (["resolve", "--doh-method", "PUT", "a.test"], "--doh-method: expected GET or POST, got 'PUT'"),
-            (["resolve", "--provider", "dns", "a.test"], "--provider: expected doh, json, httpdns-ali or httpdns-dnspod, got 'dns'"),
+            (["resolve", "--provider", "dns", "a.test"], "--provider: expected doh, json, httpdns-ali, httpdns-ali-v2 or httpdns-dnspod, got 'dns'"),
             (["resolve", "--bypass", ".", "a.test"], "--bypass: expected a host name or .SUFFIX, got '.'"),
             (["resolve", "--resolve", "a.test:x:127.0.0.1", "a.test"], "--resolve: expected HOST:PORT:ADDR[,ADDR]..., got 'a.test:x:127.0.0.1' (invalid port 'x')"),
             (["fetch", "https://a.test/", "-H", "no colon"], "-H: expected 'Name: value', 'Name:' to leave it out or 'Name;' to send it empty, got 'no colon'"),
             // The secret is not echoed: its length is what is wrong.
             (
                 ["resolve", "--provider", "httpdns-dnspod", "--key-id", "1", "--secret", "short", "a.test"],
+                "--secret: expected httpdns-dnspod's DES key (at least 8 bytes; the first 8 are used), got 5 bytes"
+            ),
+            (
+                ["resolve", "--provider", "httpdns-dnspod", "--key-id", "1", "--alg", "aes", "--secret", "short", "a.test"],
                 "--secret: expected httpdns-dnspod's AES key (16, 24 or 32 bytes), got 5 bytes"
             )
         ])

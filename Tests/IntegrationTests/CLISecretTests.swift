@@ -83,7 +83,7 @@ extension ResolverIntegrationSuites {
         @Test(
             "unusable secrets are refused with exit 2, naming the file but never what it holds",
             arguments: [
-                ("", "is empty"), ("two\nlines", "holds more than one line"), ("short", "the DES key must be at least 8 bytes (its first 8 are used), not 5")
+                ("", "is empty"), ("two\nlines", "holds more than one line"), ("short", "expected httpdns-dnspod's DES key (at least 8 bytes; the first 8 are used), got 5 bytes")
             ])
         func unusableSecretFile(contents: String, message: String) async throws {
             let (file, directory) = try secretFile(contents, mode: 0o600)
