@@ -77,7 +77,7 @@ enum PinsCommand {
         if insecure { trust.verification = .insecureSkippingAllVerification }
         let client: HTTPClient
         do {
-            client = try HTTPClient(configuration: .init(trust: trust, timeouts: timeouts), resolver: options.makeResolver())
+            client = try HTTPClient(configuration: .init(trust: trust, timeouts: timeouts), resolver: options.makeResolver(observer: console.resolverObserver(verbose: false)))
         } catch {
             return HTTPDNSTool.report(UsageError("\(error)", command: "pins"), console: console)
         }
