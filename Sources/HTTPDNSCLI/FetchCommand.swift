@@ -747,7 +747,7 @@ enum FetchCommand {
                     // The options whose limit it was, as given: libcurl's figure counts only its part.
                     fail("\(error.message) (\(limits))")
                 } else {
-                    fail(error.message)
+                    fail(plan.resolverOptions.withBootstrapHint(error.message))
                 }
                 return error.curlExitStatus
             } catch is CancellationError {

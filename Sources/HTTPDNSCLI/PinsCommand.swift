@@ -108,7 +108,7 @@ enum PinsCommand {
             console.print("--pinnedpubkey '\(chain[0].publicKeyPin)'")
             return HTTPDNSTool.ExitStatus.success
         } catch let error as HTTPClientError {
-            console.note("httpdns: \(error.message)")
+            console.note("httpdns: \(options.withBootstrapHint(error.message))")
             return error.curlExitStatus
         } catch {
             console.note("httpdns: \(error)")

@@ -132,7 +132,7 @@ enum ProbeCommand {
                 console.note("httpdns: \(timeout)")
                 return HTTPDNSTool.ExitStatus.timedOut
             } catch {
-                console.note("httpdns: \(error)")
+                console.note("httpdns: \(options.withBootstrapHint("\(error)"))")
                 return HTTPDNSTool.ExitStatus.couldNotResolve
             }
         }

@@ -121,9 +121,9 @@ enum ResolveCommand {
             } catch {
                 status = HTTPDNSTool.ExitStatus.couldNotResolve
                 if json {
-                    console.print(jsonLine(host: host, error: "\(error)"))
+                    console.print(jsonLine(host: host, error: options.withBootstrapHint("\(error)")))
                 }
-                console.note("httpdns: \(error)")
+                console.note("httpdns: \(options.withBootstrapHint("\(error)"))")
             }
         }
         // A stale answer starts a background refresh: let it finish (and reach the cache file)
