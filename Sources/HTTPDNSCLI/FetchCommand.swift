@@ -243,7 +243,7 @@ enum FetchCommand {
                             """)
                 ] + ProviderOptions.connectionOptions),
             .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
-            .init(title: "TLS, certificates and pins", options: TrustOptions.parserOptions),
+            .init(title: "TLS, certificates and pins", options: TrustOptions.parserOptions()),
             CommandReference.helpSection
         ],
         mostUsed: ["-X", "-H", "-d", "-o", "-O", "-i", "-w", "-v", "-s", "-f", "-L", "-m", "--doh-url", "--resolve", "--cacert", "--pinnedpubkey", "-k", "-h"],

@@ -56,7 +56,7 @@ enum ProbeCommand {
                             """)
                 ] + ProviderOptions.connectionOptions),
             .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
-            .init(title: "TLS, certificates and pins", options: TrustOptions.parserOptions),
+            .init(title: "TLS, certificates and pins", options: TrustOptions.parserOptions(probe: true)),
             CommandReference.helpSection
         ],
         mostUsed: ["--json", "-v", "--connect-timeout", "-m", "--doh-url", "--resolve", "--cacert", "--pinnedpubkey", "-E", "-k", "-h"],

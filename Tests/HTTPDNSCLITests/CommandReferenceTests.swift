@@ -199,6 +199,15 @@ struct CommandReferenceTests {
         #expect(!Self.mentionedOptions(ProbeCommand.reference.detailedHelp()).contains("-s"))
     }
 
+    @Test("probe's help states no exit status probe never returns: a trust failure makes the address FAILED (exit 1), not fetch's 58, 90 or 91")
+    func probeHelpHasNoFetchExitStatuses() {
+        let help = ProbeCommand.reference.detailedHelp() + ProbeCommand.reference.shortHelp(all: true)
+        for status in ["exit 58", "exit 90", "exit 91", "is exit 58", "else exit 91"] {
+            #expect(!help.contains(status), "\(status)")
+        }
+        #expect(FetchCommand.reference.shortHelp(all: true).contains("(exit 90)"))
+    }
+
     @Test("httpdns --generate-man writes httpdns.1 and one page per command, each a man(7) page naming itself")
     func generatesManPages() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-man-\(UUID().uuidString)")
