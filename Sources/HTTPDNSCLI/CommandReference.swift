@@ -174,7 +174,7 @@ struct CommandReference {
         text += "## Exit status\n\n"
         text +=
             name.isEmpty
-            ? "0 on success, 2 for an unknown command or option; each command's own are in [CLI.md](../CLI.md#exit-statuses).\n\n"
+            ? "0 on success, 2 for an unknown command or option, 23 when writing the output or the pages fails; each command's own are in [CLI.md](../CLI.md#exit-statuses).\n\n"
             : "\(exitStatus.map(\.status).joined(separator: ", ")): see [CLI.md](../CLI.md#exit-statuses).\n\n"
         let others = (["httpdns"] + HTTPDNSTool.commands.map { "httpdns-\($0.name)" }).filter { $0 != page }
         text += "See also: " + others.map { "[\($0)](\($0).md)" }.joined(separator: ", ") + "."

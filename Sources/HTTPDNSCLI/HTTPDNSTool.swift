@@ -70,7 +70,10 @@ public enum HTTPDNSTool {
                 ])
         ],
         mostUsed: ["--version", "--generate-man", "--generate-markdown", "--generate-completion", "-h"],
-        exitStatus: [("0", "success; else the command's own status (its page lists them)"), ("2", "an unknown command or option")])
+        exitStatus: [
+            ("0", "success; else the command's own status (its page lists them)"), ("2", "an unknown command or option"),
+            ("\(ExitStatus.writeFailed)", "writing the output or the pages (--generate-man, --generate-markdown) failed")
+        ])
 
     static var usage: String {
         var lines = ["Usage: httpdns <command> [options]", "", reference.summary, "", "Commands:"]
@@ -149,23 +152,6 @@ public enum HTTPDNSTool {
             console.note("httpdns: unknown command '\(command)'; run 'httpdns --help'")
             return ExitStatus.usage
         }
-    }
-
-    /// Writes `httpdns.1` and one page per command into `directory` (created if missing), or the
-    /// same pages as Markdown (`httpdns.md`, ...), each replaced atomically.
-    static func generatePages(in directory: String, markdown: Bool, console: Console) -> Int32 {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            for page in [reference] + commands {
-                let name = (page.name.isEmpty ? "httpdns" : "httpdns-\(page.name)") + (markdown ? ".md" : ".1")
-                let text = markdown ? page.markdownPage() : page.manPage()
-                try Data(text.utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent(name), options: .atomic)
-            }
-        } catch {
-            console.note("httpdns: cannot write the \(markdown ? "Markdown" : "man") pages into '\(directory)': \(error.localizedDescription)")
-            return ExitStatus.writeFailed
-        }
-        return ExitStatus.success
     }
 
     /// Prints a usage error the same way for every command.

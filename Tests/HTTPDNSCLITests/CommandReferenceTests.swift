@@ -222,6 +222,20 @@ struct CommandReferenceTests {
         }
     }
 
+    @Test("every command's exit table and httpdns's own list 23, for output that cannot be written", arguments: commands.map(\.name))
+    func exitTablesListWriteFailure(name: String) {
+        #expect(ExitStatusTable.entries(for: name).contains { $0.status == "23" })
+        #expect(HTTPDNSTool.reference.exitStatus.contains { $0.status == "23" })
+    }
+
+    @Test("--generate-man into a directory that cannot be made exits 23, naming the directory and the system's reason")
+    func generateManFailureIsWriteFailure() async {
+        let output = LockedOutput()
+        let status = await HTTPDNSTool.run(["--generate-man", "/proc/httpdns-x/man1"], console: output.console, environment: [:])
+        #expect(status == 23)
+        #expect(output.errorText == "httpdns: --generate-man: cannot create the directory '/proc/httpdns-x': No such file or directory\n")
+    }
+
     @Test("httpdns help COMMAND prints the detailed help; COMMAND --help the most used options, --help all every one", arguments: commands.map(\.name))
     func helpCommand(name: String) async throws {
         let command = try #require(Self.commands.first { $0.name == name })

@@ -111,6 +111,14 @@ struct FetchOptionParsingTests {
         #expect(error.message.contains("-O and -o"), "\(error.message)")
     }
 
+    @Test("-o naming a directory is a write failure, exit 23 as curl's, not a usage error", arguments: ["-o", "--output"])
+    func outputDirectoryIsWriteFailure(option: String) throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        let error = try #require(refusal([option, directory, "https://a.test/"]))
+        #expect(error.status == 23)
+        #expect(error.message == "-o: cannot write '\(directory)': it is a directory")
+    }
+
     @Test("-w @FILE that cannot be read is refused with exit 2 (curl writes nothing for it)")
     func writeOutFileMissing() throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-missing-\(UUID().uuidString)").path

@@ -411,6 +411,16 @@ struct CLITests {
     }
 
     @Test(
+        "resolve, probe, pins and httpdns --help with stdout full exit 23, the status their exit tables list",
+        arguments: [["resolve", "a.test"], ["probe", "URL"], ["pins", "URL"], ["--help"]])
+    func fullStdoutExits23(arguments: [String]) async throws {
+        let url = fixture.url("a.test").absoluteString
+        let command = ([binary.path] + arguments.map { $0 == "URL" ? url : $0 } + (arguments == ["--help"] ? [] : doh)).map { "'" + $0 + "'" }.joined(separator: " ")
+        let result = try await Command.runDetached(URL(fileURLWithPath: "/bin/bash"), ["-c", "\(command) >/dev/full; echo \"status=$?\" >&2"])
+        #expect(result.stderrText.hasSuffix("httpdns: writing the output failed: No space left on device\nstatus=23\n"), "\(result.stderrText)")
+    }
+
+    @Test(
         "started with stdout closed (>&-), a body for stdout is exit 23 saying stdout is closed, never written into a file opened later; -o FILE still works",
         arguments: [(["-o", "/dev/stdout"], 23), ([], 23), (["-i", "-o", "/dev/stdout"], 23), (["-o", "/dev/null"], 0)])
     func closedStdoutAtStart(options: [String], status: Int) async throws {
