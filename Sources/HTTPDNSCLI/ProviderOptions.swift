@@ -27,7 +27,7 @@ struct ProviderOptions {
             names: ["--cache-file"], arity: .value, valueName: "PATH",
             summary: "Keep the answer cache in PATH (SQLite)",
             detail:
-                "Keep the answer cache in PATH across runs: an SQLite file, created (with its directory) when missing, shared safely by several processes. A file that cannot be used is warned about on stderr, naming --cache-file and the file, and the answers are kept in memory only. See Resolver.md in the documentation for the file's format."
+                "Keep the answer cache in PATH across runs: an SQLite file, created (with its directory) when missing, shared safely by several processes. A file that cannot be used is warned about on stderr, naming --cache-file and the file, and the answers are kept in memory only."
         ),
         .init(
             names: ["--stale"], arity: .flag,

@@ -44,7 +44,7 @@ struct ResolverOptions {
                     or has not answered within SECONDS (the client response timer; 1.8 is RFC 8767's
                     suggestion, 0 answers from the expired entry at once), refreshing the entry in the
                     background. A stale answer has a TTL of 30 s; an entry expired more than a day ago is not
-                    served. See Resolver.md in the documentation.
+                    served.
                     """),
             .init(
                 names: ["--pre-resolve"], arity: .value, valueName: "HOST,...",

@@ -170,14 +170,14 @@ extension TrustSuites {
             #expect(result.stderrText.contains("; not verified (verification disabled)"), "\(result.stderrText)")
         }
 
-        @Test("probe -k says verified=false (verification disabled) in its line, and false and disabled in --json", arguments: ["wrong.test", "self-signed.test", "a.test"])
+        @Test("probe -k says verified=false verification=disabled in its line, and false and disabled in --json", arguments: ["wrong.test", "self-signed.test", "a.test"])
         func probeInsecureSaysNotVerified(host: String) async throws {
             let text = try await httpdns(["probe", "-k", fixture.url(host).absoluteString] + doh)
             #expect(text.status == 0, "\(text.stdoutText)\(text.stderrText)")
             let lines = text.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }
             #expect(!lines.isEmpty)
             for line in lines {
-                #expect(line.contains("sni=\(host) verified=false (verification disabled) status=200"), "\(line)")
+                #expect(line.contains("sni=\(host) verified=false verification=disabled status=200"), "\(line)")
                 #expect(!line.contains("verified=true"))
             }
             for tls in try await probeTLSObjects(["-k", fixture.url(host).absoluteString]) {
