@@ -130,14 +130,15 @@ struct CommandReference {
     /// The man page, in roff (man(7) macros).
     func manPage(section: String = "1", date: String = "2026") -> String {
         let page = name.isEmpty ? "httpdns" : "httpdns-\(name)"
-        var roff = ".TH \(page.uppercased()) \(section) \"\(date)\" \"httpdns\" \"User Commands\"\n"
+        var roff = ".TH \(page.uppercased()) \(section) \"\(date)\" \"httpdns \(HTTPDNSTool.version)\" \"User Commands\"\n"
         roff += ".SH NAME\n\(page) \\- \(Self.escape(summary))\n"
         roff += ".SH SYNOPSIS\n.B \(fullName)\n\(Self.escape(synopsis))\n"
         roff += ".SH DESCRIPTION\n"
         for paragraph in Self.paragraphs(description) { roff += ".PP\n\(Self.escape(paragraph))\n" }
         roff += ".SH OPTIONS\n"
         for group in sections {
-            roff += ".SS \(Self.escape(group.title))\n"
+            // httpdns(1)'s one section is its options: no "Options" heading under OPTIONS.
+            if sections.count > 1 { roff += ".SS \(Self.escape(group.title))\n" }
             for option in group.options {
                 let names = (option.names.filter { !$0.hasPrefix("--") } + option.names.filter { $0.hasPrefix("--") })
                     .map { "\\fB\(Self.escape($0))\\fR" }.joined(separator: ", ")

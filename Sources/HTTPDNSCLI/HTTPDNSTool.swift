@@ -27,6 +27,9 @@ public enum HTTPDNSTool {
         public static let pinMismatch = HTTPClientError.exitStatus(for: .pinMismatch)
     }
 
+    /// What `--version` prints, and the man pages' footer.
+    static let version = "1.0"
+
     /// The commands, in the order help lists them.
     static let commands: [CommandReference] = [ResolveCommand.reference, FetchCommand.reference, ProbeCommand.reference, PinsCommand.reference]
 
@@ -76,9 +79,9 @@ public enum HTTPDNSTool {
         ])
 
     static var usage: String {
-        var lines = ["Usage: httpdns <command> [options]", "", reference.summary, "", "Commands:"]
+        var lines = ["Usage: httpdns \(reference.synopsis)", "", reference.summary, "", "Commands:"]
         let commandRows = commands.map { ($0.name + " " + $0.synopsis.replacingOccurrences(of: "[options] ", with: ""), $0.summary) }
-        lines += CommandReference.columns(commandRows + [("help [COMMAND]", "Explain a command's options (its man page, as text)")])
+        lines += CommandReference.columns(commandRows + [("help [COMMAND]", "Explain a command's options (its man page, as text).")])
         lines += ["", "Options:"]
         lines += CommandReference.columns(reference.options.map { (CommandReference.label($0), $0.summary) })
         lines += ["", "Run 'httpdns <command> --help' for a command's most used options,", "'httpdns help <command>' for all of them, explained."]
@@ -121,9 +124,14 @@ public enum HTTPDNSTool {
         case "pins":
             return await PinsCommand.run(rest, raw: Array(raw.dropFirst()), console: console, environment: environment)
         case "help", "--help", "-h":
+            guard rest.count <= 1 else {
+                console.note("httpdns: \(command) takes at most one command name, got '\(rest.joined(separator: " "))'; run 'httpdns --help'")
+                return ExitStatus.usage
+            }
             switch rest.first {
-            case nil:
-                console.print(command == "help" ? reference.detailedHelp() : usage)
+            case nil, "help":
+                // help help: httpdns(1), which explains help itself.
+                console.print(command == "help" || rest.first == "help" ? reference.detailedHelp() : usage)
             case let name? where commands.contains { $0.name == name }:
                 let page = commands.first { $0.name == name }!
                 console.print(command == "help" ? page.detailedHelp() : page.shortHelp())
@@ -146,10 +154,15 @@ public enum HTTPDNSTool {
             console.print(script)
             return ExitStatus.success
         case "--version":
-            console.print("httpdns 1.0")
+            guard rest.isEmpty else {
+                console.note("httpdns: --version takes no argument, got '\(rest.joined(separator: " "))'")
+                return ExitStatus.usage
+            }
+            console.print("httpdns \(version)")
             return ExitStatus.success
         default:
-            console.note("httpdns: unknown command '\(command)'; run 'httpdns --help'")
+            let what = command.hasPrefix("-") ? "option" : "command"
+            console.note("httpdns: unknown \(what) '\(command)'; run 'httpdns --help'")
             return ExitStatus.usage
         }
     }

@@ -38,7 +38,8 @@ struct ProviderOptions {
                 """),
         .init(
             names: ["--max-stale"], arity: .value, valueName: "SECONDS",
-            summary: "With --stale: serve up to SECONDS expired", detail: "With --stale, serve answers expired at most SECONDS ago (default 3600)."),
+            summary: "--stale, serving up to SECONDS expired",
+            detail: "As --stale, serving answers expired at most SECONDS ago (--stale alone: 3600); it implies --stale."),
         .init(
             names: ["--bypass"], arity: .value, valueName: "NAME|.SUFFIX",
             summary: "Use the system resolver for NAME (or .SUFFIX)",

@@ -228,6 +228,38 @@ struct CommandReferenceTests {
         #expect(HTTPDNSTool.reference.exitStatus.contains { $0.status == "23" })
     }
 
+    @Test("httpdns refuses what it would ignore: extra arguments to help and --version; an unknown option is called an option")
+    func toolRefusesExtraArguments() async {
+        for arguments in [["help", "fetch", "extra"], ["--help", "fetch", "extra"], ["--version", "extra"]] {
+            let output = LockedOutput()
+            #expect(await HTTPDNSTool.run(arguments, console: output.console, environment: [:]) == HTTPDNSTool.ExitStatus.usage, "\(arguments)")
+            #expect(output.text.isEmpty)
+        }
+        let bogus = LockedOutput()
+        #expect(await HTTPDNSTool.run(["--bogus"], console: bogus.console, environment: [:]) == HTTPDNSTool.ExitStatus.usage)
+        #expect(bogus.errorText == "httpdns: unknown option '--bogus'; run 'httpdns --help'\n")
+        let helpHelp = LockedOutput()
+        #expect(await HTTPDNSTool.run(["help", "help"], console: helpHelp.console, environment: [:]) == 0)
+        #expect(helpHelp.text == HTTPDNSTool.reference.detailedHelp() + "\n")
+    }
+
+    @Test("--help=all is --help all, as --max-time=5 is --max-time 5", arguments: commands.map(\.name))
+    func helpTopicAfterEquals(name: String) async throws {
+        let command = try #require(Self.commands.first { $0.name == name })
+        let output = LockedOutput()
+        #expect(await HTTPDNSTool.run([name, "--help=all"], console: output.console, environment: [:]) == 0)
+        #expect(output.text == command.shortHelp(all: true) + "\n")
+    }
+
+    @Test("httpdns --help and httpdns help give one usage line; every command description ends with a full stop")
+    func oneUsageLine() {
+        #expect(HTTPDNSTool.usage.hasPrefix("Usage: httpdns COMMAND [options] | --version | --generate-KIND ARG\n"))
+        #expect(HTTPDNSTool.reference.detailedHelp().hasPrefix("Usage: httpdns COMMAND [options] | --version | --generate-KIND ARG\n"))
+        let commandLines = HTTPDNSTool.usage.split(separator: "\n", omittingEmptySubsequences: false).drop { $0 != "Commands:" }.dropFirst().prefix { !$0.isEmpty }
+        #expect(commandLines.count == 5)
+        for line in commandLines { #expect(line.hasSuffix("."), "\(line)") }
+    }
+
     @Test("--generate-man into a directory that cannot be made exits 23, naming the directory and the system's reason")
     func generateManFailureIsWriteFailure() async {
         let output = LockedOutput()
