@@ -22,7 +22,7 @@ struct PinsWarningTests {
     func fallbackWarns() async {
         let output = LockedOutput()
         _ = await HTTPDNSTool.run(
-            ["pins", "--connect-timeout", "5", "--doh-url", "https://127.0.0.1:1/dns-query", "https://a.test/"],
+            ["pins", "--connect-timeout", "60", "--doh-url", "https://127.0.0.1:1/dns-query", "https://a.test/"],
             console: output.console, environment: [:])
         #expect(
             output.errorText.hasPrefix(
