@@ -182,9 +182,13 @@ struct CommandReference {
         return text + "\n"
     }
 
-    /// `text` with each option name in code (`-o`, `--cacert`), for Markdown.
+    /// `text` with each option name, and the argument written after it, in code (`-o FILE`, `--cacert`), for Markdown.
     static func code(_ text: String) -> String {
-        text.replacingOccurrences(of: #"(?<![\w.-])(--?[a-zA-Z](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?)(?![\w])"#, with: "`$1`", options: .regularExpression)
+        // An option is --name or one letter after '-' (so -HOST:PORT is no option); its argument,
+        // when one follows (quoted, a placeholder in capitals, or --help's "all"), is in the same span.
+        text.replacingOccurrences(
+            of: #"(?<![\w.-])(--[a-z][a-z0-9.-]*[a-z0-9]|-[a-zA-Z0-9])(?![\w])((?: '[^']*'| @?[A-Z][A-Z0-9_|:.,/\[\]+-]*(?<![.,:])(?![\w])| all(?![\w]))?)"#,
+            with: "`$1$2`", options: .regularExpression)
     }
 
     /// Paragraphs of `text`: split at empty lines, each joined into one line.

@@ -328,7 +328,12 @@ enum FetchCommand {
                 throw UsageError("malformed URL '\(text)': it contains white space (percent-encode it as %20)", command: "fetch")
             }
             guard text.contains("://") else {
-                throw UsageError("malformed URL '\(text)': no scheme (write it as https://\(text))", command: "fetch")
+                // A scheme is suggested only for what reads as a host (curl would assume http://);
+                // anything else (a JSON body meant for curl's --json, say) is not a URL at all.
+                let host = URL(string: "https://" + text)?.host(percentEncoded: false)
+                let looksLikeHost = host.map { HostName.normalize($0) != nil || IPAddress($0) != nil } ?? false
+                let hint = looksLikeHost ? "write it as https://\(text)" : "an https:// or http:// URL is expected"
+                throw UsageError("malformed URL '\(text)': no scheme (\(hint))", command: "fetch")
             }
             guard let url = URL(string: text) else {
                 throw UsageError("malformed URL '\(text)'", command: "fetch")

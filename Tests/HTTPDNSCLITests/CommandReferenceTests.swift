@@ -260,6 +260,17 @@ struct CommandReferenceTests {
         for line in commandLines { #expect(line.hasSuffix("."), "\(line)") }
     }
 
+    @Test("the Markdown pages keep an option and the argument written after it in one code span, and -HOST is no option")
+    func markdownCodeSpans() {
+        #expect(CommandReference.code("give -u 'USER:' for an empty one") == "give `-u 'USER:'` for an empty one")
+        #expect(CommandReference.code("as -w '%{json}\\n' does") == "as `-w '%{json}\\n'` does")
+        #expect(CommandReference.code("-x '' uses none") == "`-x ''` uses none")
+        #expect(CommandReference.code("As --type A: IPv4") == "As `--type A`: IPv4")
+        #expect(CommandReference.code("--help all lists every one") == "`--help all` lists every one")
+        #expect(CommandReference.code("and -HOST:PORT removes it") == "and -HOST:PORT removes it")
+        #expect(CommandReference.code("with -L, each -o FILE.") == "with `-L`, each `-o FILE`.")
+    }
+
     @Test("--generate-man into a directory that cannot be made exits 23, naming the directory and the system's reason")
     func generateManFailureIsWriteFailure() async {
         let output = LockedOutput()

@@ -134,6 +134,14 @@ struct FetchOptionParsingTests {
         #expect(help.replacingOccurrences(of: "\n", with: " ").contains("0: libcurl's 300 s"))
     }
 
+    @Test("a URL without a scheme is refused; https:// is suggested only when the argument reads as a host")
+    func noSchemeSuggestsOnlyForHosts() throws {
+        #expect(refusal(["a.test/x"])?.message == "malformed URL 'a.test/x': no scheme (write it as https://a.test/x)")
+        #expect(refusal(["127.0.0.1:8443"])?.message == "malformed URL '127.0.0.1:8443': no scheme (write it as https://127.0.0.1:8443)")
+        let body = #"{"a":1}"#
+        #expect(refusal(["--json", body])?.message == "malformed URL '\(body)': no scheme (an https:// or http:// URL is expected)")
+    }
+
     @Test("-o naming a directory is a write failure, exit 23 as curl's, not a usage error", arguments: ["-o", "--output"])
     func outputDirectoryIsWriteFailure(option: String) throws {
         let directory = FileManager.default.temporaryDirectory.path
