@@ -111,6 +111,12 @@ struct ArgumentParser {
                 }
                 switch option.arity {
                 case .flag:
+                    // --help=all, as --max-time=5: the topic given after '='.
+                    if option.key == "help", let inline {
+                        try store(option, nil)
+                        parsed.argumentAfter[option.key] = inline
+                        continue
+                    }
                     guard inline == nil else { throw UsageError("option '\(name)' takes no value", command: command) }
                     try store(option, nil)
                 case .value:

@@ -130,14 +130,15 @@ struct CommandReference {
     /// The man page, in roff (man(7) macros).
     func manPage(section: String = "1", date: String = "2026") -> String {
         let page = name.isEmpty ? "httpdns" : "httpdns-\(name)"
-        var roff = ".TH \(page.uppercased()) \(section) \"\(date)\" \"httpdns\" \"User Commands\"\n"
+        var roff = ".TH \(page.uppercased()) \(section) \"\(date)\" \"httpdns \(HTTPDNSTool.version)\" \"User Commands\"\n"
         roff += ".SH NAME\n\(page) \\- \(Self.escape(summary))\n"
         roff += ".SH SYNOPSIS\n.B \(fullName)\n\(Self.escape(synopsis))\n"
         roff += ".SH DESCRIPTION\n"
         for paragraph in Self.paragraphs(description) { roff += ".PP\n\(Self.escape(paragraph))\n" }
         roff += ".SH OPTIONS\n"
         for group in sections {
-            roff += ".SS \(Self.escape(group.title))\n"
+            // httpdns(1)'s one section is its options: no "Options" heading under OPTIONS.
+            if sections.count > 1 { roff += ".SS \(Self.escape(group.title))\n" }
             for option in group.options {
                 let names = (option.names.filter { !$0.hasPrefix("--") } + option.names.filter { $0.hasPrefix("--") })
                     .map { "\\fB\(Self.escape($0))\\fR" }.joined(separator: ", ")
@@ -174,16 +175,20 @@ struct CommandReference {
         text += "## Exit status\n\n"
         text +=
             name.isEmpty
-            ? "0 on success, 2 for an unknown command or option; each command's own are in [CLI.md](../CLI.md#exit-statuses).\n\n"
+            ? "0 on success, 2 for an unknown command or option, 23 when writing the output or the pages fails; each command's own are in [CLI.md](../CLI.md#exit-statuses).\n\n"
             : "\(exitStatus.map(\.status).joined(separator: ", ")): see [CLI.md](../CLI.md#exit-statuses).\n\n"
         let others = (["httpdns"] + HTTPDNSTool.commands.map { "httpdns-\($0.name)" }).filter { $0 != page }
         text += "See also: " + others.map { "[\($0)](\($0).md)" }.joined(separator: ", ") + "."
         return text + "\n"
     }
 
-    /// `text` with each option name in code (`-o`, `--cacert`), for Markdown.
+    /// `text` with each option name, and the argument written after it, in code (`-o FILE`, `--cacert`), for Markdown.
     static func code(_ text: String) -> String {
-        text.replacingOccurrences(of: #"(?<![\w.-])(--?[a-zA-Z](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?)(?![\w])"#, with: "`$1`", options: .regularExpression)
+        // An option is --name or one letter after '-' (so -HOST:PORT is no option); its argument,
+        // when one follows (quoted, a placeholder in capitals, or --help's "all"), is in the same span.
+        text.replacingOccurrences(
+            of: #"(?<![\w.-])(--[a-z][a-z0-9.-]*[a-z0-9]|-[a-zA-Z0-9])(?![\w])((?: '[^']*'| @?[A-Z][A-Z0-9_|:.,/\[\]+-]*(?<![.,:])(?![\w])| all(?![\w]))?)"#,
+            with: "`$1$2`", options: .regularExpression)
     }
 
     /// Paragraphs of `text`: split at empty lines, each joined into one line.

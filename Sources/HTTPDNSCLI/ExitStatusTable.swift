@@ -35,7 +35,11 @@ enum ExitStatusTable {
         Entry(status: "8", meaning: "a response that cannot be framed (conflicting Content-Length)", commands: ["fetch"]),
         Entry(status: "18", meaning: "the connection closed before the whole body came (no -o file is left)", commands: ["fetch"]),
         Entry(status: "\(Status.httpError)", meaning: "HTTP status 400 or more, with -f", commands: ["fetch"]),
-        Entry(status: "\(Status.writeFailed)", meaning: "writing the output or the -c cookie jar failed; -O with a URL that names no file", commands: ["fetch"]),
+        Entry(
+            status: "\(Status.writeFailed)",
+            meaning: "writing the output or the -c cookie jar failed (an -o or -O file that is a directory included); -O with a URL that names no file",
+            commands: ["fetch"]),
+        Entry(status: "\(Status.writeFailed)", meaning: "writing the output failed (standard output full or closed)", commands: ["resolve", "probe", "pins"]),
         Entry(status: "\(Status.timedOut)", meaning: "a time limit passed (-m, --connect-timeout), resolving the name included", commands: ["fetch"]),
         Entry(status: "\(Status.timedOut)", meaning: "-m passed", commands: ["resolve"]),
         Entry(status: "\(Status.timedOut)", meaning: "-m passed while resolving the name", commands: ["probe"]),

@@ -98,7 +98,9 @@ enum FetchCommand {
                             as sent.
                             """),
                     .init(names: ["--http1.1"], arity: .flag, summary: "Use HTTP/1.1 only"),
-                    .init(names: ["--http2"], arity: .flag, summary: "Use HTTP/2 if ALPN offers it (the default)", detail: "Use HTTP/2 when the server offers it by ALPN, else HTTP/1.1 (the default).")
+                    .init(
+                        names: ["--http2"], arity: .flag, summary: "HTTP/2 if ALPN offers it (default, as curl)",
+                        detail: "Use HTTP/2 when the server offers it by ALPN, else HTTP/1.1. This is the default, as in curl; --http1.1 turns it off.")
                 ]),
             .init(
                 title: "Output",
@@ -200,7 +202,7 @@ enum FetchCommand {
                     .init(
                         names: ["--max-redirs"], arity: .value, valueName: "NUM",
                         summary: "With -L, at most NUM redirects (default 50)",
-                        detail: "With -L, follow at most NUM redirects (default 50, as curl; a negative NUM: no limit); one more exits 47."),
+                        detail: "With -L, follow at most NUM redirects (default 50, as curl; minus one: no limit, and no lower NUM is taken); one more exits 47. NUM is checked with or without -L."),
                     .init(
                         names: ["-Z", "--parallel"], arity: .flag, summary: "Run the URLs' transfers at once", detail: "Run the URLs' transfers at once (up to --parallel-max), not one after another."),
                     .init(
@@ -243,7 +245,7 @@ enum FetchCommand {
                             """)
                 ] + ProviderOptions.connectionOptions),
             .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
-            .init(title: "TLS, certificates and pins", options: TrustOptions.parserOptions),
+            .init(title: "TLS, certificates and pins", options: TrustOptions.parserOptions()),
             CommandReference.helpSection
         ],
         mostUsed: ["-X", "-H", "-d", "-o", "-O", "-i", "-w", "-v", "-s", "-f", "-L", "-m", "--doh-url", "--resolve", "--cacert", "--pinnedpubkey", "-k", "-h"],
@@ -326,7 +328,12 @@ enum FetchCommand {
                 throw UsageError("malformed URL '\(text)': it contains white space (percent-encode it as %20)", command: "fetch")
             }
             guard text.contains("://") else {
-                throw UsageError("malformed URL '\(text)': no scheme (write it as https://\(text))", command: "fetch")
+                // A scheme is suggested only for what reads as a host (curl would assume http://);
+                // anything else (a JSON body meant for curl's --json, say) is not a URL at all.
+                let host = URL(string: "https://" + text)?.host(percentEncoded: false)
+                let looksLikeHost = host.map { HostName.normalize($0) != nil || IPAddress($0) != nil } ?? false
+                let hint = looksLikeHost ? "write it as https://\(text)" : "an https:// or http:// URL is expected"
+                throw UsageError("malformed URL '\(text)': no scheme (\(hint))", command: "fetch")
             }
             guard let url = URL(string: text) else {
                 throw UsageError("malformed URL '\(text)'", command: "fetch")
@@ -345,6 +352,12 @@ enum FetchCommand {
         var headers = HTTPHeaders()
         var omitted: Set<String> = []
         for line in parsed.all("header") {
+            // Refused here, naming -H, before the library refuses the request (it cannot be framed).
+            if line.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) {
+                let shown = line.replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+                    .replacingOccurrences(of: "\0", with: "\\0")
+                throw OptionValue.refusal("-H", expected: "one line", got: shown, why: "a line break or NUL in it", command: "fetch")
+            }
             let trimmed = line.trimmingWhitespace()
             if !trimmed.contains(":"), trimmed.hasSuffix(";"), trimmed.count > 1 {
                 headers.add(name: String(trimmed.dropLast()).trimmingWhitespace(), value: "")
@@ -426,14 +439,15 @@ enum FetchCommand {
         let writeOut = try parsed.value("write-out").map { (argument) throws(UsageError) in try WriteOut(argument: argument) }
 
         var redirects: RedirectPolicy?
+        var maximumRedirects = 50
+        // Checked with or without -L: a malformed value is refused whatever else is given.
+        if let text = parsed.value("max-redirs") {
+            let value = try OptionValue.integer(text, option: "--max-redirs", counting: "redirects", bounds: .atLeast(-1, note: "-1: no limit"), command: "fetch")
+            // -1: no limit, as curl.
+            maximumRedirects = value < 0 ? Int.max : value
+        }
         if parsed.has("location") {
-            var maximum = 50
-            if let text = parsed.value("max-redirs") {
-                let value = try OptionValue.integer(text, option: "--max-redirs", counting: "redirects", bounds: .atLeast(-1, note: "-1: no limit"), command: "fetch")
-                // -1: no limit, as curl.
-                maximum = value < 0 ? Int.max : value
-            }
-            redirects = RedirectPolicy(maximumRedirects: maximum, setsReferer: autoReferer)
+            redirects = RedirectPolicy(maximumRedirects: maximumRedirects, setsReferer: autoReferer)
         }
 
         let proxy = try proxyPolicy(parsed, environment: environment)
@@ -747,7 +761,7 @@ enum FetchCommand {
                     // The options whose limit it was, as given: libcurl's figure counts only its part.
                     fail("\(error.message) (\(limits))")
                 } else {
-                    fail(error.message)
+                    fail(plan.resolverOptions.withBootstrapHint(error.message))
                 }
                 return error.curlExitStatus
             } catch is CancellationError {
@@ -786,7 +800,7 @@ enum FetchCommand {
     static func warnUnverified(_ connection: ConnectionReport, url: URL, console: Console) {
         let host = url.host(percentEncoded: false).map { HostName.normalize($0) ?? $0 } ?? "?"
         let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
-        console.note("httpdns: WARNING: \(TrustEvent.insecureConnection(host: host, port: port, remoteAddress: connection.remoteAddress))")
+        console.note("httpdns: warning: \(TrustEvent.insecureConnection(host: host, port: port, remoteAddress: connection.remoteAddress))")
     }
 
     /// The head as `-i` prints it: the status line, the fields, an empty line, CRLF-terminated.

@@ -33,7 +33,7 @@ enum FetchOutput: Equatable {
     /// Whether the file can be written is not checked here but by `checkWritable()`: a file that
     /// cannot is a write failure (curl's 23), not bad input.
     /// - Parameter option: The option that named the file, for messages (`-o`, or `-O`).
-    /// - Throws: `UsageError` for an empty name or a directory.
+    /// - Throws: `UsageError` for an empty name (exit 2) or a directory (exit 23, as curl's).
     init(path: String?, option: String = "-o") throws(UsageError) {
         guard let path, path != "-" else {
             self = .standardOutput
@@ -53,7 +53,8 @@ enum FetchOutput: Equatable {
         let file = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw UsageError("\(option): '\(path)' is a directory", command: "fetch")
+            // curl's 23: a file that cannot be written, whatever the reason.
+            throw UsageError("\(option): cannot write '\(path)': it is a directory", command: "fetch", status: HTTPDNSTool.ExitStatus.writeFailed)
         }
         self = .file(file)
     }

@@ -27,6 +27,9 @@ public enum HTTPDNSTool {
         public static let pinMismatch = HTTPClientError.exitStatus(for: .pinMismatch)
     }
 
+    /// What `--version` prints, and the man pages' footer.
+    static let version = "1.0"
+
     /// The commands, in the order help lists them.
     static let commands: [CommandReference] = [ResolveCommand.reference, FetchCommand.reference, ProbeCommand.reference, PinsCommand.reference]
 
@@ -70,12 +73,15 @@ public enum HTTPDNSTool {
                 ])
         ],
         mostUsed: ["--version", "--generate-man", "--generate-markdown", "--generate-completion", "-h"],
-        exitStatus: [("0", "success; else the command's own status (its page lists them)"), ("2", "an unknown command or option")])
+        exitStatus: [
+            ("0", "success; else the command's own status (its page lists them)"), ("2", "an unknown command or option"),
+            ("\(ExitStatus.writeFailed)", "writing the output or the pages (--generate-man, --generate-markdown) failed")
+        ])
 
     static var usage: String {
-        var lines = ["Usage: httpdns <command> [options]", "", reference.summary, "", "Commands:"]
+        var lines = ["Usage: httpdns \(reference.synopsis)", "", reference.summary, "", "Commands:"]
         let commandRows = commands.map { ($0.name + " " + $0.synopsis.replacingOccurrences(of: "[options] ", with: ""), $0.summary) }
-        lines += CommandReference.columns(commandRows + [("help [COMMAND]", "Explain a command's options (its man page, as text)")])
+        lines += CommandReference.columns(commandRows + [("help [COMMAND]", "Explain a command's options (its man page, as text).")])
         lines += ["", "Options:"]
         lines += CommandReference.columns(reference.options.map { (CommandReference.label($0), $0.summary) })
         lines += ["", "Run 'httpdns <command> --help' for a command's most used options,", "'httpdns help <command>' for all of them, explained."]
@@ -118,9 +124,14 @@ public enum HTTPDNSTool {
         case "pins":
             return await PinsCommand.run(rest, raw: Array(raw.dropFirst()), console: console, environment: environment)
         case "help", "--help", "-h":
+            guard rest.count <= 1 else {
+                console.note("httpdns: \(command) takes at most one command name, got '\(rest.joined(separator: " "))'; run 'httpdns --help'")
+                return ExitStatus.usage
+            }
             switch rest.first {
-            case nil:
-                console.print(command == "help" ? reference.detailedHelp() : usage)
+            case nil, "help":
+                // help help: httpdns(1), which explains help itself.
+                console.print(command == "help" || rest.first == "help" ? reference.detailedHelp() : usage)
             case let name? where commands.contains { $0.name == name }:
                 let page = commands.first { $0.name == name }!
                 console.print(command == "help" ? page.detailedHelp() : page.shortHelp())
@@ -143,29 +154,17 @@ public enum HTTPDNSTool {
             console.print(script)
             return ExitStatus.success
         case "--version":
-            console.print("httpdns 1.0")
+            guard rest.isEmpty else {
+                console.note("httpdns: --version takes no argument, got '\(rest.joined(separator: " "))'")
+                return ExitStatus.usage
+            }
+            console.print("httpdns \(version)")
             return ExitStatus.success
         default:
-            console.note("httpdns: unknown command '\(command)'; run 'httpdns --help'")
+            let what = command.hasPrefix("-") ? "option" : "command"
+            console.note("httpdns: unknown \(what) '\(command)'; run 'httpdns --help'")
             return ExitStatus.usage
         }
-    }
-
-    /// Writes `httpdns.1` and one page per command into `directory` (created if missing), or the
-    /// same pages as Markdown (`httpdns.md`, ...), each replaced atomically.
-    static func generatePages(in directory: String, markdown: Bool, console: Console) -> Int32 {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            for page in [reference] + commands {
-                let name = (page.name.isEmpty ? "httpdns" : "httpdns-\(page.name)") + (markdown ? ".md" : ".1")
-                let text = markdown ? page.markdownPage() : page.manPage()
-                try Data(text.utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent(name), options: .atomic)
-            }
-        } catch {
-            console.note("httpdns: cannot write the \(markdown ? "Markdown" : "man") pages into '\(directory)': \(error.localizedDescription)")
-            return ExitStatus.writeFailed
-        }
-        return ExitStatus.success
     }
 
     /// Prints a usage error the same way for every command.

@@ -77,7 +77,7 @@ enum PinsCommand {
         if insecure { trust.verification = .insecureSkippingAllVerification }
         let client: HTTPClient
         do {
-            client = try HTTPClient(configuration: .init(trust: trust, timeouts: timeouts), resolver: options.makeResolver())
+            client = try HTTPClient(configuration: .init(trust: trust, timeouts: timeouts), resolver: options.makeResolver(observer: console.resolverObserver(verbose: false)))
         } catch {
             return HTTPDNSTool.report(UsageError("\(error)", command: "pins"), console: console)
         }
@@ -108,7 +108,7 @@ enum PinsCommand {
             console.print("--pinnedpubkey '\(chain[0].publicKeyPin)'")
             return HTTPDNSTool.ExitStatus.success
         } catch let error as HTTPClientError {
-            console.note("httpdns: \(error.message)")
+            console.note("httpdns: \(options.withBootstrapHint(error.message))")
             return error.curlExitStatus
         } catch {
             console.note("httpdns: \(error)")

@@ -10,20 +10,24 @@ enum ProbeCommand {
         summary: "Check each address of the host: TLS, certificate, status.",
         description: """
             Resolves URL's host (as fetch does) and, for each address, connects with SNI set to the host,
-            verifies the certificate for the host, sends GET and reports one line per address: ADDRESS
-            ok|FAILED connect=MS tls=MS VERSION sni=NAME verified=true status=CODE total=MS cert="SUBJECT"
+            verifies the certificate for the host, sends GET and reports on it. The first line says what
+            the name resolved to: '# HOST: ADDRESS, ADDRESS (source SOURCE)' (none for an IP literal).
+            Then one line per address: ADDRESS ok|FAILED connect=MS tls=MS VERSION sni=NAME
+            verified=true|false verification=verified|disabled status=CODE total=MS cert="SUBJECT"
             expires=DATE, or ADDRESS FAILED and the failure in words (could not connect, TLS handshake
-            failed, certificate verification failed, timed out, ...) with its message. An address is
-            healthy when the request completes with a status below 400. With -k nothing is verified:
-            verified=false (verification disabled); --json's "tls" object has "verified": false and
-            "verification": "disabled" ("verified" otherwise).
+            failed, certificate verification failed, timed out, ...) with its message on the same line
+            (a pin mismatch's presented chain too, its parts separated by '; '). An address is healthy
+            when the request completes with a status below 400. With -k nothing is verified:
+            verified=false verification=disabled.
 
-            --json prints one object per address: "address", "healthy", "status", "connect_ms", "tls_ms",
-            "total_ms" and "tls" (sni, verified, verification, version, subject, expires); for a failed
-            address "address", "healthy": false, "message" (the text) and "error", the failure's name in
-            the library (HTTPClientError.Kind): couldNotConnect, timedOut, tlsHandshakeFailed,
-            certificateVerificationFailed, pinMismatch, clientCertificateRejected,
-            certificateStatusInvalid, and so on. These names are stable, for scripts.
+            --json prints one object per line and address, no header: "address", "healthy", "status",
+            "connect_ms", "tls_ms", "total_ms" and "tls" (sni, verified, verification, version, subject,
+            expires); for a failed address "address", "healthy": false, "message" (the text) and "error",
+            the failure's name. A host that cannot be resolved gives one object {"host", "healthy": false,
+            "error", "message"} instead. The failure names are stable, for scripts: couldNotResolve,
+            couldNotConnect, timedOut, tlsHandshakeFailed, certificateVerificationFailed,
+            trustConfigurationInvalid, pinMismatch, clientCertificateRejected, certificateStatusInvalid,
+            responseTooLarge, transferFailed.
 
             Trust options apply to every address: with --pinnedpubkey, probe checks that each address
             serves a pinned key. Any trust failure (pin mismatch, verification, --cert-status without a
@@ -56,7 +60,7 @@ enum ProbeCommand {
                             """)
                 ] + ProviderOptions.connectionOptions),
             .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
-            .init(title: "TLS, certificates and pins", options: TrustOptions.parserOptions),
+            .init(title: "TLS, certificates and pins", options: TrustOptions.parserOptions(probe: true)),
             CommandReference.helpSection
         ],
         mostUsed: ["--json", "-v", "--connect-timeout", "-m", "--doh-url", "--resolve", "--cacert", "--pinnedpubkey", "-E", "-k", "-h"],
@@ -129,10 +133,13 @@ enum ProbeCommand {
                     console.print("# \(resolution.host): \(addresses.map(\.description).joined(separator: ", ")) (source \(resolution.source))")
                 }
             } catch let timeout as TimeLimitOption.Exceeded {
+                if json { console.print(encode(["host": host, "healthy": false, "error": "timedOut", "message": timeout.description])) }
                 console.note("httpdns: \(timeout)")
                 return HTTPDNSTool.ExitStatus.timedOut
             } catch {
-                console.note("httpdns: \(error)")
+                let message = options.withBootstrapHint("\(error)")
+                if json { console.print(encode(["host": host, "healthy": false, "error": "couldNotResolve", "message": message])) }
+                console.note("httpdns: \(message)")
                 return HTTPDNSTool.ExitStatus.couldNotResolve
             }
         }
@@ -159,11 +166,14 @@ enum ProbeCommand {
                 healthy = false
                 let failure = error as? HTTPClientError
                 if json {
-                    // "error" is the library's name for the failure (HTTPClientError.Kind), as documented.
+                    // "error" is the failure's stable name (HTTPClientError.Kind's case), as the help lists them.
                     let kind = failure?.kind.rawValue ?? "error"
                     console.print(encode(["address": address.description, "healthy": false, "error": kind, "message": failure?.message ?? "\(error)"]))
                 } else {
-                    console.print("\(address) FAILED \(failure?.summary ?? "error: \(error)")")
+                    // One line per address: a multi-line message (a pin mismatch's chain) joined with "; ".
+                    let text = failure?.summary ?? "error: \(error)"
+                    let parts = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                    console.print("\(address) FAILED \(parts.joined(separator: "; "))")
                 }
             }
         }
@@ -201,8 +211,8 @@ enum ProbeCommand {
         var text = "\(address) \(ok ? "ok" : "FAILED") connect=\(ms(timing?.connect))ms"
         if let tls {
             text += " tls=\(ms(timing?.tlsHandshake))ms \(tls.protocolVersion ?? "?") sni=\(tls.serverName ?? "-") verified=\(tls.verified)"
-            // -k: say why it is false, so that it is not read as a failed check.
-            if tls.verification == .disabled { text += " (verification disabled)" }
+            // Why verified is false with -k (disabled), so that it is not read as a failed check.
+            text += " verification=\(verificationName(tls.verification))"
         }
         text += " status=\(response.status) total=\(ms(timing?.total))ms"
         if let tls { text += " cert=\"\(tls.peerSubject ?? "?")\" expires=\(expires ?? "?")" }

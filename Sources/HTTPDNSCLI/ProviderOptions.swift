@@ -50,7 +50,7 @@ struct ProviderOptions {
             names: ["--cache-file"], arity: .value, valueName: "PATH",
             summary: "Keep the answer cache in PATH (SQLite)",
             detail:
-                "Keep the answer cache in PATH across runs: an SQLite file, created (with its directory) when missing, shared safely by several processes. A file that cannot be used is warned about on stderr, naming --cache-file and the file, and the answers are kept in memory only. See Resolver.md in the documentation for the file's format."
+                "Keep the answer cache in PATH across runs: an SQLite file, created (with its directory) when missing, shared safely by several processes. A file that cannot be used is warned about on stderr, naming --cache-file and the file, and the answers are kept in memory only."
         ),
         .init(
             names: ["--stale"], arity: .flag,
@@ -61,7 +61,8 @@ struct ProviderOptions {
                 """),
         .init(
             names: ["--max-stale"], arity: .value, valueName: "SECONDS",
-            summary: "With --stale: serve up to SECONDS expired", detail: "With --stale, serve answers expired at most SECONDS ago (default 3600)."),
+            summary: "--stale, serving up to SECONDS expired",
+            detail: "As --stale, serving answers expired at most SECONDS ago (--stale alone: 3600); it implies --stale."),
         .init(
             names: ["--bypass"], arity: .value, valueName: "NAME|.SUFFIX",
             summary: "Use the system resolver for NAME (or .SUFFIX)",

@@ -27,7 +27,13 @@ enum ResolveCommand {
                     .init(
                         names: ["--json"], arity: .flag,
                         summary: "One JSON object per host instead",
-                        detail: "One JSON object per host instead: addresses, ttl, source, provider, latency_ms, stale."),
+                        detail: """
+                            One JSON object per host instead, on one line: "host", "addresses" (a list), "ttl" (seconds, or
+                            null), "source" (as in the line form), "endpoint" (the DoH or HTTPDNS URL that answered, null for
+                            any other source), "provider" (its name, or null), "latency_ms" (or null) and "stale" (true or
+                            false). A host that cannot be resolved gives {"host": HOST, "error": MESSAGE}, the message
+                            also printed on stderr.
+                            """),
                     .init(
                         names: ["--compare"], arity: .flag, summary: "Hijack check: system resolver against provider",
                         detail: "Hijack check: ask the system resolver and the trusted provider side by side and compare their answers."),
@@ -50,7 +56,7 @@ enum ResolveCommand {
     static let typeOption = ArgumentParser.Option(
         names: ["--type"], arity: .value, valueName: "TYPE",
         summary: "Address types: A, AAAA, both (default) or auto",
-        detail: "Address types to ask for (default both; auto: the families this host has a route for).",
+        detail: "Address types to ask for: A (IPv4), AAAA (IPv6), both (the default) or auto (the families this host has a route for).",
         values: ["A", "AAAA", "both", "auto"])
 
     static var help: String { reference.shortHelp() }
@@ -132,9 +138,9 @@ enum ResolveCommand {
             } catch {
                 status = HTTPDNSTool.ExitStatus.couldNotResolve
                 if json {
-                    console.print(jsonLine(host: host, error: "\(error)"))
+                    console.print(jsonLine(host: host, error: options.withBootstrapHint("\(error)")))
                 }
-                console.note("httpdns: \(error)")
+                console.note("httpdns: \(options.withBootstrapHint("\(error)"))")
             }
         }
         // A stale answer starts a background refresh: let it finish (and reach the cache file)
@@ -157,6 +163,8 @@ enum ResolveCommand {
             object["addresses"] = resolution.addresses.map(\.description)
             object["ttl"] = resolution.ttl.map { Int($0) } as Any? ?? NSNull()
             object["source"] = resolution.source.description
+            // Every key in every answer: null where the source has no endpoint (cache, system, static).
+            object["endpoint"] = NSNull()
             if case .doh(let endpoint) = resolution.source { object["endpoint"] = endpoint.absoluteString }
             if case .httpdns(let endpoint) = resolution.source { object["endpoint"] = endpoint.absoluteString }
             object["provider"] = resolution.provider as Any? ?? NSNull()

@@ -15,10 +15,9 @@ struct ResolverOptions {
                     per exchange, HTTP error, malformed answer) handing over to the next. Default:
                     $HTTPDNS_DOH_URL (comma-separated), else Cloudflare (1.1.1.1, 1.0.0.1,
                     2606:4700:4700::1111), Google (8.8.8.8, 8.8.4.4, 2001:4860:4860::8888) and Quad9 (9.9.9.9,
-                    149.112.112.112), reached at those bootstrap addresses. An endpoint's own host is reached
-                    through a --resolve entry for it, or its bootstrap addresses, never through the system
-                    resolver. See the Resolver policy article in the documentation for providers, failover and
-                    hijack checks.
+                    149.112.112.112), reached at those bootstrap addresses. Another endpoint's host is reached
+                    at the addresses of a --resolve entry for it; without one, it is looked up with the system
+                    resolver (plain DNS, which can be hijacked).
                     """),
             .init(
                 names: ["--resolve"], arity: .value, valueName: "HOST:PORT:ADDR",
@@ -45,7 +44,7 @@ struct ResolverOptions {
                     or has not answered within SECONDS (the client response timer; 1.8 is RFC 8767's
                     suggestion, 0 answers from the expired entry at once), refreshing the entry in the
                     background. A stale answer has a TTL of 30 s; an entry expired more than a day ago is not
-                    served. See Resolver.md in the documentation.
+                    served.
                     """),
             .init(
                 names: ["--pre-resolve"], arity: .value, valueName: "HOST,...",

@@ -9,7 +9,9 @@ enum TimeLimitOption {
     /// - Throws: `UsageError` (`OptionValue`'s) for anything but a finite number from 0 to
     ///   `Timeouts.maximum`.
     static func seconds(_ text: String, option: String, command: String) throws(UsageError) -> Double? {
-        let value = try OptionValue.seconds(text, option: option, bounds: .from(0, to: Timeouts.maximum, note: "0: no limit"), command: command)
+        // The refusal says what 0 does for this option, as its help does.
+        let zero = option == "--connect-timeout" ? "0: libcurl's 300 s" : "0: no limit"
+        let value = try OptionValue.seconds(text, option: option, bounds: .from(0, to: Timeouts.maximum, note: zero), command: command)
         return value == 0 ? nil : value
     }
 

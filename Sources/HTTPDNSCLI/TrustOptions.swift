@@ -7,61 +7,72 @@ import HTTPDNSCore
 struct TrustOptions {
     /// Every TLS option of `fetch` and `probe`, in the order help lists them: CA files, then the
     /// pins (the DoH endpoints' beside the target's), then the client certificate.
-    static var parserOptions: [ArgumentParser.Option] {
-        ResolverOptions.anchorOptions + pinOptions + ResolverOptions.dohPinOptions + certificateOptions
+    /// - Parameter probe: `probe`'s texts: a failure there makes the address FAILED (exit 1), where
+    ///   `fetch` exits with curl's status for it.
+    static func parserOptions(probe: Bool = false) -> [ArgumentParser.Option] {
+        ResolverOptions.anchorOptions + pinOptions(probe: probe) + ResolverOptions.dohPinOptions + certificateOptions(probe: probe)
     }
 
-    private static let pinOptions: [ArgumentParser.Option] = [
-        .init(
-            names: ["--pinnedpubkey"], arity: .value, valueName: "PINS|FILE",
-            summary: "Public-key pins the chain must match (exit 90)",
-            detail: """
-                Public-key pins ('sha256//BASE64[;sha256//BASE64]...', SPKI SHA-256, RFC 7469): a certificate of the verified chain
-                must carry one, or the request fails with exit 90, listing the pins the server presented.
-                'httpdns pins URL' prints them ready to paste. FILE is a PEM or DER public key (or a
-                certificate, whose key is pinned), as curl's; it may be a pipe.
-                """),
-        .init(
-            names: ["--pin-cert"], arity: .value, valueName: "SHA256HEX",
-            summary: "Whole-certificate pin (SHA-256 hex), repeatable",
-            detail: """
-                Whole-certificate pin: the certificate's SHA-256 fingerprint in hex, colons allowed.
-                Repeatable; combines with --pinnedpubkey.
-                """)
-    ]
+    private static func pinOptions(probe: Bool) -> [ArgumentParser.Option] {
+        [
+
+            .init(
+                names: ["--pinnedpubkey"], arity: .value, valueName: "PINS|FILE",
+                summary: probe ? "Public-key pins each address's chain must match" : "Public-key pins the chain must match (exit 90)",
+                detail: """
+                    Public-key pins ('sha256//BASE64[;sha256//BASE64]...', SPKI SHA-256, RFC 7469): a certificate of the verified chain
+                    must carry one, or \(probe ? "the address is FAILED" : "the request fails with exit 90"), listing the pins the server presented.
+                    'httpdns pins URL' prints them ready to paste. FILE is a PEM or DER public key (or a
+                    certificate, whose key is pinned), as curl's; it may be a pipe.
+                    """),
+            .init(
+                names: ["--pin-cert"], arity: .value, valueName: "SHA256HEX",
+                summary: "Whole-certificate pin (SHA-256 hex), repeatable",
+                detail: """
+                    Whole-certificate pin: the certificate's SHA-256 fingerprint in hex, colons allowed.
+                    Repeatable; combines with --pinnedpubkey.
+                    """)
+        ]
+    }
 
     /// The client certificate, OCSP stapling and `-k`.
-    private static let certificateOptions: [ArgumentParser.Option] = [
-        .init(
-            names: ["-E", "--cert"], arity: .value, valueName: "FILE[:PASSWORD]",
-            summary: "Client certificate (PKCS#12, or PEM with --key)",
-            detail: """
-                Client certificate for mutual TLS: PKCS#12 (AES or legacy 3DES/RC2) or PEM with the key
-                inside or in --key. It is loaded before any traffic: a file that cannot be used (not a
-                certificate, wrong or missing password, no key or another certificate's key, expired)
-                exits 2. A server that rejects it is exit 58. FILE may be a pipe.
-                """),
-        certificateTypeOption,
-        .init(
-            names: ["--key"], arity: .value, valueName: "FILE", summary: "Private key of a PEM --cert (may be encrypted)",
-            detail: "The PEM private key of a PEM --cert (encrypted with --pass, or not)."),
-        .init(
-            names: ["--pass"], arity: .value, valueName: "PASSWORD", summary: "Password of --cert's PKCS#12 file or of --key",
-            detail: "Password of --cert's PKCS#12 file, or passphrase of the PEM --key."),
-        .init(
-            names: ["--cert-status"], arity: .flag, summary: "Require a stapled OCSP response (else exit 91)",
-            detail: "Require a stapled OCSP response showing the certificate good (curl's --cert-status); without one, exit 91."),
-        .init(
-            names: ["-k", "--insecure"], arity: .flag,
-            summary: "Verify no certificate or name (pins still apply)",
-            detail: """
-                Do not verify the server's certificate or name at all: anyone on the path can impersonate
-                the server. Pins, if given, still apply. Each connection made so is warned about on stderr,
-                and every report says "not verified (verification disabled)" (fetch -v, probe's
-                verified=false, pins). The DoH endpoints stay verified: give --cacert for a private DoH
-                server's CA.
-                """)
-    ]
+    private static func certificateOptions(probe: Bool) -> [ArgumentParser.Option] {
+        [
+
+            .init(
+                names: ["-E", "--cert"], arity: .value, valueName: "FILE[:PASSWORD]",
+                summary: "Client certificate (PKCS#12, or PEM with --key)",
+                detail: """
+                    Client certificate for mutual TLS: PKCS#12 (AES or legacy 3DES/RC2) or PEM with the key
+                    inside or in --key. It is loaded before any traffic: a file that cannot be used (not a
+                    certificate, wrong or missing password, no key or another certificate's key, expired)
+                    exits 2. A server that rejects it \(probe ? "makes the address FAILED" : "is exit 58"). FILE may be a pipe.
+                    """),
+            certificateTypeOption,
+            .init(
+                names: ["--key"], arity: .value, valueName: "FILE", summary: "Private key of a PEM --cert (may be encrypted)",
+                detail: "The PEM private key of a PEM --cert (encrypted with --pass, or not)."),
+            .init(
+                names: ["--pass"], arity: .value, valueName: "PASSWORD", summary: "Password of --cert's PKCS#12 file or of --key",
+                detail: "Password of --cert's PKCS#12 file, or passphrase of the PEM --key."),
+            .init(
+                names: ["--cert-status"], arity: .flag,
+                summary: probe ? "Require a stapled OCSP response (else FAILED)" : "Require a stapled OCSP response (else exit 91)",
+                detail: """
+                    Require a stapled OCSP response showing the certificate good (curl's --cert-status); without one, \(probe ? "the address is FAILED" : "exit 91").
+                    """),
+            .init(
+                names: ["-k", "--insecure"], arity: .flag,
+                summary: "Verify no certificate or name (pins still apply)",
+                detail: """
+                    Do not verify the server's certificate or name at all: anyone on the path can impersonate
+                    the server. Pins, if given, still apply. Each connection made so is warned about on stderr,
+                    and every report says "not verified (verification disabled)" (fetch -v, probe's
+                    verified=false, pins). The DoH endpoints stay verified: give --cacert for a private DoH
+                    server's CA.
+                    """)
+        ]
+    }
 
     static let certificateTypeOption = ArgumentParser.Option(
         names: ["--cert-type"], arity: .value, valueName: "P12|PEM",

@@ -199,6 +199,15 @@ struct CommandReferenceTests {
         #expect(!Self.mentionedOptions(ProbeCommand.reference.detailedHelp()).contains("-s"))
     }
 
+    @Test("probe's help states no exit status probe never returns: a trust failure makes the address FAILED (exit 1), not fetch's 58, 90 or 91")
+    func probeHelpHasNoFetchExitStatuses() {
+        let help = ProbeCommand.reference.detailedHelp() + ProbeCommand.reference.shortHelp(all: true)
+        for status in ["exit 58", "exit 90", "exit 91", "is exit 58", "else exit 91"] {
+            #expect(!help.contains(status), "\(status)")
+        }
+        #expect(FetchCommand.reference.shortHelp(all: true).contains("(exit 90)"))
+    }
+
     @Test("httpdns --generate-man writes httpdns.1 and one page per command, each a man(7) page naming itself")
     func generatesManPages() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-man-\(UUID().uuidString)")
@@ -211,6 +220,63 @@ struct CommandReferenceTests {
             #expect(text.contains(".SH OPTIONS"))
             #expect(text.contains(".SH EXIT STATUS"))
         }
+    }
+
+    @Test("every command's exit table and httpdns's own list 23, for output that cannot be written", arguments: commands.map(\.name))
+    func exitTablesListWriteFailure(name: String) {
+        #expect(ExitStatusTable.entries(for: name).contains { $0.status == "23" })
+        #expect(HTTPDNSTool.reference.exitStatus.contains { $0.status == "23" })
+    }
+
+    @Test("httpdns refuses what it would ignore: extra arguments to help and --version; an unknown option is called an option")
+    func toolRefusesExtraArguments() async {
+        for arguments in [["help", "fetch", "extra"], ["--help", "fetch", "extra"], ["--version", "extra"]] {
+            let output = LockedOutput()
+            #expect(await HTTPDNSTool.run(arguments, console: output.console, environment: [:]) == HTTPDNSTool.ExitStatus.usage, "\(arguments)")
+            #expect(output.text.isEmpty)
+        }
+        let bogus = LockedOutput()
+        #expect(await HTTPDNSTool.run(["--bogus"], console: bogus.console, environment: [:]) == HTTPDNSTool.ExitStatus.usage)
+        #expect(bogus.errorText == "httpdns: unknown option '--bogus'; run 'httpdns --help'\n")
+        let helpHelp = LockedOutput()
+        #expect(await HTTPDNSTool.run(["help", "help"], console: helpHelp.console, environment: [:]) == 0)
+        #expect(helpHelp.text == HTTPDNSTool.reference.detailedHelp() + "\n")
+    }
+
+    @Test("--help=all is --help all, as --max-time=5 is --max-time 5", arguments: commands.map(\.name))
+    func helpTopicAfterEquals(name: String) async throws {
+        let command = try #require(Self.commands.first { $0.name == name })
+        let output = LockedOutput()
+        #expect(await HTTPDNSTool.run([name, "--help=all"], console: output.console, environment: [:]) == 0)
+        #expect(output.text == command.shortHelp(all: true) + "\n")
+    }
+
+    @Test("httpdns --help and httpdns help give one usage line; every command description ends with a full stop")
+    func oneUsageLine() {
+        #expect(HTTPDNSTool.usage.hasPrefix("Usage: httpdns COMMAND [options] | --version | --generate-KIND ARG\n"))
+        #expect(HTTPDNSTool.reference.detailedHelp().hasPrefix("Usage: httpdns COMMAND [options] | --version | --generate-KIND ARG\n"))
+        let commandLines = HTTPDNSTool.usage.split(separator: "\n", omittingEmptySubsequences: false).drop { $0 != "Commands:" }.dropFirst().prefix { !$0.isEmpty }
+        #expect(commandLines.count == 5)
+        for line in commandLines { #expect(line.hasSuffix("."), "\(line)") }
+    }
+
+    @Test("the Markdown pages keep an option and the argument written after it in one code span, and -HOST is no option")
+    func markdownCodeSpans() {
+        #expect(CommandReference.code("give -u 'USER:' for an empty one") == "give `-u 'USER:'` for an empty one")
+        #expect(CommandReference.code("as -w '%{json}\\n' does") == "as `-w '%{json}\\n'` does")
+        #expect(CommandReference.code("-x '' uses none") == "`-x ''` uses none")
+        #expect(CommandReference.code("As --type A: IPv4") == "As `--type A`: IPv4")
+        #expect(CommandReference.code("--help all lists every one") == "`--help all` lists every one")
+        #expect(CommandReference.code("and -HOST:PORT removes it") == "and -HOST:PORT removes it")
+        #expect(CommandReference.code("with -L, each -o FILE.") == "with `-L`, each `-o FILE`.")
+    }
+
+    @Test("--generate-man into a directory that cannot be made exits 23, naming the directory and the system's reason")
+    func generateManFailureIsWriteFailure() async {
+        let output = LockedOutput()
+        let status = await HTTPDNSTool.run(["--generate-man", "/proc/httpdns-x/man1"], console: output.console, environment: [:])
+        #expect(status == 23)
+        #expect(output.errorText == "httpdns: --generate-man: cannot create the directory '/proc/httpdns-x': No such file or directory\n")
     }
 
     @Test("httpdns help COMMAND prints the detailed help; COMMAND --help the most used options, --help all every one", arguments: commands.map(\.name))

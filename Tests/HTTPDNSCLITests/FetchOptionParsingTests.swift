@@ -111,6 +111,45 @@ struct FetchOptionParsingTests {
         #expect(error.message.contains("-O and -o"), "\(error.message)")
     }
 
+    @Test("-H with a line break or NUL is refused naming -H, in the one shape of option-value refusals", arguments: ["X: a\nb", "X: a\rb"])
+    func headerLineBreakIsRefused(header: String) throws {
+        let error = try #require(refusal(["-H", header, "https://a.test/"]))
+        #expect(error.status == 2)
+        let shown = header.replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+        #expect(error.message == "-H: expected one line, got '\(shown)' (a line break or NUL in it)")
+    }
+
+    @Test("--max-redirs is checked without -L too: a malformed value is always refused", arguments: ["abc", "-5"])
+    func maxRedirsCheckedWithoutLocation(value: String) throws {
+        let error = try #require(refusal(["--max-redirs", value, "https://a.test/"]))
+        #expect(error.status == 2)
+        #expect(error.message == "--max-redirs: expected a number of redirects (>= -1; -1: no limit), got '\(value)'")
+    }
+
+    @Test("--connect-timeout's refusal says what 0 does, as its help does: libcurl's 300 s")
+    func connectTimeoutZeroAgreesWithHelp() throws {
+        let error = try #require(refusal(["--connect-timeout", "-1", "https://a.test/"]))
+        #expect(error.message == "--connect-timeout: expected a duration in seconds (0 to 2147483.647; 0: libcurl's 300 s), got '-1'")
+        let help = FetchCommand.reference.options.first { $0.names.contains("--connect-timeout") }?.detail ?? ""
+        #expect(help.replacingOccurrences(of: "\n", with: " ").contains("0: libcurl's 300 s"))
+    }
+
+    @Test("a URL without a scheme is refused; https:// is suggested only when the argument reads as a host")
+    func noSchemeSuggestsOnlyForHosts() throws {
+        #expect(refusal(["a.test/x"])?.message == "malformed URL 'a.test/x': no scheme (write it as https://a.test/x)")
+        #expect(refusal(["127.0.0.1:8443"])?.message == "malformed URL '127.0.0.1:8443': no scheme (write it as https://127.0.0.1:8443)")
+        let body = #"{"a":1}"#
+        #expect(refusal(["--json", body])?.message == "malformed URL '\(body)': no scheme (an https:// or http:// URL is expected)")
+    }
+
+    @Test("-o naming a directory is a write failure, exit 23 as curl's, not a usage error", arguments: ["-o", "--output"])
+    func outputDirectoryIsWriteFailure(option: String) throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        let error = try #require(refusal([option, directory, "https://a.test/"]))
+        #expect(error.status == 23)
+        #expect(error.message == "-o: cannot write '\(directory)': it is a directory")
+    }
+
     @Test("-w @FILE that cannot be read is refused with exit 2 (curl writes nothing for it)")
     func writeOutFileMissing() throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-missing-\(UUID().uuidString)").path

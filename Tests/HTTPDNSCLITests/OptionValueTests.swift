@@ -50,7 +50,7 @@ struct OptionValueTests {
         arguments: [
             (["fetch", "https://a.test/", "--max-time", "nan"], "--max-time: expected a duration in seconds (0 to 2147483.647; 0: no limit), got 'nan'"),
             (["fetch", "https://a.test/", "-m", "1e17"], "--max-time: expected a duration in seconds (0 to 2147483.647; 0: no limit), got '1e17'"),
-            (["probe", "https://a.test/", "--connect-timeout", "-1"], "--connect-timeout: expected a duration in seconds (0 to 2147483.647; 0: no limit), got '-1'"),
+            (["probe", "https://a.test/", "--connect-timeout", "-1"], "--connect-timeout: expected a duration in seconds (0 to 2147483.647; 0: libcurl's 300 s), got '-1'"),
             (["fetch", "https://a.test/", "-L", "--max-redirs", "-2"], "--max-redirs: expected a number of redirects (>= -1; -1: no limit), got '-2'"),
             (["fetch", "https://a.test/", "--parallel-max", "301"], "--parallel-max: expected a number of transfers (1 to 300), got '301'"),
             (["resolve", "--stale-timeout", "-1", "a.test"], "--stale-timeout: expected a duration in seconds (>= 0), got '-1'"),

@@ -94,7 +94,7 @@ struct CLICurlParityTests {
         for options in [["-k"], ["-s", "-S", "-k"]] {
             let result = try await httpdns(["fetch"] + options + [url] + doh)
             #expect(result.status == 0, "\(result.stderrText)")
-            #expect(result.stderrText.contains("WARNING: certificate verification is disabled"), "\(options): \(result.stderrText)")
+            #expect(result.stderrText.contains("warning: certificate verification is disabled"), "\(options): \(result.stderrText)")
         }
     }
 

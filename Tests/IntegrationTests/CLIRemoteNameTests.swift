@@ -57,6 +57,17 @@ struct CLIRemoteNameTests {
         #expect(try contents(of: directory).isEmpty)
     }
 
+    @Test("-O onto a directory of the URL's file name exits 23, as curl's write failure, before any traffic")
+    func ontoDirectoryIsWriteFailure() async throws {
+        let directory = try fixture.scratchDirectory("remote-name")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("large"), withIntermediateDirectories: false)
+        let result = try await fetch(in: directory, ["-O", fixture.url("a.test", "/large").absoluteString] + fixture.dohOptions)
+        #expect(result.status == 23, "\(result.stderrText)")
+        #expect(result.stderrText == "httpdns: -O: cannot write './large': it is a directory (see 'httpdns help fetch')\n")
+        #expect(try contents(of: directory) == ["large"])
+    }
+
     @Test("-O with -o exits 2")
     func withOutputIsRefused() async throws {
         let directory = try fixture.scratchDirectory("remote-name")

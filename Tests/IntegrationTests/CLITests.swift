@@ -295,13 +295,13 @@ struct CLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
-    @Test("-o to a directory or an empty name is refused before any traffic", arguments: ["DIR", ""])
+    @Test("-o to a directory (exit 23, curl's write failure) or an empty name (exit 2) is refused before any traffic", arguments: ["DIR", ""])
     func badOutputPath(path: String) async throws {
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = path == "DIR" ? directory.path : path
         let result = try await httpdns(["fetch", "-o", output, fixture.url("a.test").absoluteString] + doh)
-        #expect(result.status == 2, "\(result.stderrText)")
+        #expect(result.status == (path == "DIR" ? 23 : 2), "\(result.stderrText)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
@@ -315,7 +315,7 @@ struct CLITests {
         let merged = result.stdoutText
         let body = try #require(merged.range(of: "vhost=a.test\n"), "\(merged)")
         #expect(merged.hasSuffix("vhost=a.test\n"), "\(merged)")
-        let marker = options.contains("-v") ? "< HTTP/2 200\n" : "WARNING: certificate verification is disabled"
+        let marker = options.contains("-v") ? "< HTTP/2 200\n" : "warning: certificate verification is disabled"
         let report = try #require(merged.range(of: marker), "\(merged)")
         #expect(report.upperBound <= body.lowerBound, "\(merged)")
         if options.contains("-i") {
@@ -408,6 +408,16 @@ struct CLITests {
             ["-c", "\(command) | head -c 10 >/dev/null; echo \"status=${PIPESTATUS[0]}\""])
         #expect(result.stdoutText.contains("status=23"), "\(result.stdoutText)\(result.stderrText)")
         #expect(result.stderrText.contains("writing the output failed"))
+    }
+
+    @Test(
+        "resolve, probe, pins and httpdns --help with stdout full exit 23, the status their exit tables list",
+        arguments: [["resolve", "a.test"], ["probe", "URL"], ["pins", "URL"], ["--help"]])
+    func fullStdoutExits23(arguments: [String]) async throws {
+        let url = fixture.url("a.test").absoluteString
+        let command = ([binary.path] + arguments.map { $0 == "URL" ? url : $0 } + (arguments == ["--help"] ? [] : doh)).map { "'" + $0 + "'" }.joined(separator: " ")
+        let result = try await Command.runDetached(URL(fileURLWithPath: "/bin/bash"), ["-c", "\(command) >/dev/full; echo \"status=$?\" >&2"])
+        #expect(result.stderrText.hasSuffix("httpdns: writing the output failed: No space left on device\nstatus=23\n"), "\(result.stderrText)")
     }
 
     @Test(

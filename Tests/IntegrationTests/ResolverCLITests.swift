@@ -276,7 +276,22 @@ extension ResolverIntegrationSuites {
             #expect(!wrong.stdoutText.contains("certificateVerificationFailed"), "\(wrong.stdoutText)")
         }
 
-        @Test("probe --json names a failed address's failure by HTTPClientError.Kind, as its help documents, beside the message")
+        @Test("probe prints one line per address after its '# HOST:' header: a pin mismatch's presented chain stays on the address's line")
+        func probePinMismatchOneLine() async throws {
+            let wrongPin = "sha256//" + Data(repeating: 0, count: 32).base64EncodedString()
+            let result = try await httpdns(["probe", "--pinnedpubkey", wrongPin, fixture.url("a.test").absoluteString] + doh)
+            #expect(result.status == 1, "\(result.stdoutText)\(result.stderrText)")
+            let lines = result.stdoutText.split(separator: "\n")
+            #expect(lines.first?.hasPrefix("# a.test: ") == true, "\(result.stdoutText)")
+            #expect(lines.first?.hasSuffix(" (source doh)") == true, "\(result.stdoutText)")
+            let addressLines = lines.dropFirst()
+            #expect(addressLines.count == 2, "\(result.stdoutText)")
+            for line in addressLines {
+                #expect(line.hasPrefix("127.0.0.1 FAILED pin mismatch") || line.hasPrefix("::1 FAILED pin mismatch"), "\(line)")
+            }
+        }
+
+        @Test("probe --json names a failed address's failure by its stable name, as its help lists them, beside the message")
         func probeJSONFailure() async throws {
             let result = try await httpdns(["probe", "--json", fixture.url("wrong.test").absoluteString] + doh)
             #expect(result.status == 1)
@@ -289,7 +304,8 @@ extension ResolverIntegrationSuites {
                 #expect((object["message"] as? String)?.hasPrefix("certificate verification failed for wrong.test") == true, "\(line)")
             }
             let help = try await httpdns(["help", "probe"])
-            #expect(help.stdoutText.contains("(HTTPClientError.Kind)"), "the help documents the names")
+            #expect(help.stdoutText.contains("certificateVerificationFailed"), "the help lists the names")
+            #expect(!help.stdoutText.contains("HTTPClientError"), "no Swift type name in user docs")
         }
 
         @Test("probe -m, as fetch's: a resolution still running when it passes is curl's 28, and each address's request is held to it")

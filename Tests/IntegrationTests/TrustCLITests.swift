@@ -143,7 +143,7 @@ extension TrustSuites {
             let result = try await httpdns(["fetch", "-k", fixture.url("self-signed.test").absoluteString] + doh)
             #expect(result.status == 0)
             #expect(result.stdoutText == "vhost=self-signed.test\n")
-            #expect(result.stderrText.contains("WARNING: certificate verification is disabled"))
+            #expect(result.stderrText.contains("warning: certificate verification is disabled"))
         }
 
         @Test(
@@ -170,14 +170,14 @@ extension TrustSuites {
             #expect(result.stderrText.contains("; not verified (verification disabled)"), "\(result.stderrText)")
         }
 
-        @Test("probe -k says verified=false (verification disabled) in its line, and false and disabled in --json", arguments: ["wrong.test", "self-signed.test", "a.test"])
+        @Test("probe -k says verified=false verification=disabled in its line, and false and disabled in --json", arguments: ["wrong.test", "self-signed.test", "a.test"])
         func probeInsecureSaysNotVerified(host: String) async throws {
             let text = try await httpdns(["probe", "-k", fixture.url(host).absoluteString] + doh)
             #expect(text.status == 0, "\(text.stdoutText)\(text.stderrText)")
             let lines = text.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }
             #expect(!lines.isEmpty)
             for line in lines {
-                #expect(line.contains("sni=\(host) verified=false (verification disabled) status=200"), "\(line)")
+                #expect(line.contains("sni=\(host) verified=false verification=disabled status=200"), "\(line)")
                 #expect(!line.contains("verified=true"))
             }
             for tls in try await probeTLSObjects(["-k", fixture.url(host).absoluteString]) {
@@ -225,7 +225,7 @@ extension TrustSuites {
 
         @Test("-k -v warns once per new connection, among its connection lines: after where the addresses came from, before '* connected'; each -L hop's own")
         func insecureVerboseWarnsAtTheConnection() async throws {
-            let warning = "httpdns: WARNING: certificate verification is disabled; the connection to"
+            let warning = "httpdns: warning: certificate verification is disabled; the connection to"
             // stderr and stdout in one pipe: their order is the order they were written in.
             // Twice the same URL: the second transfer reuses the connection, and is not warned about again.
             let url = fixture.url("self-signed.test").absoluteString

@@ -23,7 +23,7 @@ extension HTTPClient {
                 handler(event)
             } else {
                 // Never silent: this connection is not authenticated.
-                StandardError.write("httpdns: WARNING: \(event)\n")
+                StandardError.write("httpdns: warning: \(event)\n")
             }
         }
         if let report = connection.pinReport { deliver(report) }
