@@ -32,4 +32,12 @@ package final class LockedValue<Value>: @unchecked Sendable { // every access to
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
+
+    /// `body` with the lock held, when the lock is free (pthread_mutex_trylock); nil, without
+    /// waiting or running `body`, when another thread holds it.
+    package func withLockIfAvailable<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
 }

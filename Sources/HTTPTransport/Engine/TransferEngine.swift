@@ -33,8 +33,9 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
     }
 
     let inbox = LockedValue<[Command]>([])
-    /// Held by whichever thread runs libcurl for the loop's state (see the type's comment).
-    private let state = LoopStateLock()
+    /// Held by whichever thread runs libcurl for the loop's state (see the type's comment); a caller
+    /// only ever try-locks it (`submit`).
+    private let state = LockedValue<Void>(())
     /// True while the loop thread may block in epoll_wait; see `wakeIfWaiting`.
     let waiting = Atomic<Bool>(false)
     /// The loop thread's `pthread_self()`, 0 until it runs.
@@ -139,16 +140,20 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
     /// never waits for the lock.
     func submit(_ transfer: Transfer) {
         if isOnLoop {
-            state.withLock { start(transfer) }
-        } else if waiting.load(ordering: .sequentiallyConsistent), state.tryLock() {
-            start(transfer)
-            runDueTimers(&touchedPools)
-            collectTouched()
-            armTimer()
-            state.unlock()
-        } else {
-            enqueue(.start(transfer))
+            state.withLock { _ in start(transfer) }
+            return
         }
+        if waiting.load(ordering: .sequentiallyConsistent), state.withLockIfAvailable({ _ in startAndRun(transfer) }) != nil { return }
+        enqueue(.start(transfer))
+    }
+
+    /// Starts `transfer` and runs libcurl's first step for it at once: the timer its start asked
+    /// for ("now"), then the transfers that step completed, then the timerfd. With `state` held.
+    private func startAndRun(_ transfer: Transfer) {
+        start(transfer)
+        runDueTimers(&touchedPools)
+        collectTouched()
+        armTimer()
     }
 
     /// Stops `transfer` if it is running (or stops it from starting); it then fails with
@@ -214,16 +219,7 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
         var events = [httpdns_event](repeating: httpdns_event(), count: 256)
         while true {
             drainInbox()
-            state.lock()
-            // A transfer just added asks libcurl's timer for "now": run it here rather than arm the
-            // timerfd for it and come back through epoll_wait.
-            runDueTimers(&touchedPools)
-            collectTouched()
-            waiting.store(true, ordering: .sequentiallyConsistent)
-            // A command queued between the drain above and the store would not wake us: look again.
-            let timeout: Int32 = inbox.withLock { $0.isEmpty } ? -1 : 0
-            armTimer()
-            state.unlock()
+            let timeout = state.withLock { _ in prepareToSleep() }
             let count = events.withUnsafeMutableBufferPointer { buffer in
                 httpdns_epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), timeout)
             }
@@ -232,43 +228,61 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
                 if errno == EINTR { continue }
                 fatalError("httpdns: epoll_wait failed: errno \(errno)")
             }
-            state.lock()
-            defer { state.unlock() }
-            for index in 0..<Int(count) {
-                let fd = events[index].fd
-                if fd == wakeFD {
-                    var value: UInt64 = 0
-                    _ = read(fd, &value, 8)
-                    continue
-                }
-                if fd == timerFD {
-                    // One-shot: once it has expired it is disarmed. (A re-arm after the expiry
-                    // and before this read cleared the expiry; the read then finds none.)
-                    var value: UInt64 = 0
-                    if read(fd, &value, 8) == 8 { armedDeadline = nil }
-                    continue
-                }
-                guard let owner = socketOwners[fd] else { continue }
-                if owner.parked {
-                    // Data or a close on a connection libcurl keeps idle (nginx closes idle
-                    // connections when it runs short of them): libcurl finds out itself when it
-                    // next uses the connection (it checks a pooled one before reuse). Left in the
-                    // set, a closed connection would wake this loop for ever.
-                    unwatch(fd)
-                    continue
-                }
-                let pool = owner.pool
-                let flags = events[index].events
-                var action: Int32 = 0
-                if flags & Int32(HTTPDNS_EVENT_IN) != 0 { action |= CURL_CSELECT_IN }
-                if flags & Int32(HTTPDNS_EVENT_OUT) != 0 { action |= CURL_CSELECT_OUT }
-                if flags & Int32(HTTPDNS_EVENT_ERROR) != 0 { action |= CURL_CSELECT_ERR }
-                pool.socketAction(fd, action)
-                if touchedPools.last !== pool { touchedPools.append(pool) }
-            }
-            runDueTimers(&touchedPools)
-            collectTouched()
+            state.withLock { _ in serve(events[..<Int(count)]) }
         }
+    }
+
+    /// Runs what is due before the loop sleeps and says how long epoll_wait may block: -1 (until
+    /// an event) or 0 (a command is already queued). With `state` held.
+    private func prepareToSleep() -> Int32 {
+        // A transfer just added asks libcurl's timer for "now": run it here rather than arm the
+        // timerfd for it and come back through epoll_wait.
+        runDueTimers(&touchedPools)
+        collectTouched()
+        waiting.store(true, ordering: .sequentiallyConsistent)
+        // A command queued between the drain and the store would not wake us: look again.
+        let timeout: Int32 = inbox.withLock { $0.isEmpty } ? -1 : 0
+        armTimer()
+        return timeout
+    }
+
+    /// Hands the events epoll_wait returned to libcurl, then runs the due timers and collects the
+    /// completed transfers. With `state` held.
+    private func serve(_ events: ArraySlice<httpdns_event>) {
+        for event in events {
+            let fd = event.fd
+            if fd == wakeFD {
+                var value: UInt64 = 0
+                _ = read(fd, &value, 8)
+                continue
+            }
+            if fd == timerFD {
+                // One-shot: once it has expired it is disarmed. (A re-arm after the expiry
+                // and before this read cleared the expiry; the read then finds none.)
+                var value: UInt64 = 0
+                if read(fd, &value, 8) == 8 { armedDeadline = nil }
+                continue
+            }
+            guard let owner = socketOwners[fd] else { continue }
+            if owner.parked {
+                // Data or a close on a connection libcurl keeps idle (nginx closes idle
+                // connections when it runs short of them): libcurl finds out itself when it
+                // next uses the connection (it checks a pooled one before reuse). Left in the
+                // set, a closed connection would wake this loop for ever.
+                unwatch(fd)
+                continue
+            }
+            let pool = owner.pool
+            let flags = event.events
+            var action: Int32 = 0
+            if flags & Int32(HTTPDNS_EVENT_IN) != 0 { action |= CURL_CSELECT_IN }
+            if flags & Int32(HTTPDNS_EVENT_OUT) != 0 { action |= CURL_CSELECT_OUT }
+            if flags & Int32(HTTPDNS_EVENT_ERROR) != 0 { action |= CURL_CSELECT_ERR }
+            pool.socketAction(fd, action)
+            if touchedPools.last !== pool { touchedPools.append(pool) }
+        }
+        runDueTimers(&touchedPools)
+        collectTouched()
     }
 
     /// The pools libcurl ran in this turn of the loop, kept between turns (emptied, with its
@@ -338,10 +352,10 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
             switch command {
             case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
             case .isolatedJob(let job): job.runSynchronously(isolatedTo: serialExecutor.asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
-            case .start(let transfer): state.withLock { start(transfer) }
-            case .cancel(let transfer): state.withLock { stop(transfer) }
-            case .closeIdle(let descriptor, let continuation): continuation.resume(returning: state.withLock { closeIdle(descriptor) })
-            case .inspect(let descriptor, let continuation): continuation.resume(returning: state.withLock { socketState(of: descriptor) })
+            case .start(let transfer): state.withLock { _ in start(transfer) }
+            case .cancel(let transfer): state.withLock { _ in stop(transfer) }
+            case .closeIdle(let descriptor, let continuation): continuation.resume(returning: state.withLock { _ in closeIdle(descriptor) })
+            case .inspect(let descriptor, let continuation): continuation.resume(returning: state.withLock { _ in socketState(of: descriptor) })
             }
         }
         drained.removeAll(keepingCapacity: true)
