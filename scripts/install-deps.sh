@@ -14,6 +14,7 @@ packages=(
     openssl                 # CLI that makes the test PKI
     curl                    # used by tests and the README demo as a reference client
     python3                 # picks free ports in scripts/test-servers.sh
+    python3-cryptography    # AES-GCM in the vendor test server and in tests (openssl enc has no AEAD)
     iproute2                # ss: test-servers.sh checks which process owns a port
 )
 

@@ -10,7 +10,7 @@ Written from the vendors' public API documentation, not from their code:
       GET /{account}/sign_d?host=&query=&t=T&s=S    S = md5("host-secret-T"), T a Unix time not yet past
       GET /{account}/resolve?host=a,b,c&query=4,6   (up to 5 names) -> {"dns":[{"host","ips","type","ttl"}]}
       GET /v2/d?id=&m=0&dn=&q=&cip=&v=1.0&exp=&s=   s = hex HMAC-SHA256(hex secret, sorted "k=v&..."),
-          or m=1&enc=hex(IV || AES-CBC(key, JSON)) -> {"code":"success","mode":"0|1","data":{...}|base64}
+          or m=1&enc=hex(IV || AES-CBC(key, JSON)) or m=2&enc=hex(IV12 || AES-GCM(key, JSON) || tag) -> {"code":"success","mode":"0|1","data":{...}|base64}
           (the Android SDK's ResolveHostHelper, SignService, AESEncryptService); cip=10.0.0.1 answers 127.0.0.2
       403 {"code":"InvalidAccount"|"InvalidSignature"|"SignatureExpired"} on bad credentials
   * Tencent Cloud HTTPDNS / DNSPod D+ ("HTTP 请求方式查询", "HTTPS 请求方式查询", "AES、DES 加密解密说明"):
@@ -47,6 +47,8 @@ import threading
 import time
 import urllib.parse
 
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # Debian's python3-cryptography
+
 ZONE = {
     # name: (ipv4, ipv6, ttl)
     "a.test": (["127.0.0.1"], ["::1"], 300),
@@ -77,6 +79,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.request.settimeout(30)
         self.request = self.server.context.wrap_socket(self.request, server_side=True)
         super().setup()
+
+    # Account SKEWED_ACCOUNT is served by a clock two hours ahead: its t/exp are judged by that clock
+    # and its Date header shows it, as for a client whose own clock is two hours behind.
+    SKEWED_ACCOUNT = "300000"
+    skew = 0
+
+    def now(self):
+        return time.time() + self.skew
+
+    def date_time_string(self, timestamp=None):
+        return super().date_time_string(self.now() if timestamp is None else timestamp)
 
     def send(self, status, body, content_type="application/json"):
         data = body.encode() if isinstance(body, str) else body
@@ -172,12 +185,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
     do_PUT = do_PATCH = do_DELETE = do_POST
 
     def do_GET(self):
+        self.skew = 0
         self.log_request_line("GET")
         url = urllib.parse.urlsplit(self.path)
         query = dict(urllib.parse.parse_qsl(url.query, keep_blank_values=True))
         parts = [p for p in url.path.split("/") if p]
         if parts[:1] == ["fault"] and len(parts) >= 2:
             return self.fault(parts[1])
+        if parts[:1] == ["skewed"]:
+            # The same APIs under another base URL, so a client keeps what it learns of this
+            # clock apart from the others.
+            parts = parts[1:]
         if parts == ["resolve"] and "name" in query:
             return self.json_doh(query)
         if parts == ["d"]:
@@ -203,7 +221,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def alibaba(self, account, api, query):
         options = self.server.options
-        if account != options.account:
+        if account == self.SKEWED_ACCOUNT:
+            self.skew = 7200
+        elif account != options.account:
             return self.send(403, '{"code":"InvalidAccount"}')
         hosts = [h.lower() for h in query.get("host", "").split(",") if h]
         if not hosts:
@@ -211,7 +231,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if api.startswith("sign_"):
             t = query.get("t", "")
             expected = hashlib.md5(("%s-%s-%s" % (query.get("host", ""), options.secret, t)).encode()).hexdigest()
-            if not t.isdigit() or int(t) < time.time():
+            if not t.isdigit() or int(t) < self.now():
                 return self.send(403, '{"code":"SignatureExpired"}')
             if query.get("s") != expected:
                 return self.send(403, '{"code":"InvalidSignature"}')
@@ -228,20 +248,26 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     dns.append({"host": host, "client_ip": "127.0.0.1", "ips": v6, "type": 28, "ttl": ttl, "origin_ttl": ttl})
             return self.send(200, json.dumps({"dns": dns}))
         v4, v6, ttl = ZONE.get(hosts[0], ([], [], 60))
-        body = {"host": hosts[0], "ips": v4 if "4" in families else [], "ttl": ttl, "origin_ttl": ttl, "client_ip": "127.0.0.1"}
+        client = query.get("ip", "127.0.0.1")
+        if client == "10.0.0.1" and v4:
+            v4 = ["127.0.0.2"]
+        body = {"host": hosts[0], "ips": v4 if "4" in families else [], "ttl": ttl, "origin_ttl": ttl, "client_ip": client}
         if "6" in families:
             body["ipsv6"] = v6
         self.send(200, json.dumps(body))
 
     def alibaba_v2(self, query):
-        # Alibaba "域名解析接口" /v2/d, as the Android SDK sends it: id, m (0 plain, 1 AES-CBC enc),
+        # Alibaba "域名解析接口" /v2/d, as the Android SDK sends it: id, m (0 plain, 1 AES-CBC enc, 2 AES-GCM enc),
         # dn, q, cip, sdns-*, v, exp, s = hex HMAC-SHA256 (hex-decoded secret) of the sorted signed
-        # parameters "k=v&...". The answer: {"code","mode","data"}, data base64(IV + AES-CBC) in mode 1.
+        # parameters "k=v&...". The answer: {"code","mode","data"}, data base64(IV + AES-CBC) in mode 1,
+        # base64(12-byte IV + AES-GCM ciphertext + tag) in mode 2 (the SDK's AESEncryptService).
         options = self.server.options
-        if query.get("id") != options.account:
+        if query.get("id") == self.SKEWED_ACCOUNT:
+            self.skew = 7200
+        elif query.get("id") != options.account:
             return self.send(403, '{"code":"InvalidAccount"}')
         exp = query.get("exp", "")
-        if not exp.isdigit() or int(exp) < time.time():
+        if not exp.isdigit() or int(exp) < self.now():
             return self.send(403, '{"code":"SignatureExpired"}')
         if "s" in query:
             signed = sorted((k, v) for k, v in query.items()
@@ -252,9 +278,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return self.send(403, '{"code":"InvalidSignature"}')
         params = query
         key = bytes.fromhex(options.v2_aes_key)
-        if query.get("m") == "1":
-            sealed = bytes.fromhex(query.get("enc", ""))
-            params = json.loads(aes(True, key, sealed[:16], sealed[16:]))
+        mode = query.get("m", "0")
+        try:
+            if mode == "1":
+                sealed = bytes.fromhex(query.get("enc", ""))
+                params = json.loads(aes(True, key, sealed[:16], sealed[16:]))
+            elif mode == "2":
+                sealed = bytes.fromhex(query.get("enc", ""))
+                params = json.loads(AESGCM(key).decrypt(sealed[:12], sealed[12:], None))
+        except Exception:
+            return self.send(400, '{"code":"MissingArgument"}')
         hosts = [h.lower() for h in params.get("dn", "").split(",") if h]
         if not hosts:
             return self.send(400, '{"code":"MissingArgument"}')
@@ -273,10 +306,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 answer["v6"] = {"ips": v6, "ttl": ttl} if v6 else {"ips": [], "ttl": ttl, "no_ip_code": "RRNotExist"}
             answers.append(answer)
         data = {"cip": params.get("cip", "127.0.0.1"), "answers": answers}
-        if query.get("m") == "1":
+        if mode == "1":
             iv = os.urandom(16)
             sealed = base64.b64encode(iv + aes(False, key, iv, json.dumps(data).encode())).decode()
             return self.send(200, json.dumps({"code": "success", "mode": "1", "data": sealed}))
+        if mode == "2":
+            iv = os.urandom(12)
+            sealed = base64.b64encode(iv + AESGCM(key).encrypt(iv, json.dumps(data).encode(), None)).decode()
+            return self.send(200, json.dumps({"code": "success", "mode": "2", "data": sealed}))
         self.send(200, json.dumps({"code": "success", "mode": "0", "data": data}))
 
     def dnspod(self, query):

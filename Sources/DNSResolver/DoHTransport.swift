@@ -12,12 +12,16 @@ public struct DoHHTTPResponse: Sendable {
     /// The `Age` header in seconds (RFC 9111 §5.1): how long an HTTP cache held the response. nil when
     /// absent or not a number. RFC 8484 §5.1: the DNS TTLs are reduced by it.
     public var age: TimeInterval?
+    /// The `Date` header as received (RFC 9110 §6.6.1), nil when absent: the vendor providers learn
+    /// the skew of this machine's clock from it.
+    public var date: String?
 
-    public init(status: Int, contentType: String?, body: Data, age: TimeInterval? = nil) {
+    public init(status: Int, contentType: String?, body: Data, age: TimeInterval? = nil, date: String? = nil) {
         self.status = status
         self.contentType = contentType
         self.body = body
         self.age = age
+        self.date = date
     }
 
     /// An `Age` field value as seconds: delta-seconds (RFC 9111 §1.2.2, ASCII digits only), capped at

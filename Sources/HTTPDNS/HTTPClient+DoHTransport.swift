@@ -33,11 +33,11 @@ extension HTTPClient: DoHTransport {
 }
 
 extension DoHHTTPResponse {
-    /// The status, `Content-Type`, body and `Age` of `response`.
+    /// The status, `Content-Type`, body, `Age` and `Date` of `response`.
     init(_ response: HTTPResponse) {
         self.init(
             status: response.status, contentType: response.headers[first: "Content-Type"], body: response.body,
-            age: Self.age(fromField: response.headers[first: "Age"]))
+            age: Self.age(fromField: response.headers[first: "Age"]), date: response.headers[first: "Date"])
     }
 }
 

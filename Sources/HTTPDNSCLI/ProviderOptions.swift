@@ -45,7 +45,9 @@ struct ProviderOptions {
         .init(
             names: ["--client-ip"], arity: .value, valueName: "ADDRESS",
             summary: "Answer as for a client at ADDRESS (ip=, cip=)",
-            detail: "Ask an httpdns-dnspod (ip=) or httpdns-ali-v2 (cip=) endpoint for the answer it gives a client at ADDRESS (EDNS Client Subnet) rather than the address the query comes from."),
+            detail:
+                "Ask an httpdns-dnspod or httpdns-ali (ip=) or httpdns-ali-v2 (cip=) endpoint for the answer it gives a client at ADDRESS (EDNS Client Subnet) rather than the address the query comes from."
+        ),
         .init(
             names: ["--cache-file"], arity: .value, valueName: "PATH",
             summary: "Keep the answer cache in PATH (SQLite)",
@@ -124,8 +126,8 @@ struct ProviderOptions {
         }
         if let text = parsed.value("client-ip") {
             guard let address = IPAddress(text) else { throw OptionValue.refusal("--client-ip", expected: "an IPv4 or IPv6 address", got: text, command: command) }
-            guard ["httpdns-dnspod", "httpdns-ali-v2"].contains(kind) else {
-                throw UsageError("--client-ip is for --provider httpdns-dnspod (ip=) or httpdns-ali-v2 (cip=)", command: command)
+            guard ["httpdns-dnspod", "httpdns-ali", "httpdns-ali-v2"].contains(kind) else {
+                throw UsageError("--client-ip is for --provider httpdns-dnspod or httpdns-ali (ip=) or httpdns-ali-v2 (cip=)", command: command)
             }
             clientIP = address
         }
@@ -204,7 +206,8 @@ struct ProviderOptions {
         case "httpdns-ali":
             let list = given.isEmpty ? [DoHEndpoint(url: URL(string: "https://203.107.1.1")!, bootstrapAddresses: [])] : given
             return list.map {
-                AlibabaHTTPDNSEndpoint(url: $0.url, accountID: accountID ?? "", secret: secret?.value, bootstrapAddresses: $0.bootstrapAddresses)
+                AlibabaHTTPDNSEndpoint(
+                    url: $0.url, accountID: accountID ?? "", secret: secret?.value, clientSubnet: clientIP, bootstrapAddresses: $0.bootstrapAddresses)
             }
         case "httpdns-ali-v2":
             let list = given.isEmpty ? [DoHEndpoint(url: URL(string: "https://203.107.1.1")!, bootstrapAddresses: [])] : given

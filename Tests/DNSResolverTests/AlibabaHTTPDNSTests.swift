@@ -45,10 +45,10 @@ struct AlibabaHTTPDNSTests {
         #expect(Self.items(try endpoint.requestURL(for: ["a.test"], families: .ipv6, now: Self.now)).first { $0.0 == "q" }?.1 == "6")
     }
 
-    @Test("the encrypted form: enc is IV + AES-CBC of the JSON parameters, and the signature covers enc")
+    @Test("the encrypted form with AES-CBC: enc is IV + AES-CBC of the JSON parameters, and the signature covers enc")
     func encryptedRequest() throws {
         let iv = [UInt8](repeating: 3, count: 16)
-        let endpoint = AlibabaHTTPDNSV2Endpoint(url: Self.url, accountID: "100000", secret: Self.secret, aesKey: Self.aesKey)
+        let endpoint = AlibabaHTTPDNSV2Endpoint(url: Self.url, accountID: "100000", secret: Self.secret, aesKey: Self.aesKey, encryption: .aesCBC)
         let items = Self.items(try endpoint.requestURL(for: ["a.test"], families: .both, now: Self.now, iv: iv))
         #expect(items.map(\.0) == ["id", "m", "enc", "v", "exp", "s"])
         let enc = try #require(items.first { $0.0 == "enc" }?.1)
@@ -59,6 +59,56 @@ struct AlibabaHTTPDNSTests {
         #expect(object == ["dn": "a.test", "q": "4,6"])
         let content = "enc=\(enc)&exp=1700000600&id=100000&m=1&v=1.0"
         #expect(items.last?.1 == (try OpenSSLTool.hmacSHA256(hexKey: Self.secret, input: content)))
+    }
+
+    @Test("the encrypted form by default is AES-GCM (m=2): enc is a 12-byte IV, ciphertext and tag, as Python's cryptography makes them")
+    func gcmRequest() throws {
+        let iv = [UInt8](repeating: 7, count: 12)
+        let endpoint = AlibabaHTTPDNSV2Endpoint(url: Self.url, accountID: "100000", secret: Self.secret, aesKey: Self.aesKey, clientSubnet: IPAddress("1.2.3.4"))
+        #expect(endpoint.encryption == .aesGCM)
+        let items = Self.items(try endpoint.requestURL(for: ["a.test"], families: .both, now: Self.now, iv: iv))
+        #expect(items.map(\.0) == ["id", "m", "enc", "v", "exp", "s"])
+        #expect(items.first { $0.0 == "m" }?.1 == "2")
+        let enc = try #require(items.first { $0.0 == "enc" }?.1)
+        let json = #"{"cip":"1.2.3.4","dn":"a.test","q":"4,6"}"#
+        let expected = try PythonCrypto.aesGCM(key: OpenSSLTool.bytes(hex: Self.aesKey), iv: iv, input: Array(json.utf8))
+        #expect(enc == OpenSSLTool.hex(iv + expected))
+        let content = "enc=\(enc)&exp=1700000600&id=100000&m=2&v=1.0"
+        #expect(items.last?.1 == (try OpenSSLTool.hmacSHA256(hexKey: Self.secret, input: content)))
+    }
+
+    @Test("a mode-2 answer, base64 of IV + AES-GCM ciphertext and tag made by Python, decrypts; a flipped bit fails its tag", arguments: [16, 32])
+    func gcmAnswer(keyBytes: Int) async throws {
+        let key = (0..<keyBytes).map { UInt8($0) }
+        let iv = [UInt8](repeating: 9, count: 12)
+        let data = #"{"cip":"1.2.3.4","answers":[{"dn":"a.test","v4":{"ips":["192.0.2.7"],"ttl":90}}]}"#
+        let sealed = try PythonCrypto.aesGCM(key: key, iv: iv, input: Array(data.utf8))
+        let body = #"{"code":"success","mode":"2","data":"\#(Data(iv + sealed).base64EncodedString())"}"#
+        let endpoint = AlibabaHTTPDNSV2Endpoint(url: Self.url, accountID: "1", aesKey: OpenSSLTool.hex(key))
+        let transport = FakeDoHTransport { _ in Self.json(body) }
+        #expect(try await endpoint.lookup("a.test", families: .ipv4, transport: transport, timeout: 5) == .addresses([IPAddress("192.0.2.7")!], ttl: 90))
+
+        var altered = iv + sealed
+        altered[20] ^= 0x01
+        let tampered = #"{"code":"success","mode":"2","data":"\#(Data(altered).base64EncodedString())"}"#
+        let error = try #require(throws: ProviderFailure.self) {
+            try AlibabaV2Answer.parse(Data(tampered.utf8), names: ["a.test"], families: .ipv4, aesKey: key, endpoint: Self.url)
+        }
+        #expect("\(error)".contains("tag does not match"))
+    }
+
+    @Test("ProviderCrypto's AES-GCM and Python's agree both ways, and a wrong key or a short input is refused")
+    func gcmRoundTrip() throws {
+        let key = OpenSSLTool.bytes(hex: Self.aesKey)
+        let iv = [UInt8](repeating: 1, count: 12)
+        let text = Array("Hello World!".utf8)
+        let ours = try ProviderCrypto.aesGCM(encrypt: true, key: key, iv: iv, input: text)
+        #expect(ours.count == text.count + 16)
+        #expect(try PythonCrypto.aesGCM(decrypt: true, key: key, iv: iv, input: ours) == text)
+        #expect(try ProviderCrypto.aesGCM(encrypt: false, key: key, iv: iv, input: try PythonCrypto.aesGCM(key: key, iv: iv, input: text)) == text)
+        #expect(throws: ProviderCrypto.CryptoError.self) { try ProviderCrypto.aesGCM(encrypt: false, key: [UInt8](repeating: 0, count: 16), iv: iv, input: ours) }
+        #expect(throws: ProviderCrypto.CryptoError.self) { try ProviderCrypto.aesGCM(encrypt: false, key: key, iv: iv, input: Array(ours.prefix(15))) }
+        #expect(throws: ProviderCrypto.CryptoError.self) { try ProviderCrypto.aesGCM(encrypt: true, key: key, iv: [1, 2, 3], input: text) }
     }
 
     @Test("the answer fields of §6: v4 and v6 per name, no_ip_code and empty ips as no addresses")
@@ -86,7 +136,8 @@ struct AlibabaHTTPDNSTests {
         "error codes, modes this client does not decrypt, and garbage are endpoint failures",
         arguments: [
             (#"{"code":"InvalidHost"}"#, "code InvalidHost"),
-            (#"{"code":"success","mode":"2","data":"AAAA"}"#, "answer mode 2"),
+            (#"{"code":"success","mode":"3","data":"AAAA"}"#, "answer mode 3"),
+            (#"{"code":"success","mode":"2","data":"AAAA"}"#, "malformed encrypted answer"),
             (#"{"code":"success","mode":"1","data":"not base64"}"#, "malformed encrypted answer"),
             (#"{"code":"success","mode":"0","data":"text"}"#, "'data' is not an object"),
             (#"{"code":"success","mode":"0","data":{}}"#, "no 'answers'"),

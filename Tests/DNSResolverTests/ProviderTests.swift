@@ -2,6 +2,7 @@
 import Foundation
 import HTTPDNSCore
 import Testing
+import TestSupport
 
 /// JSON DoH and the vendor HTTPDNS APIs against a fake transport answering as the public docs describe.
 @Suite("Providers")
@@ -31,6 +32,19 @@ struct ProviderTests {
         let url = endpoint.requestURL(for: "a.test", families: .ipv4)
         #expect(url.path(percentEncoded: true) == path)
         #expect(url.host() == "ali.test")
+    }
+
+    @Test("the first Alibaba API's ip= (client address) goes in d and sign_d, outside the signature")
+    func alibabaClientAddress() throws {
+        let plain = AlibabaHTTPDNSEndpoint(url: URL(string: "https://ali.test")!, accountID: "100000", clientSubnet: IPAddress("42.120.74.196"))
+        let items = URLComponents(url: plain.requestURL(for: "a.test", families: .ipv4), resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(items.map { "\($0.name)=\($0.value ?? "")" } == ["host=a.test", "query=4", "ip=42.120.74.196"])
+        var signed = plain
+        signed.secret = "s3"
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let signedItems = URLComponents(url: signed.requestURL(for: "a.test", families: .ipv4, now: now), resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(signedItems.map(\.name) == ["host", "query", "ip", "t", "s"])
+        #expect(signedItems.last?.value == (try OpenSSLTool.md5("a.test-s3-1700000600")))
     }
 
     // MARK: JSON DoH

@@ -63,6 +63,11 @@ extension ResolverIntegrationSuites {
             #expect(viaSigned.addresses == [IPAddress("127.0.0.1")!])
             #expect(!server.requests(containing: "/100000/sign_d?host=b.test").isEmpty)
 
+            var subnet = ali
+            subnet.clientSubnet = IPAddress("10.0.0.1")
+            #expect(try await resolver([subnet], families: .ipv4).resolve(host: "a.test", port: 443).addresses == [IPAddress("127.0.0.2")!])
+            #expect(!server.requests(containing: "/100000/d?host=a.test&query=4&ip=10.0.0.1").isEmpty)
+
             let batching = try resolver([ali], families: .ipv4)
             let cached = await batching.preResolve(["a.test", "b.test", "v4only.test"])
             #expect(Set(cached) == ["a.test", "b.test", "v4only.test"])
@@ -70,7 +75,7 @@ extension ResolverIntegrationSuites {
             #expect(try await batching.resolve(host: "v4only.test", port: 443).source == .cache)
         }
 
-        @Test("Alibaba /v2/d: plain, HMAC-signed, AES-encrypted and signed, with cip, each against the server's own check")
+        @Test("Alibaba /v2/d: plain, HMAC-signed, AES-GCM and AES-CBC encrypted and signed, with cip, each against the server's own check")
         func alibabaV2() async throws {
             var endpoint = AlibabaHTTPDNSV2Endpoint(url: server.baseURL, accountID: server.accountID, bootstrapAddresses: bootstrap)
             #expect(Set(try await resolver([endpoint]).resolve(host: "a.test", port: 443).addresses) == [IPAddress("127.0.0.1")!, IPAddress("::1")!])
@@ -80,12 +85,32 @@ extension ResolverIntegrationSuites {
             let encrypted = try await resolver([endpoint], families: .ipv4).resolve(host: "v4only.test", port: 443)
             #expect(encrypted.addresses == [IPAddress("127.0.0.1")!])
             #expect(encrypted.provider == "httpdns-ali-v2")
-            #expect(server.requests(containing: "/v2/d?id=100000&m=1&enc=").allSatisfy { !$0.contains("v4only") })
+            let sealed = server.requests(containing: "/v2/d?id=100000&m=2&enc=")
+            #expect(!sealed.isEmpty && sealed.allSatisfy { !$0.contains("v4only") }, "\(sealed)")
+            endpoint.encryption = .aesCBC
+            #expect(try await resolver([endpoint], families: .ipv4).resolve(host: "ttl0.test", port: 443).addresses == [IPAddress("127.0.0.1")!])
+            let cbc = server.requests(containing: "/v2/d?id=100000&m=1&enc=")
+            #expect(!cbc.isEmpty && cbc.allSatisfy { !$0.contains("ttl0") }, "\(cbc)")
+            endpoint.encryption = .aesGCM
             endpoint.clientSubnet = IPAddress("10.0.0.1")
             #expect(try await resolver([endpoint], families: .ipv4).resolve(host: "a.test", port: 443).addresses == [IPAddress("127.0.0.2")!])
             endpoint.secret = "0badc0de"
             let error = try await #require(throws: ResolutionError.self) { try await resolver([endpoint]).resolve(host: "b.test", port: 443) }
             #expect("\(error)".contains("HTTP 403: code InvalidSignature"), "\(error)")
+        }
+
+        @Test("a server whose clock is 2 hours ahead: sign_d and /v2/d learn the skew from its Date header and are asked again once")
+        func clockSkewFromDate() async throws {
+            let v1 = AlibabaHTTPDNSEndpoint(url: server.url("/skewed"), accountID: server.skewedAccountID, secret: server.secret, bootstrapAddresses: bootstrap)
+            #expect(try await resolver([v1], families: .ipv4).resolve(host: "a.test", port: 443).addresses == [IPAddress("127.0.0.1")!])
+            #expect(server.requests(containing: "/skewed/\(server.skewedAccountID)/sign_d?host=a.test").count == 2)
+            #expect(try await resolver([v1], families: .ipv4).resolve(host: "b.test", port: 443).addresses == [IPAddress("127.0.0.1")!])
+            #expect(server.requests(containing: "/skewed/\(server.skewedAccountID)/sign_d?host=b.test").count == 1)
+
+            let v2 = AlibabaHTTPDNSV2Endpoint(url: server.url("/skewed"), accountID: server.skewedAccountID, secret: server.v2Secret, bootstrapAddresses: bootstrap)
+            #expect(try await resolver([v2], families: .ipv4).resolve(host: "v4only.test", port: 443).addresses == [IPAddress("127.0.0.1")!])
+            // The skew is kept per URL: /v2/d at the same URL is right the first time.
+            #expect(server.requests(containing: "/skewed/v2/d?id=\(server.skewedAccountID)").count == 1)
         }
 
         @Test("a wrong signing secret is 'resolver unavailable' (HTTP 403), not a DNS answer")

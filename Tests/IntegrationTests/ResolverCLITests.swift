@@ -97,6 +97,23 @@ extension ResolverIntegrationSuites {
             #expect(missing.stderrText.contains("--account-id"))
         }
 
+        @Test("--client-ip asks httpdns-ali (ip=) and httpdns-ali-v2 (cip=) for another client's answer; doh refuses it")
+        func clientAddress() async throws {
+            let server = try await ProviderTestServer.shared()
+            let common = ["--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path, "--type", "A", "--client-ip", "10.0.0.1"]
+            for options in [
+                ["--provider", "httpdns-ali", "--account-id", server.accountID], ["--provider", "httpdns-ali-v2", "--account-id", server.accountID]
+            ] {
+                let result = try await httpdns(["resolve", "a.test", "--endpoint", server.baseURL.absoluteString] + options + common)
+                #expect(result.status == 0, "\(options): \(result.stderrText)")
+                #expect(result.stdoutText.hasPrefix("a.test 127.0.0.2"), "\(options): \(result.stdoutText)")
+            }
+            #expect(!server.requests(containing: "/100000/d?host=a.test&query=4&ip=10.0.0.1").isEmpty)
+            let refused = try await httpdns(["resolve", "a.test", "--provider", "doh", "--client-ip", "10.0.0.1"])
+            #expect(refused.status == 2)
+            #expect(refused.stderrText.contains("--client-ip is for --provider httpdns-dnspod or httpdns-ali (ip=) or httpdns-ali-v2 (cip=)"), "\(refused.stderrText)")
+        }
+
         @Test("resolve with several names sends them in batches within the provider's limit, printed in order")
         func batchedResolve() async throws {
             let server = try await ProviderTestServer.shared()

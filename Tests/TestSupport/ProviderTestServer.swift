@@ -15,6 +15,9 @@ public struct ProviderTestServer: Sendable {
     /// One line per request received, `GET PATH?QUERY`.
     public let requestLog: URL
     public let accountID = "100000"
+    /// An account served by a clock two hours ahead of the real one (its `Date` header shows it),
+    /// as for a client whose clock is two hours behind.
+    public let skewedAccountID = "300000"
     public let secret = "test-secret"
     public let keyID = "42"
     public let aesKey = "0123456789abcdef"

@@ -3,7 +3,7 @@ import HTTPDNSCore
 
 /// An HTTPDNS service API in the style of Alibaba Cloud EMAS HTTPDNS (from its public API reference):
 ///
-/// - single: `GET {url}/{accountID}/d?host=NAME&query=4,6` →
+/// - single: `GET {url}/{accountID}/d?host=NAME&query=4,6[&ip=ADDRESS]` →
 ///   `{"host","ips":[...],"ipsv6":[...],"ttl","origin_ttl","client_ip"}`;
 /// - signed (when `secret` is set): `GET {url}/{accountID}/sign_d?host=NAME&query=…&t=EXPIRY&s=SIGN`
 ///   with `EXPIRY` a Unix time and `SIGN = md5("NAME-SECRET-EXPIRY")` in lower-case hex;
@@ -23,6 +23,9 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
     public var accountID: String
     /// The signing secret; `nil` uses the unsigned `d` / `resolve` APIs.
     public var secret: String?
+    /// `ip`: answer as for a client at this address (the API's client-address parameter, not
+    /// signed); nil: the address the request comes from.
+    public var clientSubnet: IPAddress?
     /// How long a signed URL stays valid, in seconds (the `t` parameter is now plus this). Finite and
     /// above 0: a `HostResolver` given another throws `InvalidDurationError`.
     public var signatureLifetime: TimeInterval
@@ -32,17 +35,24 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
     /// API publishes no time endpoint. `correctingClock(to:now:)` sets it. Finite: a `HostResolver`
     /// given another throws `InvalidDurationError`.
     public var clockOffset: TimeInterval
+    /// Whether signed requests also correct for the skew the service's `Date` field shows (learned
+    /// from each response, per URL, for the process; a 403 after which it moved is asked again once,
+    /// as Alibaba's documents advise). Default true. `t` is reckoned from the local clock plus
+    /// `clockOffset` plus that skew.
+    public var correctsClockFromResponses: Bool
 
     public init(
-        url: URL, accountID: String, secret: String? = nil, bootstrapAddresses: [IPAddress] = [], signatureLifetime: TimeInterval = 600,
-        clockOffset: TimeInterval = 0
+        url: URL, accountID: String, secret: String? = nil, clientSubnet: IPAddress? = nil, bootstrapAddresses: [IPAddress] = [],
+        signatureLifetime: TimeInterval = 600, clockOffset: TimeInterval = 0, correctsClockFromResponses: Bool = true
     ) {
         self.url = url
         self.accountID = accountID
         self.secret = secret
+        self.clientSubnet = clientSubnet
         self.bootstrapAddresses = bootstrapAddresses
         self.signatureLifetime = signatureLifetime
         self.clockOffset = clockOffset
+        self.correctsClockFromResponses = correctsClockFromResponses
     }
 
     /// This endpoint with `clockOffset` set so that `t` is reckoned from `correctTime` (a time the
@@ -64,12 +74,14 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
     }
 
     /// The request URL for one name (`d` or `sign_d`).
-    public func requestURL(for name: String, families: AddressFamilies, now: Date = Date()) -> URL {
-        request(api: "d", host: name, families: families, now: now)
+    /// - Parameter skew: Seconds the service's clock is ahead, added to `clockOffset` for `t`.
+    public func requestURL(for name: String, families: AddressFamilies, now: Date = Date(), skew: TimeInterval = 0) -> URL {
+        request(api: "d", host: name, families: families, now: now, skew: skew)
     }
 
-    private func request(api: String, host: String, families: AddressFamilies, now: Date) -> URL {
+    private func request(api: String, host: String, families: AddressFamilies, now: Date, skew: TimeInterval) -> URL {
         var items = [("host", host), ("query", Self.query(families))]
+        if let clientSubnet { items.append(("ip", clientSubnet.description)) }
         // One path segment, whatever the ID holds: percent-encoded outside RFC 3986's unreserved
         // characters, and "." or ".." (which would move up the path) encoded too.
         var account = accountID.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? ""
@@ -77,7 +89,7 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
         var path = "/\(account)/\(api)"
         if let secret {
             // lookup refuses an expiry out of range before it gets here; requestURL sends 0.
-            let expiry = ProviderHTTP.expiry(now: now, offset: clockOffset, lifetime: signatureLifetime) ?? 0
+            let expiry = ProviderHTTP.expiry(now: now, offset: clockOffset + skew, lifetime: signatureLifetime) ?? 0
             items += [("t", String(expiry)), ("s", Self.signature(host: host, secret: secret, expiry: expiry))]
             path = "/\(account)/sign_\(api)"
         }
@@ -105,10 +117,19 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
         async throws(ProviderFailure) -> ProviderAnswer
     {
         if let problem = expiryProblem() { throw problem }
-        let response = try await ProviderHTTP.get(
-            request(api: "d", host: name, families: families, now: Date()), endpoint: url, accept: "application/json",
-            bootstrap: bootstrapAddresses, transport: transport, timeout: timeout)
+        let response = try await send(api: "d", host: name, families: families, transport: transport, timeout: timeout)
         return try answer(single: response.body, families: families)
+    }
+
+    /// One GET of `api`; a signed one through `ProviderHTTP.expiringGet`, which corrects `t` for the
+    /// service's clock.
+    private func send(api: String, host: String, families: AddressFamilies, transport: any DoHTransport, timeout: TimeInterval)
+        async throws(ProviderFailure) -> DoHHTTPResponse
+    {
+        let clock = secret != nil && correctsClockFromResponses ? ServerClockSkew.shared : nil
+        return try await ProviderHTTP.expiringGet(
+            endpoint: url, clock: clock, accept: "application/json", bootstrap: bootstrapAddresses, transport: transport, timeout: timeout
+        ) { skew in request(api: api, host: host, families: families, now: Date(), skew: skew) }
     }
 
     /// The answer in a `d` / `sign_d` response body.
@@ -134,9 +155,7 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
             throw .endpointFailed(url, reason: "a batch holds at most \(batchLimit) names, not \(names.count)")
         }
         if let problem = expiryProblem() { throw problem }
-        let response = try await ProviderHTTP.get(
-            request(api: "resolve", host: names.joined(separator: ","), families: families, now: Date()), endpoint: url,
-            accept: "application/json", bootstrap: bootstrapAddresses, transport: transport, timeout: timeout)
+        let response = try await send(api: "resolve", host: names.joined(separator: ","), families: families, transport: transport, timeout: timeout)
         return try answers(batch: response.body, names: names, families: families)
     }
 

@@ -45,8 +45,11 @@ struct AlibabaV2Request {
     /// - Parameters:
     ///   - secret: The signing key (the hex-decoded secret); nil: unsigned.
     ///   - aesKey: The AES key (hex-decoded); nil: the plain form (`m=0`).
-    ///   - iv: 16 bytes, used only for the encrypted form.
-    func items(secret: [UInt8]?, aesKey: [UInt8]?, iv: [UInt8]) throws(ProviderCrypto.CryptoError) -> [(String, String)] {
+    ///   - encryption: The cipher of the encrypted form: `m=1` AES-CBC, `m=2` AES-GCM.
+    ///   - iv: 16 bytes for AES-CBC, 12 for AES-GCM; used only for the encrypted form.
+    func items(secret: [UInt8]?, aesKey: [UInt8]?, encryption: AlibabaHTTPDNSV2Endpoint.Encryption, iv: [UInt8]) throws(ProviderCrypto.CryptoError)
+        -> [(String, String)]
+    {
         let sdns = customParameters.sorted { $0.key < $1.key }.map { ("sdns-\($0.key)", $0.value) }
         var items: [(String, String)] = [("id", accountID)]
         if let aesKey {
@@ -55,8 +58,12 @@ struct AlibabaV2Request {
             if let clientSubnet { object["cip"] = clientSubnet.description }
             for (name, value) in sdns { object[name] = value }
             let json = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-            let sealed = try ProviderCrypto.aesCBC(encrypt: true, key: aesKey, iv: iv, input: Array(json))
-            items += [("m", "1"), ("enc", ProviderCrypto.hex(iv + sealed))]
+            let sealed: [UInt8]
+            switch encryption {
+            case .aesCBC: sealed = try ProviderCrypto.aesCBC(encrypt: true, key: aesKey, iv: iv, input: Array(json))
+            case .aesGCM: sealed = try ProviderCrypto.aesGCM(encrypt: true, key: aesKey, iv: iv, input: Array(json))
+            }
+            items += [("m", encryption.mode), ("enc", ProviderCrypto.hex(iv + sealed))]
         } else {
             items += [("m", "0"), ("dn", names.joined(separator: ","))]
             if !query.isEmpty { items.append(("q", query)) }

@@ -1,7 +1,7 @@
 import Foundation
 internal import COpenSSL
 
-/// MD5, HMAC-SHA256, AES-CBC and DES-ECB for the vendor HTTPDNS APIs, through OpenSSL's EVP interface (never hand-rolled).
+/// MD5, HMAC-SHA256, HMAC-MD5, AES-CBC, AES-GCM and DES-ECB for the vendor HTTPDNS APIs, through OpenSSL's EVP interface (never hand-rolled).
 ///
 /// MD5 is what Alibaba's signed API specifies for its URL signature; it is not used for anything
 /// security-critical on our side (the answer is still only an address, verified by TLS on the name).
@@ -25,15 +25,71 @@ enum ProviderCrypto {
 
     /// AES-CBC with PKCS#7 padding; the key length (16, 24 or 32 bytes) picks AES-128/192/256.
     static func aesCBC(encrypt: Bool, key: [UInt8], iv: [UInt8], input: [UInt8]) throws(CryptoError) -> [UInt8] {
-        let cipher: OpaquePointer?
-        switch key.count {
-        case 16: cipher = EVP_aes_128_cbc()
-        case 24: cipher = EVP_aes_192_cbc()
-        case 32: cipher = EVP_aes_256_cbc()
-        default: throw CryptoError(description: "AES key must be 16, 24 or 32 bytes, not \(key.count)")
-        }
+        let cipher = try aes(keyLength: key.count, cbc: true)
         guard iv.count == 16 else { throw CryptoError(description: "AES-CBC IV must be 16 bytes, not \(iv.count)") }
         return try run(cipher, name: "AES", encrypt: encrypt, key: key, iv: iv, input: input)
+    }
+
+    /// AES-GCM with a 16-byte tag and no additional data (Java's `AES/GCM/NoPadding` with a 128-bit
+    /// tag, which Alibaba's `/v2/d` mode 2 uses); the key length picks AES-128/192/256.
+    /// Encrypting returns the ciphertext followed by the tag; decrypting takes that and checks the tag.
+    /// - Throws: `CryptoError` for a key of another length, an IV that is not 12 bytes, input shorter
+    ///   than a tag, or a tag that does not match (a wrong key or altered data).
+    static func aesGCM(encrypt: Bool, key: [UInt8], iv: [UInt8], input: [UInt8]) throws(CryptoError) -> [UInt8] {
+        let cipher = try aes(keyLength: key.count, cbc: false)
+        guard iv.count == gcmIVLength else { throw CryptoError(description: "AES-GCM IV must be \(gcmIVLength) bytes, not \(iv.count)") }
+        guard encrypt || input.count >= gcmTagLength else { throw CryptoError(description: "AES-GCM input is shorter than its \(gcmTagLength)-byte tag") }
+        guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError(description: "out of memory") }
+        defer { EVP_CIPHER_CTX_free(context) }
+        guard EVP_CipherInit_ex(context, cipher, nil, key, iv, encrypt ? 1 : 0) == 1 else {
+            throw CryptoError(description: "AES-GCM initialisation failed")
+        }
+        let body = encrypt ? input : Array(input.dropLast(gcmTagLength))
+        var output = [UInt8](repeating: 0, count: body.count + gcmTagLength)
+        var written: Int32 = 0
+        guard EVP_CipherUpdate(context, &output, &written, body, Int32(body.count)) == 1 else {
+            throw CryptoError(description: "AES-GCM update failed")
+        }
+        var total = Int(written)
+        if !encrypt {
+            var tag = Array(input.suffix(gcmTagLength))
+            guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(gcmTagLength), &tag) == 1 else {
+                throw CryptoError(description: "AES-GCM tag rejected")
+            }
+        }
+        let finished = output.withUnsafeMutableBufferPointer { buffer in
+            EVP_CipherFinal_ex(context, buffer.baseAddress! + total, &written)
+        }
+        guard finished == 1 else {
+            throw CryptoError(description: encrypt ? "AES-GCM finalisation failed" : "AES-GCM decryption failed: the tag does not match (wrong key or altered data)")
+        }
+        total += Int(written)
+        guard encrypt else { return Array(output.prefix(total)) }
+        var tag = [UInt8](repeating: 0, count: gcmTagLength)
+        guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(gcmTagLength), &tag) == 1 else {
+            throw CryptoError(description: "AES-GCM tag unavailable")
+        }
+        return Array(output.prefix(total)) + tag
+    }
+
+    /// AES-128/192/256 in CBC or GCM mode, picked by the key length in bytes.
+    private static func aes(keyLength: Int, cbc: Bool) throws(CryptoError) -> OpaquePointer? {
+        switch keyLength {
+        case 16: cbc ? EVP_aes_128_cbc() : EVP_aes_128_gcm()
+        case 24: cbc ? EVP_aes_192_cbc() : EVP_aes_192_gcm()
+        case 32: cbc ? EVP_aes_256_cbc() : EVP_aes_256_gcm()
+        default: throw CryptoError(description: "AES key must be 16, 24 or 32 bytes, not \(keyLength)")
+        }
+    }
+
+    /// The AES-GCM IV length Alibaba's SDK uses (`GCM_IV_LENGTH`), in bytes.
+    static let gcmIVLength = 12
+    /// The AES-GCM tag length (`GCM_TAG_LENGTH` 128 bits), in bytes.
+    static let gcmTagLength = 16
+
+    /// HMAC-MD5 of `input` under `key`, as lower-case hex (Alibaba's scheduling API signature).
+    static func hmacMD5Hex(key: [UInt8], input: [UInt8]) -> String {
+        hex(hmac(EVP_md5(), key: key, input: input))
     }
 
     /// DES-ECB with PKCS#5 padding (Tencent Cloud HTTPDNS's `alg=des`): `key` is 8 bytes.
@@ -50,14 +106,18 @@ enum ProviderCrypto {
 
     /// HMAC-SHA256 of `input` under `key`, 32 bytes.
     static func hmacSHA256(key: [UInt8], input: [UInt8]) -> [UInt8] {
+        hmac(EVP_sha256(), key: key, input: input)
+    }
+
+    private static func hmac(_ digestType: OpaquePointer?, key: [UInt8], input: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let result = key.withUnsafeBytes { keyBytes in
             input.withUnsafeBytes { inputBytes in
-                HMAC(EVP_sha256(), keyBytes.baseAddress, Int32(keyBytes.count), inputBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), inputBytes.count, &digest, &length)
+                HMAC(digestType, keyBytes.baseAddress, Int32(keyBytes.count), inputBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), inputBytes.count, &digest, &length)
             }
         }
-        precondition(result != nil, "HMAC(SHA-256) failed")
+        precondition(result != nil, "HMAC failed")
         return Array(digest.prefix(Int(length)))
     }
 

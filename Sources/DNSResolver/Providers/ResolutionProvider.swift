@@ -76,10 +76,45 @@ enum ProviderHTTP {
         _ url: URL, endpoint: URL, accept: String?, bootstrap: [IPAddress], transport: any DoHTransport, timeout: TimeInterval,
         redacting secrets: [String] = []
     ) async throws(ProviderFailure) -> DoHHTTPResponse {
+        try accepted(
+            try await exchange(url, endpoint: endpoint, accept: accept, bootstrap: bootstrap, transport: transport, timeout: timeout, redacting: secrets),
+            endpoint: endpoint)
+    }
+
+    /// GETs a URL with a signature that expires (`t`, `exp`), made by `makeURL` from the skew of this
+    /// machine's clock that `clock` has learned, and lets `clock` learn from the answer's `Date`. A
+    /// 403 after which the learned skew moved (the signature was judged by another clock) is asked
+    /// again once with the new skew: Alibaba's documents say to correct the clock from the `Date`
+    /// field ("服务IP调度接口": "您可以根据响应头中的Date进行校准").
+    /// - Parameter clock: nil: no learning, skew 0.
+    /// - Throws: As `get`, and what `makeURL` throws.
+    static func expiringGet(
+        endpoint: URL, clock: ServerClockSkew?, accept: String?, bootstrap: [IPAddress], transport: any DoHTransport, timeout: TimeInterval,
+        makeURL: (_ skew: TimeInterval) throws(ProviderFailure) -> URL
+    ) async throws(ProviderFailure) -> DoHHTTPResponse {
+        func send(_ url: URL) async throws(ProviderFailure) -> DoHHTTPResponse {
+            try await exchange(url, endpoint: endpoint, accept: accept, bootstrap: bootstrap, transport: transport, timeout: timeout)
+        }
+        guard let clock else { return try accepted(try await send(try makeURL(0)), endpoint: endpoint) }
+        let skew = clock.skew(for: endpoint)
+        var response = try await send(try makeURL(skew))
+        let learned = clock.learn(dateField: response.date, for: endpoint, now: Date())
+        if response.status == 403, learned != skew {
+            response = try await send(try makeURL(learned))
+            _ = clock.learn(dateField: response.date, for: endpoint, now: Date())
+        }
+        return try accepted(response, endpoint: endpoint)
+    }
+
+    /// One GET of `url`, whatever the status.
+    /// - Throws: `.endpointFailed` for a URL that is not `https` (not sent) or a transport error.
+    private static func exchange(
+        _ url: URL, endpoint: URL, accept: String?, bootstrap: [IPAddress], transport: any DoHTransport, timeout: TimeInterval,
+        redacting secrets: [String] = []
+    ) async throws(ProviderFailure) -> DoHHTTPResponse {
         if let refusal = cleartextRefusal(url) { throw .endpointFailed(endpoint, reason: refusal) }
-        let response: DoHHTTPResponse
         do {
-            response = try await transport.send(
+            return try await transport.send(
                 url: url, method: "GET", headers: accept.map { [("Accept", $0)] } ?? [], body: nil,
                 connectTo: bootstrap, timeout: timeout, maxResponseBytes: maxResponseBytes)
         } catch is CancellationError {
@@ -87,6 +122,11 @@ enum ProviderHTTP {
         } catch {
             throw .endpointFailed(endpoint, reason: redact(oneLine(String(describing: error)), secrets))
         }
+    }
+
+    /// `response` when it is a 200 within the size limit.
+    /// - Throws: `.endpointFailed` for any other status (429 and 5xx named) or a body over the limit.
+    private static func accepted(_ response: DoHHTTPResponse, endpoint: URL) throws(ProviderFailure) -> DoHHTTPResponse {
         guard response.status == 200 else {
             let detail = response.status == 429 ? " (rate limited)" : (500...599).contains(response.status) ? " (server error)" : ""
             let said = serverMessage(response.body).map { ": \($0)" } ?? ""
