@@ -12,6 +12,10 @@ Written from the vendors' public API documentation, not from their code:
       GET /v2/d?id=&m=0&dn=&q=&cip=&v=1.0&exp=&s=   s = hex HMAC-SHA256(hex secret, sorted "k=v&..."),
           or m=1&enc=hex(IV || AES-CBC(key, JSON)) or m=2&enc=hex(IV12 || AES-GCM(key, JSON) || tag) -> {"code":"success","mode":"0|1","data":{...}|base64}
           (the Android SDK's ResolveHostHelper, SignService, AESEncryptService); cip=10.0.0.1 answers 127.0.0.2
+      GET /{account}/ss?region=R[&n=N&t=T&s=S]      ("调度服务接口") S = hex HMAC-MD5(secret, "N-secret-T")
+          -> {"service_ip":["127.0.0.1"],"service_ipv6":["::1"]}; account 400000: {"service_status":"disable"}
+      ip=10.0.0.1 on d answers 127.0.0.2; account 300000 is served by a clock 2 h ahead (t/exp and Date);
+      /skewed/... serves the same APIs under another base URL
       403 {"code":"InvalidAccount"|"InvalidSignature"|"SignatureExpired"} on bad credentials
   * Tencent Cloud HTTPDNS / DNSPod D+ ("HTTP 请求方式查询", "HTTPS 请求方式查询", "AES、DES 加密解密说明"):
       GET /d?dn=NAME[,NAME...]&ttl=1[&type=AAAA|addrs][&ip=ADDRESS][&token=T]
@@ -202,6 +206,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.dnspod(query)
         if parts == ["v2", "d"]:
             return self.alibaba_v2(query)
+        if len(parts) == 2 and parts[1] == "ss":
+            return self.alibaba_schedule(parts[0], query)
         if len(parts) == 2 and parts[1] in ("d", "sign_d", "resolve", "sign_resolve"):
             return self.alibaba(parts[0], parts[1], query)
         self.send(404, '{"code":"NotFound"}')
@@ -255,6 +261,27 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if "6" in families:
             body["ipsv6"] = v6
         self.send(200, json.dumps(body))
+
+    def alibaba_schedule(self, account, query):
+        # Alibaba "调度服务接口" /{account}/ss?region=[&n=&t=&s=], s = hex HMAC-MD5 (key: the secret's text)
+        # of "n-secret-t". Account 400000 answers service_status disable.
+        options = self.server.options
+        if account == "400000":
+            return self.send(200, json.dumps({"service_status": "disable"}))
+        if account != options.account:
+            return self.send(403, '{"code":"InvalidAccount"}')
+        if query.get("region") not in ("cn", "hk", "sg", "us", "de", "global"):
+            return self.send(400, '{"code":"InvalidRegion"}')
+        if "s" in query:
+            n, t = query.get("n", ""), query.get("t", "")
+            if not (8 <= len(n) <= 16 and all(c in "0123456789abcdefABCDEF" for c in n)) or not t.isdigit():
+                return self.send(400, '{"code":"MissingArgument"}')
+            if int(t) < self.now():
+                return self.send(403, '{"code":"SignatureExpired"}')
+            expected = hmac.new(options.secret.encode(), ("%s-%s-%s" % (n, options.secret, t)).encode(), hashlib.md5).hexdigest()
+            if query["s"] != expected:
+                return self.send(403, '{"code":"InvalidSignature"}')
+        self.send(200, json.dumps({"service_ip": ["127.0.0.1"], "service_ipv6": ["::1"], "service_status": "enable"}))
 
     def alibaba_v2(self, query):
         # Alibaba "域名解析接口" /v2/d, as the Android SDK sends it: id, m (0 plain, 1 AES-CBC enc, 2 AES-GCM enc),

@@ -43,6 +43,18 @@ struct ProviderOptions {
             detail: "The encryption of an httpdns-dnspod endpoint given --key-id: des (DES-ECB, the API's default) or aes (AES-CBC).",
             values: ["des", "aes"]),
         .init(
+            names: ["--startup-ip"], arity: .value, valueName: "ADDRESS", summary: "Service IPs from Alibaba scheduling at ADDRESS",
+            detail: """
+                For httpdns-ali and httpdns-ali-v2: ask the scheduling API (/ACCOUNT/ss) at this startup IP for the
+                service IPs, and resolve through those. Repeat for several startup IPs. TLS is verified for the
+                --endpoint URL's host (default resolvers.httpdns.aliyuncs.com); the request is signed with the
+                secret when there is one.
+                """),
+        .init(
+            names: ["--region"], arity: .value, valueName: "REGION", summary: "Region for --startup-ip (default global)",
+            detail: "The scheduling API's region: global (the nearest cluster, the default), cn, hk, sg, us or de.",
+            values: AlibabaServiceSchedule.Region.allCases.map(\.rawValue)),
+        .init(
             names: ["--client-ip"], arity: .value, valueName: "ADDRESS",
             summary: "Answer as for a client at ADDRESS (ip=, cip=)",
             detail:
@@ -99,6 +111,9 @@ struct ProviderOptions {
     /// `--alg`: `des` or `aes`.
     var algorithm = "des"
     var clientIP: IPAddress?
+    /// `--startup-ip`: resolve through the service IPs Alibaba's scheduling API gives.
+    var startupAddresses: [IPAddress] = []
+    var region = AlibabaServiceSchedule.Region.global
     /// Said on stderr once the resolver exists (its observer prints them): a secret file others can read.
     var warnings: [String] = []
     var cacheFile: URL?
@@ -130,6 +145,20 @@ struct ProviderOptions {
                 throw UsageError("--client-ip is for --provider httpdns-dnspod or httpdns-ali (ip=) or httpdns-ali-v2 (cip=)", command: command)
             }
             clientIP = address
+        }
+        for text in parsed.all("startup-ip") {
+            guard let address = IPAddress(text) else { throw OptionValue.refusal("--startup-ip", expected: "an IPv4 or IPv6 address", got: text, command: command) }
+            startupAddresses.append(address)
+        }
+        if let text = parsed.value("region") {
+            guard let value = AlibabaServiceSchedule.Region(rawValue: text.lowercased()) else {
+                throw OptionValue.refusal("--region", expected: "global, cn, hk, sg, us or de", got: text, command: command)
+            }
+            guard !startupAddresses.isEmpty else { throw UsageError("--region is for the scheduling API: give --startup-ip", command: command) }
+            region = value
+        }
+        if !startupAddresses.isEmpty, !kind.hasPrefix("httpdns-ali") {
+            throw UsageError("--startup-ip is for --provider httpdns-ali or httpdns-ali-v2 (Alibaba's scheduling API)", command: command)
         }
         if kind.hasPrefix("httpdns-ali"), accountID?.isEmpty ?? true {
             throw UsageError("--provider \(kind) needs --account-id", command: command)
@@ -203,6 +232,18 @@ struct ProviderOptions {
                     DoHEndpoint(url: URL(string: "https://cloudflare-dns.com/dns-query")!, bootstrapAddresses: DoHEndpoint.cloudflare.bootstrapAddresses)
                 ] : given
             return list.map { JSONDoHEndpoint(url: $0.url, bootstrapAddresses: $0.bootstrapAddresses) }
+        case "httpdns-ali" where !startupAddresses.isEmpty, "httpdns-ali-v2" where !startupAddresses.isEmpty:
+            let schedule = AlibabaServiceSchedule(
+                accountID: accountID ?? "", startupAddresses: startupAddresses, region: region, secret: secret?.value,
+                serviceHost: given.first?.url.host() ?? "resolvers.httpdns.aliyuncs.com", port: given.first?.url.port ?? 443)
+            guard kind == "httpdns-ali" else {
+                var endpoint = AlibabaHTTPDNSV2Endpoint(schedule: schedule, secret: secret?.value)
+                endpoint.clientSubnet = clientIP
+                return [endpoint]
+            }
+            var endpoint = AlibabaHTTPDNSEndpoint(schedule: schedule, secret: secret?.value)
+            endpoint.clientSubnet = clientIP
+            return [endpoint]
         case "httpdns-ali":
             let list = given.isEmpty ? [DoHEndpoint(url: URL(string: "https://203.107.1.1")!, bootstrapAddresses: [])] : given
             return list.map {

@@ -113,6 +113,28 @@ extension ResolverIntegrationSuites {
             #expect(server.requests(containing: "/skewed/v2/d?id=\(server.skewedAccountID)").count == 1)
         }
 
+        @Test("Alibaba's scheduling API: the signed ss at the startup IP gives the service IPs, /v2/d and d go to them; a disabled account fails over")
+        func schedule() async throws {
+            let schedule = AlibabaServiceSchedule(
+                accountID: server.accountID, startupAddresses: bootstrap, secret: server.secret, serviceHost: "dns.test", port: server.port)
+            let v2 = AlibabaHTTPDNSV2Endpoint(schedule: schedule)
+            #expect(try await resolver([v2], families: .ipv4).resolve(host: "a.test", port: 443).addresses == [IPAddress("127.0.0.1")!])
+            #expect(schedule.serviceAddresses == [IPAddress("127.0.0.1")!, IPAddress("::1")!])
+            let asked = server.requests(containing: "/\(server.accountID)/ss?region=global&n=")
+            #expect(asked.count == 1, "\(asked)")
+            let v1 = AlibabaHTTPDNSEndpoint(schedule: schedule, secret: server.secret)
+            #expect(try await resolver([v1], families: .ipv4).resolve(host: "b.test", port: 443).addresses == [IPAddress("127.0.0.1")!])
+            #expect(server.requests(containing: "/\(server.accountID)/ss?").count == 1, "the list is kept")
+
+            let off = AlibabaHTTPDNSV2Endpoint(
+                schedule: AlibabaServiceSchedule(accountID: "400000", startupAddresses: bootstrap, serviceHost: "dns.test", port: server.port))
+            let error = try await #require(throws: ResolutionError.self) { try await resolver([off]).resolve(host: "a.test", port: 443) }
+            #expect("\(error)".contains("disabled for this account"), "\(error)")
+            let badSecret = AlibabaServiceSchedule(accountID: server.accountID, startupAddresses: bootstrap, secret: "wrong", serviceHost: "dns.test", port: server.port)
+            let refused = try await #require(throws: ResolutionError.self) { try await resolver([AlibabaHTTPDNSV2Endpoint(schedule: badSecret)]).resolve(host: "a.test", port: 443) }
+            #expect("\(refused)".contains("InvalidSignature"), "\(refused)")
+        }
+
         @Test("a wrong signing secret is 'resolver unavailable' (HTTP 403), not a DNS answer")
         func alibabaBadSignature() async throws {
             var signed = ali

@@ -114,6 +114,24 @@ extension ResolverIntegrationSuites {
             #expect(refused.stderrText.contains("--client-ip is for --provider httpdns-dnspod or httpdns-ali (ip=) or httpdns-ali-v2 (cip=)"), "\(refused.stderrText)")
         }
 
+        @Test("--startup-ip asks the scheduling API for the service IPs and resolves through them; it is refused for other providers")
+        func startupIP() async throws {
+            let server = try await ProviderTestServer.shared()
+            let result = try await httpdns([
+                "resolve", "v4only.test", "--provider", "httpdns-ali-v2", "--account-id", server.accountID, "--endpoint", server.baseURL.absoluteString,
+                "--startup-ip", "127.0.0.1", "--region", "cn", "--cacert", fixture.servers.caCertificate.path, "--type", "A", "--no-fallback"
+            ])
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(result.stdoutText.hasPrefix("v4only.test 127.0.0.1"), "\(result.stdoutText)")
+            #expect(!server.requests(containing: "/\(server.accountID)/ss?region=cn").isEmpty)
+            let refused = try await httpdns(["resolve", "a.test", "--provider", "doh", "--startup-ip", "127.0.0.1"])
+            #expect(refused.status == 2)
+            #expect(refused.stderrText.contains("--startup-ip is for --provider httpdns-ali or httpdns-ali-v2"), "\(refused.stderrText)")
+            let badRegion = try await httpdns(["resolve", "a.test", "--provider", "httpdns-ali", "--account-id", "1", "--startup-ip", "127.0.0.1", "--region", "mars"])
+            #expect(badRegion.status == 2)
+            #expect(badRegion.stderrText.contains("--region"), "\(badRegion.stderrText)")
+        }
+
         @Test("resolve with several names sends them in batches within the provider's limit, printed in order")
         func batchedResolve() async throws {
             let server = try await ProviderTestServer.shared()

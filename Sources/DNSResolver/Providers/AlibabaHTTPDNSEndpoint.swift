@@ -40,6 +40,10 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
     /// as Alibaba's documents advise). Default true. `t` is reckoned from the local clock plus
     /// `clockOffset` plus that skew.
     public var correctsClockFromResponses: Bool
+    /// Where the service IPs come from: nil, `bootstrapAddresses` (or the system resolver for `url`);
+    /// a schedule, its service IPs (asked of the scheduling API, `AlibabaServiceSchedule`), with
+    /// `url` its `serviceURL` (see `init(schedule:secret:)`).
+    public var schedule: AlibabaServiceSchedule?
 
     public init(
         url: URL, accountID: String, secret: String? = nil, clientSubnet: IPAddress? = nil, bootstrapAddresses: [IPAddress] = [],
@@ -53,6 +57,14 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
         self.signatureLifetime = signatureLifetime
         self.clockOffset = clockOffset
         self.correctsClockFromResponses = correctsClockFromResponses
+        self.schedule = nil
+    }
+
+    /// An endpoint that resolves through the service IPs `schedule` asks for, at its `serviceURL`,
+    /// for its account.
+    public init(schedule: AlibabaServiceSchedule, secret: String? = nil) {
+        self.init(url: schedule.serviceURL, accountID: schedule.accountID, secret: secret)
+        self.schedule = schedule
     }
 
     /// This endpoint with `clockOffset` set so that `t` is reckoned from `correctTime` (a time the
@@ -128,7 +140,8 @@ public struct AlibabaHTTPDNSEndpoint: ResolutionProvider, Hashable, CustomString
     {
         let clock = secret != nil && correctsClockFromResponses ? ServerClockSkew.shared : nil
         return try await ProviderHTTP.expiringGet(
-            endpoint: url, clock: clock, accept: "application/json", bootstrap: bootstrapAddresses, transport: transport, timeout: timeout
+            endpoint: url, clock: clock, schedule: schedule, accept: "application/json", bootstrap: bootstrapAddresses, transport: transport,
+            timeout: timeout
         ) { skew in request(api: api, host: host, families: families, now: Date(), skew: skew) }
     }
 

@@ -63,6 +63,10 @@ public struct AlibabaHTTPDNSV2Endpoint: ResolutionProvider, Hashable, CustomStri
     /// response, per URL, for the process; a 403 after which it moved is asked again once, as
     /// Alibaba's documents advise). Default true.
     public var correctsClockFromResponses: Bool
+    /// Where the service IPs come from: nil, `bootstrapAddresses` (or the system resolver for `url`);
+    /// a schedule, its service IPs (asked of the scheduling API, `AlibabaServiceSchedule`), with
+    /// `url` its `serviceURL` (see `init(schedule:secret:aesKey:encryption:)`).
+    public var schedule: AlibabaServiceSchedule?
 
     public init(
         url: URL, accountID: String, secret: String? = nil, aesKey: String? = nil, encryption: Encryption = .aesGCM, clientSubnet: IPAddress? = nil,
@@ -80,6 +84,14 @@ public struct AlibabaHTTPDNSV2Endpoint: ResolutionProvider, Hashable, CustomStri
         self.signatureLifetime = signatureLifetime
         self.clockOffset = clockOffset
         self.correctsClockFromResponses = correctsClockFromResponses
+        self.schedule = nil
+    }
+
+    /// An endpoint that resolves through the service IPs `schedule` asks for, at its `serviceURL`,
+    /// for its account.
+    public init(schedule: AlibabaServiceSchedule, secret: String? = nil, aesKey: String? = nil, encryption: Encryption = .aesGCM) {
+        self.init(url: schedule.serviceURL, accountID: schedule.accountID, secret: secret, aesKey: aesKey, encryption: encryption)
+        self.schedule = schedule
     }
 
     public var kind: String { "httpdns-ali-v2" }
@@ -125,7 +137,8 @@ public struct AlibabaHTTPDNSV2Endpoint: ResolutionProvider, Hashable, CustomStri
         guard !names.isEmpty else { return [:] }
         guard names.count <= batchLimit else { throw .endpointFailed(url, reason: "a batch holds at most \(batchLimit) names, not \(names.count)") }
         let response = try await ProviderHTTP.expiringGet(
-            endpoint: url, clock: correctsClockFromResponses ? ServerClockSkew.shared : nil, accept: "application/json", bootstrap: bootstrapAddresses,
+            endpoint: url, clock: correctsClockFromResponses ? ServerClockSkew.shared : nil, schedule: schedule, accept: "application/json",
+            bootstrap: bootstrapAddresses,
             transport: transport, timeout: timeout
         ) { skew throws(ProviderFailure) in try requestURL(for: names, families: families, now: Date(), skew: skew) }
         return try AlibabaV2Answer.parse(response.body, names: names, families: families, aesKey: aesKey.flatMap(ProviderCrypto.bytes(hex:)), endpoint: url)

@@ -86,14 +86,23 @@ enum ProviderHTTP {
     /// 403 after which the learned skew moved (the signature was judged by another clock) is asked
     /// again once with the new skew: Alibaba's documents say to correct the clock from the `Date`
     /// field ("服务IP调度接口": "您可以根据响应头中的Date进行校准").
+    ///
+    /// With a `schedule`, the request goes to its service IPs (asked for first when due) instead of
+    /// `bootstrap`, and a transport failure marks them as failed.
     /// - Parameter clock: nil: no learning, skew 0.
-    /// - Throws: As `get`, and what `makeURL` throws.
+    /// - Throws: As `get`, and what `makeURL` and the schedule throw.
     static func expiringGet(
-        endpoint: URL, clock: ServerClockSkew?, accept: String?, bootstrap: [IPAddress], transport: any DoHTransport, timeout: TimeInterval,
-        makeURL: (_ skew: TimeInterval) throws(ProviderFailure) -> URL
+        endpoint: URL, clock: ServerClockSkew?, schedule: AlibabaServiceSchedule? = nil, accept: String?, bootstrap: [IPAddress],
+        transport: any DoHTransport, timeout: TimeInterval, makeURL: (_ skew: TimeInterval) throws(ProviderFailure) -> URL
     ) async throws(ProviderFailure) -> DoHHTTPResponse {
+        let addresses = try await schedule?.addresses(transport: transport, timeout: timeout) ?? bootstrap
         func send(_ url: URL) async throws(ProviderFailure) -> DoHHTTPResponse {
-            try await exchange(url, endpoint: endpoint, accept: accept, bootstrap: bootstrap, transport: transport, timeout: timeout)
+            do {
+                return try await exchange(url, endpoint: endpoint, accept: accept, bootstrap: addresses, transport: transport, timeout: timeout)
+            } catch {
+                if cleartextRefusal(url) == nil { schedule?.serviceFailed() }
+                throw error
+            }
         }
         guard let clock else { return try accepted(try await send(try makeURL(0)), endpoint: endpoint) }
         let skew = clock.skew(for: endpoint)
