@@ -125,4 +125,13 @@ struct AlibabaServiceScheduleTests {
         _ = try await endpoint.lookup("a.test", families: .ipv4, transport: transport, timeout: 5)
         #expect(transport.requests.filter { $0.url.path.hasSuffix("/ss") }.count == 2, "the failure made the list due")
     }
+
+    @Test("the iOS SDK's own example request (HttpdnsScheduleExecutor.m) has this path and region; its platform, sdk_version, sid and net are tracing parameters")
+    func iOSSDKExample() throws {
+        let example = try #require(URLComponents(string: "https://203.107.1.1/100000/ss?region=global&platform=ios&sdk_version=3.1.7&sid=LpmJIA2CUoi4&net=wifi"))
+        let schedule = AlibabaServiceSchedule(accountID: "100000", startupAddresses: Self.startup)
+        let ours = try #require(URLComponents(url: schedule.requestURL(now: Date()), resolvingAgainstBaseURL: false))
+        #expect(ours.path == example.path)
+        #expect(ours.queryItems == example.queryItems?.filter { $0.name == "region" })
+    }
 }
