@@ -15,6 +15,8 @@ packages=(
     curl                    # used by tests and the README demo as a reference client
     python3                 # picks free ports in scripts/test-servers.sh
     iproute2                # ss: test-servers.sh checks which process owns a port
+    ldnsutils               # ldns-keygen / ldns-signzone / ldns-verify-zone: DNSSEC zones signed at test time
+    dns-root-data           # /usr/share/dns/root.ds: the root trust anchor TrustAnchor.root() reads
 )
 
 missing=()
