@@ -12,6 +12,19 @@ public enum DNSCanonicalForm {
         }
     }
 
+    /// The module's text form of a name given in any case, with or without the trailing dot (`"."` and
+    /// `""` give the root `""`); `nil` when it is not a valid name.
+    public static func name(_ text: String) -> String? {
+        text.isEmpty ? "" : DNSName.canonical(text)
+    }
+
+    /// Whether `zone` is `name` or an ancestor of it, label by label, case-insensitively (the root is
+    /// an ancestor of every name). Invalid names are never related.
+    public static func isSameOrAncestor(_ zone: String, of name: String) -> Bool {
+        guard let zone = self.name(zone), let name = self.name(name) else { return false }
+        return DNSName.isSameOrAncestor(zone, of: name)
+    }
+
     /// The labels of a name, leftmost first, lower-cased (the root has none).
     /// - Throws: `DNSSECRecordError.unencodableName`.
     public static func labels(of name: String) throws(DNSSECRecordError) -> [[UInt8]] {
