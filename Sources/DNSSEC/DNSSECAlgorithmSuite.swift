@@ -6,7 +6,7 @@ struct DNSSECAlgorithmSuite {
     enum KeyType {
         case rsa
         /// The OpenSSL group name and the public key length (x ‖ y) in octets.
-        case ecdsa(group: String, keyLength: Int)
+        case ecdsa(group: StaticString, keyLength: Int)
         case ed25519
     }
 

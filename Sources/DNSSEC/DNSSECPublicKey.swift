@@ -26,7 +26,7 @@ final class DNSSECPublicKey {
                 guard let e = BN_bin2bn(exponent, Int32(exponent.count), nil) else { return nil }
                 defer { BN_free(e) }
                 // The builder reads the numbers when `OSSL_PARAM_BLD_to_param` runs, so that happens here.
-                guard OSSL_PARAM_BLD_push_BN(builder, "n", n) == 1, OSSL_PARAM_BLD_push_BN(builder, "e", e) == 1 else { return nil }
+                guard OSSL_PARAM_BLD_push_BN(builder, Self.cString("n"), n) == 1, OSSL_PARAM_BLD_push_BN(builder, Self.cString("e"), e) == 1 else { return nil }
                 return OSSL_PARAM_BLD_to_param(builder)
             }
         case .ecdsa(let group, let length):
@@ -34,8 +34,8 @@ final class DNSSECPublicKey {
             let point = [0x04] + key.publicKey // uncompressed point (SEC 1 §2.3.3)
             loaded = Self.fromData(type: "EC") { builder in
                 point.withUnsafeBytes { raw in
-                    guard OSSL_PARAM_BLD_push_utf8_string(builder, "group", group, 0) == 1,
-                        OSSL_PARAM_BLD_push_octet_string(builder, "pub", raw.baseAddress, raw.count) == 1
+                    guard OSSL_PARAM_BLD_push_utf8_string(builder, Self.cString("group"), Self.cString(group), 0) == 1,
+                        OSSL_PARAM_BLD_push_octet_string(builder, Self.cString("pub"), raw.baseAddress, raw.count) == 1
                     else { return nil }
                     return OSSL_PARAM_BLD_to_param(builder)
                 }
@@ -67,6 +67,12 @@ final class DNSSECPublicKey {
         }
         guard length > 0, octets.count > start + length else { return nil }
         return (Array(octets[start..<(start + length)]), Array(octets[(start + length)...]))
+    }
+
+    /// A C string that outlives the builder: it keeps parameter names and string values by reference
+    /// until `OSSL_PARAM_BLD_to_param`, longer than a bridged Swift string lives.
+    private static func cString(_ literal: StaticString) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(literal.utf8Start).assumingMemoryBound(to: CChar.self)
     }
 
     /// `EVP_PKEY_PUBLIC_KEY` (a macro Swift does not import): the public key and all parameters.

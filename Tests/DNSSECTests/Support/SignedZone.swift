@@ -6,7 +6,7 @@ import TestSupport
 /// A small zone signed at test time with Debian's ldns tools (`ldns-keygen`, `ldns-signzone`), read
 /// back with `ldns-read-zone -u` (every record in RFC 3597 generic form, `\# length hex`) and parsed
 /// through `DNSMessage`, so the records are exactly what a DNS response would carry.
-struct SignedZone {
+struct SignedZone: Sendable {
     /// The zone's apex, absolute (`"test."`).
     let origin: String
     let directory: URL
@@ -57,12 +57,27 @@ struct SignedZone {
         if nsec3 { options += " -n -t 0" + (optOut ? " -p" : "") }
         _ = try shell("ldns-signzone \(options) zone \(ksk) \(zsk)", in: directory)
         let signedFile = directory.appendingPathComponent("signed")
-        let types = ["SOA", "NS", "A", "AAAA", "CNAME", "DNSKEY", "RRSIG", "NSEC", "NSEC3", "NSEC3PARAM", "DS", "TXT"]
-        let generic = try shell("ldns-read-zone " + types.map { "-u \($0)" }.joined(separator: " ") + " signed", in: directory)
         let dsText = try String(contentsOf: directory.appendingPathComponent(ksk + ".ds"), encoding: .utf8)
         return SignedZone(
             origin: origin, directory: directory, signedFile: signedFile, kskFile: directory.appendingPathComponent(ksk + ".key"),
-            records: try parseGeneric(generic), anchors: try TrustAnchor.parse(dsText, source: ksk + ".ds"))
+            records: try read(signedFile), anchors: try TrustAnchor.parse(dsText, source: ksk + ".ds"))
+    }
+
+    /// The records of a zone file, through `ldns-read-zone -u` and the message parser.
+    static func read(_ file: URL) throws -> [DNSResourceRecord] {
+        let types = ["SOA", "NS", "A", "AAAA", "CNAME", "DNSKEY", "RRSIG", "NSEC", "NSEC3", "NSEC3PARAM", "DS", "TXT"]
+        return try parseGeneric(shell("ldns-read-zone " + types.map { "-u \($0)" }.joined(separator: " ") + " '\(file.path)'", in: file.deletingLastPathComponent()))
+    }
+
+    /// This zone with its records replaced by those of `file` (a copy of the signed file, edited).
+    func reading(_ file: URL) throws -> SignedZone {
+        SignedZone(origin: origin, directory: directory, signedFile: file, kskFile: kskFile, records: try Self.read(file), anchors: anchors)
+    }
+
+    /// `ldns-verify-zone -k KSK` on `file` at the real time; `true` when it accepts the zone.
+    func ldnsVerifies(_ file: URL? = nil) throws -> Bool {
+        let result = try Command.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "ldns-verify-zone -k '\(kskFile.path)' '\((file ?? signedFile).path)'"], timeout: 120)
+        return result.status == 0
     }
 
     /// Runs a shell command in `directory`; its standard output, or an error with its standard error.
