@@ -35,6 +35,8 @@ public enum DNSSECValidationError: Error, Hashable, Sendable, CustomStringConver
     case malformedRecord(DNSSECRecordError)
     /// The trust anchor text or file could not be used: `reason` says which line and why.
     case invalidTrustAnchor(source: String, reason: String)
+    /// The NSEC/NSEC3 records do not prove that `name` (or its `type` RRset) does not exist.
+    case missingDenialProof(name: String, type: DNSRecordType, DNSSECDenialGap)
     /// OpenSSL failed in `function` for a reason other than a wrong signature.
     case openSSL(function: String, reason: String)
 
@@ -43,6 +45,7 @@ public enum DNSSECValidationError: Error, Hashable, Sendable, CustomStringConver
     public var isBogus: Bool {
         switch self {
         case .unsupportedAlgorithm, .unsupportedDigestType, .invalidTrustAnchor, .openSSL: false
+        case .missingDenialProof(_, _, .unsupportedNSEC3Parameters): false
         default: true
         }
     }
@@ -71,6 +74,7 @@ public enum DNSSECValidationError: Error, Hashable, Sendable, CustomStringConver
         case .invalidKey(let keyTag, let algorithm, let reason): "DNSSEC: DNSKEY \(keyTag) (\(algorithm)) cannot be loaded: \(reason)"
         case .malformedRecord(let error): "DNSSEC: \(error)"
         case .invalidTrustAnchor(let source, let reason): "DNSSEC trust anchor \(source): \(reason)"
+        case .missingDenialProof(let name, let type, let gap): "DNSSEC: no proof that \(Self.show(name)) \(type) does not exist: \(gap)"
         case .openSSL(let function, let reason): "DNSSEC: OpenSSL \(function) failed: \(reason)"
         }
     }

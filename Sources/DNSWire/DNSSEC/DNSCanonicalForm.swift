@@ -35,6 +35,23 @@ public enum DNSCanonicalForm {
         }
     }
 
+    /// The text form of a name from its labels, leftmost first (escapes where needed; no labels is the root `""`).
+    public static func name(labels: some Collection<[UInt8]>) -> String {
+        var text: [UInt8] = []
+        for label in labels {
+            if !text.isEmpty { text.append(UInt8(ascii: ".")) }
+            DNSName.appendText(of: label[...], to: &text)
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The name one label up (`"b.c"` for `"a.b.c"`); the root for a single-label name or the root
+    /// itself, and for an invalid name.
+    public static func parent(of name: String) -> String {
+        guard let labels = try? labels(of: name), labels.count > 1 else { return "" }
+        return self.name(labels: labels.dropFirst())
+    }
+
     /// The label count RRSIG's labels field is compared with (RFC 4034 §3.1.3): the root and a
     /// leading `*` label are not counted.
     /// - Throws: `DNSSECRecordError.unencodableName`.
