@@ -39,6 +39,8 @@ let package = Package(
         .target(name: "HTTPDNSCore", dependencies: ["CIDN2"]),
         // RFC 1035 / 3596 / 8484 message codec. Pure Swift, no I/O.
         .target(name: "DNSWire", dependencies: ["HTTPDNSCore"]),
+        // DNSSEC validation (RFC 4033-4035, 5155, 6840): signatures, DS digests and trust anchors with OpenSSL.
+        .target(name: "DNSSEC", dependencies: ["HTTPDNSCore", "DNSWire", "COpenSSL"]),
         // Trust anchors and policies (OpenSSL).
         .target(name: "TLSTrust", dependencies: ["HTTPDNSCore", "COpenSSL", "CHTTPDNSShims"]),
         // HTTP/1.1 + HTTP/2 client on the libcurl multi interface; connects where the resolver says.
@@ -69,6 +71,7 @@ let package = Package(
         // One test target per module: a suite lives with the module it tests.
         .testTarget(name: "HTTPDNSCoreTests", dependencies: ["HTTPDNSCore"]),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
+        .testTarget(name: "DNSSECTests", dependencies: ["DNSSEC", "DNSWire", "TestSupport"]),
         .testTarget(name: "DNSResolverTests", dependencies: ["DNSResolver", "HTTPDNS", "TestSupport", "CSQLite"]),
         .testTarget(name: "IntegrationTests", dependencies: ["HTTPDNS", "HTTPDNSCLI", "HTTPDNSURLSession", "TestSupport", "CSQLite"]),
         .testTarget(name: "TLSTrustTests", dependencies: ["TLSTrust"]),

@@ -16,6 +16,8 @@ packages=(
     python3                 # picks free ports in scripts/test-servers.sh
     python3-cryptography    # AES-GCM in the vendor test server and in tests (openssl enc has no AEAD)
     iproute2                # ss: test-servers.sh checks which process owns a port
+    ldnsutils               # ldns-keygen / ldns-signzone / ldns-verify-zone: DNSSEC zones signed at test time
+    dns-root-data           # /usr/share/dns/root.ds: the root trust anchor TrustAnchor.root() reads
 )
 
 missing=()

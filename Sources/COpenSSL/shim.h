@@ -8,3 +8,6 @@
 #include <openssl/rand.h>
 #include <openssl/provider.h>
 #include <openssl/hmac.h>
+#include <openssl/bn.h>
+#include <openssl/param_build.h>
+#include <openssl/core_names.h>

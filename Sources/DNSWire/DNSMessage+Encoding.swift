@@ -53,7 +53,7 @@ extension DNSMessage {
         return writer.bytes
     }
 
-    private static func encode(_ data: DNSRecordData) throws(DNSWireError) -> [UInt8] {
+    static func encode(_ data: DNSRecordData) throws(DNSWireError) -> [UInt8] {
         switch data {
         case .a(let address), .aaaa(let address):
             return address.bytes

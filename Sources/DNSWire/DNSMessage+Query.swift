@@ -13,6 +13,9 @@ extension DNSMessage {
     /// owner, UDP size `advertisedPayloadSize`, extended RCODE/version/flags 0). With a block size the
     /// OPT carries one Padding option (code 12, RFC 7830) of zero octets sized so the whole message is
     /// a multiple of `paddingBlockSize` octets (RFC 8467 §4.1 recommends 128 for queries).
+    /// `dnssecOK` sets the OPT record's DO bit (RFC 3225 §3) so the server includes RRSIG, NSEC and
+    /// NSEC3 records; `checkingDisabled` sets the header's CD bit (RFC 4035 §3.2.2) so a validating
+    /// resolver passes on data it would call bogus, for the client to judge itself.
     ///
     /// - Parameters:
     ///   - name: A host name, any case (encoded lower-case), optional trailing dot; `"."` is the root.
@@ -20,11 +23,13 @@ extension DNSMessage {
     ///   - type: QTYPE, normally `.a` or `.aaaa`.
     ///   - id: Message ID. RFC 8484 §4.1 asks for 0 so that HTTP caches see identical queries.
     ///   - paddingBlockSize: Block size in octets (1…65535), or `nil` for an OPT record without padding.
+    ///   - dnssecOK: Whether to set DO (0x8000 in the OPT flags).
+    ///   - checkingDisabled: Whether to set CD (0x0010 in the header flags).
     /// - Returns: The message octets.
     /// - Throws: `DNSWireError.invalidName` for a name that cannot be sent;
     ///   `DNSWireError.invalidPaddingBlockSize` for a block size outside 1…65535.
     public static func query(
-        name: String, type: DNSRecordType, id: UInt16 = 0, paddingBlockSize: Int? = 128
+        name: String, type: DNSRecordType, id: UInt16 = 0, paddingBlockSize: Int? = 128, dnssecOK: Bool = false, checkingDisabled: Bool = false
     ) throws(DNSWireError) -> [UInt8] {
         if let block = paddingBlockSize, !(1...65535).contains(block) {
             throw .invalidPaddingBlockSize(block)
@@ -33,7 +38,7 @@ extension DNSMessage {
 
         var writer = DNSMessageWriter()
         writer.append(id)
-        writer.append(0x0100 as UInt16) // QR 0, OPCODE 0, RD 1
+        writer.append(checkingDisabled ? 0x0110 : 0x0100 as UInt16) // QR 0, OPCODE 0, RD 1, CD
         writer.append(1 as UInt16) // QDCOUNT
         writer.append(0 as UInt16) // ANCOUNT
         writer.append(0 as UInt16) // NSCOUNT
@@ -45,7 +50,7 @@ extension DNSMessage {
         writer.append(0 as UInt8) // OPT owner: root
         writer.append(DNSRecordType.opt.rawValue)
         writer.append(advertisedPayloadSize)
-        writer.append(0 as UInt32) // extended RCODE 0, version 0, flags 0
+        writer.append(dnssecOK ? 0x8000 : 0 as UInt32) // extended RCODE 0, version 0, flags: DO
         if let block = paddingBlockSize {
             // RDLENGTH (2) and the option's code and length (4) come before the padding octets.
             let unpadded = writer.count + 2 + 4

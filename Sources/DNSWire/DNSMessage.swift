@@ -204,6 +204,7 @@ public struct DNSMessage: Hashable, Sendable {
                 expire: try rdata.readUInt32(), minimum: try rdata.readUInt32())
             return .soa(soa)
         default:
+            if let expanded = try DNSRDataLayout.expandingNames(type: type, reader: &rdata, end: end) { return .other(expanded) }
             return .other(try rdata.readBytes(length))
         }
     }

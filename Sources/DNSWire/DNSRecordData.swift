@@ -3,8 +3,9 @@ import HTTPDNSCore
 /// The decoded RDATA of a resource record (RFC 1035 §3.3, §4.1.3).
 ///
 /// Only the types an address lookup needs are decoded; everything else is kept as its raw RDATA
-/// octets. Raw octets of types that embed names (NS, MX, …) may contain compression pointers that
-/// are only meaningful inside the original message.
+/// octets. The names inside NS, PTR, MX, SRV, DNAME and the other types of RFC 3597 §4 are written
+/// out uncompressed and lower-case, so the octets stand alone; DNSSEC types are read from them with
+/// `DNSResourceRecord.dnssecData()`.
 public enum DNSRecordData: Hashable, Sendable {
     /// Class `IN` type `A`: an IPv4 address (exactly 4 octets of RDATA, RFC 1035 §3.4.1).
     case a(IPAddress)

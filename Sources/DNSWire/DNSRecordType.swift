@@ -33,6 +33,18 @@ public struct DNSRecordType: RawRepresentable, Hashable, Sendable, CustomStringC
     public static let dname = DNSRecordType(rawValue: 39)
     /// `OPT` (41): the EDNS(0) pseudo-record in the additional section (RFC 6891 §6.1).
     public static let opt = DNSRecordType(rawValue: 41)
+    /// `DS` (43): delegation signer, a parent's digest of a child's DNSKEY (RFC 4034 §5).
+    public static let ds = DNSRecordType(rawValue: 43)
+    /// `RRSIG` (46): a signature over an RRset (RFC 4034 §3).
+    public static let rrsig = DNSRecordType(rawValue: 46)
+    /// `NSEC` (47): authenticated denial of existence (RFC 4034 §4).
+    public static let nsec = DNSRecordType(rawValue: 47)
+    /// `DNSKEY` (48): a zone's public key (RFC 4034 §2).
+    public static let dnskey = DNSRecordType(rawValue: 48)
+    /// `NSEC3` (50): hashed authenticated denial of existence (RFC 5155 §3).
+    public static let nsec3 = DNSRecordType(rawValue: 50)
+    /// `NSEC3PARAM` (51): NSEC3 parameters for authoritative servers (RFC 5155 §4).
+    public static let nsec3param = DNSRecordType(rawValue: 51)
     /// `SVCB` (64): service binding (RFC 9460).
     public static let svcb = DNSRecordType(rawValue: 64)
     /// `HTTPS` (65): service binding for HTTPS origins (RFC 9460 §9).
@@ -52,6 +64,12 @@ public struct DNSRecordType: RawRepresentable, Hashable, Sendable, CustomStringC
         case 33: "SRV"
         case 39: "DNAME"
         case 41: "OPT"
+        case 43: "DS"
+        case 46: "RRSIG"
+        case 47: "NSEC"
+        case 48: "DNSKEY"
+        case 50: "NSEC3"
+        case 51: "NSEC3PARAM"
         case 64: "SVCB"
         case 65: "HTTPS"
         default: "TYPE\(rawValue)"

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 internal import COpenSSL
 
 /// MD5, HMAC-SHA256, HMAC-MD5, AES-CBC, AES-GCM and DES-ECB for the vendor HTTPDNS APIs, through OpenSSL's EVP interface (never hand-rolled).
@@ -158,26 +159,7 @@ enum ProviderCrypto {
 
     /// Bytes from hex (either case); `nil` for odd length or a non-hex character.
     static func bytes(hex text: some StringProtocol) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        HexText.bytes(text)
     }
 }
 
