@@ -9,6 +9,7 @@ import PackageDescription
 /// of the main package are compiled with `-enable-testing`).
 let fuzzers: [(name: String, modules: [String])] = [
     ("FuzzDNSMessage", ["DNSWire"]),
+    ("FuzzServiceBinding", ["DNSWire"]),
     ("FuzzJSONDoH", ["DNSResolver"]),
     ("FuzzAlibabaHTTPDNS", ["DNSResolver"]),
     ("FuzzDNSPodHTTPDNS", ["DNSResolver"]),

@@ -45,7 +45,7 @@ extension DNSMessage {
             writer.append(record.type.rawValue)
             writer.append(record.recordClass)
             writer.append(ttl)
-            let rdata = try Self.encode(record.data)
+            let rdata = try Self.encode(record.data, type: record.type)
             try writer.appendLength(rdata.count)
             writer.append(contentsOf: rdata)
         }
@@ -53,7 +53,7 @@ extension DNSMessage {
         return writer.bytes
     }
 
-    static func encode(_ data: DNSRecordData) throws(DNSWireError) -> [UInt8] {
+    static func encode(_ data: DNSRecordData, type: DNSRecordType) throws(DNSWireError) -> [UInt8] {
         switch data {
         case .a(let address), .aaaa(let address):
             return address.bytes
@@ -67,6 +67,8 @@ extension DNSMessage {
                 writer.append(field)
             }
             return writer.bytes
+        case .serviceBinding(let binding):
+            return try binding.wireRData(type: type)
         case .other(let octets):
             return octets
         }

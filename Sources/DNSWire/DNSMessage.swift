@@ -80,7 +80,8 @@ public struct DNSMessage: Hashable, Sendable {
     ///
     /// Every read is bounds-checked; compression pointers (§4.1.4) must point strictly backwards;
     /// names longer than 255 octets, labels with the `01`/`10` type bits, A RDATA other than 4 octets
-    /// and AAAA RDATA other than 16 are rejected. Octets after the last section are ignored.
+    /// and AAAA RDATA other than 16 are rejected; SVCB and HTTPS RDATA is checked as
+    /// `ServiceBinding(wireRData:type:)` checks it. Octets after the last section are ignored.
     /// - Parameter bytes: The whole message, starting with the 12-octet header.
     /// - Throws: `DNSWireError` saying what is malformed and at which offset; never traps.
     public init(parsing bytes: [UInt8]) throws(DNSWireError) {
@@ -203,6 +204,9 @@ public struct DNSMessage: Hashable, Sendable {
                 serial: try rdata.readUInt32(), refresh: try rdata.readUInt32(), retry: try rdata.readUInt32(),
                 expire: try rdata.readUInt32(), minimum: try rdata.readUInt32())
             return .soa(soa)
+        case .svcb, .https:
+            var parser = ServiceBindingParser(bytes: rdata.bytes, offset: rdata.offset, end: end, type: type)
+            return .serviceBinding(try parser.parse())
         default:
             if let expanded = try DNSRDataLayout.expandingNames(type: type, reader: &rdata, end: end) { return .other(expanded) }
             return .other(try rdata.readBytes(length))

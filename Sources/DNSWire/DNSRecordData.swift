@@ -15,6 +15,8 @@ public enum DNSRecordData: Hashable, Sendable {
     case cname(String)
     /// `SOA`: zone authority data (RFC 1035 §3.3.13).
     case soa(DNSSOA)
+    /// `SVCB` (64) or `HTTPS` (65): a service binding (RFC 9460 §2.2), any class; the record's type says which.
+    case serviceBinding(ServiceBinding)
     /// Any other type (including `OPT`, and `A`/`AAAA` outside class `IN`): the RDATA octets as received.
     case other([UInt8])
 }

@@ -61,6 +61,8 @@ public enum DNSWireError: Error, Hashable, Sendable, CustomStringConvertible {
     /// type: A needs 4 (RFC 1035 §3.4.1), AAAA 16 (RFC 3596 §2.2); CNAME and SOA names and fields
     /// must fill it exactly.
     case badRDataLength(type: DNSRecordType, offset: Int, length: Int)
+    /// The SVCB or HTTPS record RDATA has `problem` at `offset` (RFC 9460 §2.2, §7, §8).
+    case invalidServiceBinding(type: DNSRecordType, offset: Int, problem: ServiceBindingProblem)
     /// More than one OPT record in the additional section (RFC 6891 §6.1.1 makes this FORMERR).
     case multipleOPTRecords(offset: Int)
     /// The query builder or encoder was given an invalid name.
@@ -103,6 +105,8 @@ public enum DNSWireError: Error, Hashable, Sendable, CustomStringConvertible {
             case .aaaa: "AAAA record at offset \(offset) has \(length) octets of RDATA; expected 16 (RFC 3596 §2.2)"
             default: "\(type) record at offset \(offset) has an RDATA length of \(length) that its contents do not fill exactly"
             }
+        case .invalidServiceBinding(let type, let offset, let problem):
+            "\(type) record RDATA is malformed at offset \(offset): \(problem)"
         case .multipleOPTRecords(let offset):
             "DNS message has a second OPT record at offset \(offset) (RFC 6891 §6.1.1)"
         case .invalidName(let name, let problem):

@@ -87,7 +87,7 @@ public enum DNSCanonicalForm {
             }
         }
         do {
-            return try DNSMessage.encode(data)
+            return try DNSMessage.encode(data, type: type)
         } catch {
             throw .unencodableName("\(data)")
         }
