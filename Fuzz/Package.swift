@@ -9,6 +9,7 @@ import PackageDescription
 /// of the main package are compiled with `-enable-testing`).
 let fuzzers: [(name: String, modules: [String])] = [
     ("FuzzDNSMessage", ["DNSWire"]),
+    ("FuzzDNSSECRecords", ["DNSSEC"]),
     ("FuzzJSONDoH", ["DNSResolver"]),
     ("FuzzAlibabaHTTPDNS", ["DNSResolver"]),
     ("FuzzDNSPodHTTPDNS", ["DNSResolver"]),
@@ -48,7 +49,8 @@ let package = Package(
         .executableTarget(
             name: fuzzer.name,
             dependencies: ["FuzzSupport", .product(name: "HTTPDNS", package: "httpdns")]
-                + (fuzzer.modules.contains("FuzzedCLI") ? ["FuzzedCLI"] : []))
+                + (fuzzer.modules.contains("FuzzedCLI") ? ["FuzzedCLI"] : [])
+                + (fuzzer.modules.contains("DNSSEC") ? [.product(name: "DNSSEC", package: "httpdns")] : []))
     },
     swiftLanguageModes: [.v6]
 )
