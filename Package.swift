@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "HTTPDNS", targets: ["HTTPDNS"]),
         // URLSession integration: a product of its own, so the core library does not link FoundationNetworking.
         .library(name: "HTTPDNSURLSession", targets: ["HTTPDNSURLSession"]),
+        // DNSSEC validation, not yet wired into the resolver (Documentation/DNSSEC.md).
+        .library(name: "DNSSEC", targets: ["DNSSEC"]),
         .executable(name: "httpdns", targets: ["httpdns"])
     ],
     targets: [

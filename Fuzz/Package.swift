@@ -10,6 +10,7 @@ import PackageDescription
 let fuzzers: [(name: String, modules: [String])] = [
     ("FuzzDNSMessage", ["DNSWire"]),
     ("FuzzServiceBinding", ["DNSWire"]),
+    ("FuzzDNSSECRecords", ["DNSSEC"]),
     ("FuzzJSONDoH", ["DNSResolver"]),
     ("FuzzAlibabaHTTPDNS", ["DNSResolver"]),
     ("FuzzDNSPodHTTPDNS", ["DNSResolver"]),
@@ -49,7 +50,8 @@ let package = Package(
         .executableTarget(
             name: fuzzer.name,
             dependencies: ["FuzzSupport", .product(name: "HTTPDNS", package: "httpdns")]
-                + (fuzzer.modules.contains("FuzzedCLI") ? ["FuzzedCLI"] : []))
+                + (fuzzer.modules.contains("FuzzedCLI") ? ["FuzzedCLI"] : [])
+                + (fuzzer.modules.contains("DNSSEC") ? [.product(name: "DNSSEC", package: "httpdns")] : []))
     },
     swiftLanguageModes: [.v6]
 )

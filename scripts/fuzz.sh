@@ -29,7 +29,7 @@ elif [[ ${1:-} =~ ^[0-9]+$ ]]; then
 fi
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
-    targets=(FuzzDNSMessage FuzzServiceBinding FuzzJSONDoH FuzzAlibabaHTTPDNS FuzzDNSPodHTTPDNS FuzzHostName FuzzCertificates FuzzCLIArguments FuzzResponseHead)
+    targets=(FuzzDNSMessage FuzzServiceBinding FuzzDNSSECRecords FuzzJSONDoH FuzzAlibabaHTTPDNS FuzzDNSPodHTTPDNS FuzzHostName FuzzCertificates FuzzCLIArguments FuzzResponseHead)
 fi
 scratch="${FUZZ_SCRATCH_PATH:-/tmp/build-httpdns-fuzz}"
 work="${FUZZ_WORK:-/tmp/httpdns-fuzz}"

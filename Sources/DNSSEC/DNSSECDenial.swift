@@ -130,6 +130,29 @@ public struct DNSSECDenial: Sendable {
         return .wildcardNoData
     }
 
+    /// Proves that a wildcard answer was the right one (RFC 4035 §5.3.4, RFC 5155 §8.8): an answer whose
+    /// RRSIG labels field is less than the name's label count was made from `*.<source>`, where the
+    /// source is the rightmost `signatureLabels` labels, and is only valid when the name itself (with
+    /// NSEC3: the next closer name, the source plus one label) does not exist.
+    ///
+    /// An answer that is not an expansion (`signatureLabels` at least the name's label count, not
+    /// counting a leading `*`) needs no proof: the call returns at once.
+    /// - Throws: `DNSSECValidationError.missingDenialProof` with `.nameExists` or `.nameNotCovered`.
+    public func proveWildcardExpansion(_ name: String, type: DNSRecordType, signatureLabels: UInt8) throws(DNSSECValidationError) {
+        let name = DNSCanonicalForm.name(name) ?? name
+        let fail = { (gap: DNSSECDenialGap) in DNSSECValidationError.missingDenialProof(name: name, type: type, gap) }
+        guard let labels = try? DNSCanonicalForm.labels(of: name), Int(signatureLabels) < labels.count, labels.first != [UInt8(ascii: "*")] else { return }
+        if !nsecs.isEmpty {
+            if nsecs.contains(where: { $0.owner == name }) { throw fail(.nameExists(name)) }
+            guard nsecs.contains(where: { covers($0, name) }) else { throw fail(.nameNotCovered(name)) }
+            return
+        }
+        guard !nsec3s.isEmpty else { throw fail(.noRecords) }
+        let nextCloser = DNSCanonicalForm.name(labels: labels.suffix(Int(signatureLabels) + 1))
+        if try nsec3Match(nextCloser, fail: fail) != nil { throw fail(.nameExists(nextCloser)) }
+        guard try nsec3Cover(nextCloser, fail: fail) != nil else { throw fail(.nameNotCovered(nextCloser)) }
+    }
+
     /// The type, CNAME and delegation checks of a record that matches the name (RFC 4035 §5.4,
     /// RFC 6840 §4.1, RFC 5155 §8.5-8.6): a DS denial needs the parent side of the cut (no SOA), any
     /// other type the authoritative side (not NS without SOA).

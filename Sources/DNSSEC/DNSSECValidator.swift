@@ -129,4 +129,12 @@ public struct DNSSECVerifiedSignature: Hashable, Sendable {
     public var signature: RRSIG
     /// The key it verified with.
     public var key: DNSKEY
+
+    /// How long the RRset may be kept, in seconds (RFC 4035 §5.3.3): the least of its TTL as received,
+    /// the RRSIG's original TTL, and the seconds left until the signature expires at `now` (seconds
+    /// since 1970; 0 once expired).
+    public func cappedTTL(_ ttl: UInt32, now: Int64) -> UInt32 {
+        let left = Int32(bitPattern: signature.expiration &- UInt32(truncatingIfNeeded: now))
+        return min(ttl, signature.originalTTL, UInt32(max(0, left)))
+    }
 }

@@ -71,6 +71,30 @@ import DNSWire
         #expect(try denial.proveNoData("anything.wild.test", type: .txt) == .wildcardNoData)
     }
 
+    @Test(arguments: 0..<3) func wildcardAnswerIsProvenNeededBecauseTheNameDoesNotExist(zoneIndex: Int) throws {
+        let (denial, _) = try Self.denial(Self.allZones[zoneIndex].1)
+        try denial.proveWildcardExpansion("anything.wild.test", type: .a, signatureLabels: 2)
+        try denial.proveWildcardExpansion("a.b.wild.test", type: .a, signatureLabels: 2)
+        // Not an expansion: nothing to prove.
+        try denial.proveWildcardExpansion("www.test", type: .a, signatureLabels: 2)
+    }
+
+    @Test(arguments: 0..<3) func existingNameCannotBeAWildcardExpansion(zoneIndex: Int) throws {
+        let (denial, _) = try Self.denial(Self.allZones[zoneIndex].1)
+        #expect(throws: DNSSECValidationError.missingDenialProof(name: "www.test", type: .a, .nameExists("www.test"))) {
+            try denial.proveWildcardExpansion("www.test", type: .a, signatureLabels: 1)
+        }
+    }
+
+    @Test func wildcardExpansionWithoutTheCoveringRecordIsNotProven() throws {
+        let (_, records) = try Self.denial(Self.nsecZone)
+        // The NSEC at *.wild.test is the one that covers anything.wild.test.
+        let fewer = records.filter { $0.name != "*.wild.test" }
+        #expect(throws: DNSSECValidationError.missingDenialProof(name: "anything.wild.test", type: .a, .nameNotCovered("anything.wild.test"))) {
+            try DNSSECDenial(records: fewer, zone: "test").proveWildcardExpansion("anything.wild.test", type: .a, signatureLabels: 2)
+        }
+    }
+
     @Test func unsignedDelegationHasNoDSProvenByNSECAndNSEC3() throws {
         #expect(try Self.denial(Self.nsecZone).0.proveNoData("insecure.test", type: .ds) == .noData)
         #expect(try Self.denial(Self.nsec3Zone).0.proveNoData("insecure.test", type: .ds) == .noData)

@@ -46,6 +46,16 @@ import DNSWire
         _ = try Self.validator.verify(expanded, signatures: signatures, keys: keys, zone: "test")
     }
 
+    @Test func ttlIsCappedByTheOriginalTTLAndTheTimeLeftBeforeExpiration() throws {
+        let zone = try Self.zone("ED25519")
+        let verified = try Self.validator.verify(zone.rrset("www.test", .a), signatures: zone.signatures("www.test", covering: .a), keys: zone.trustedKeys().keys, zone: "test")
+        #expect(verified.signature.originalTTL == 3600)
+        #expect(verified.cappedTTL(86400, now: SignedZone.insideWindow) == 3600)
+        #expect(verified.cappedTTL(60, now: SignedZone.insideWindow) == 60)
+        #expect(verified.cappedTTL(3600, now: SignedZone.expirationTime - 100) == 100)
+        #expect(verified.cappedTTL(3600, now: SignedZone.expirationTime + 1) == 0)
+    }
+
     @Test(arguments: algorithms) func signatureAfterItsExpirationIsExpired(algorithm: String) throws {
         let zone = try Self.zone(algorithm)
         let late = DNSSECValidator(clock: FixedDNSSECClock(SignedZone.expirationTime + 1))
@@ -157,7 +167,8 @@ import DNSWire
     }
 
     @Test func ldnsVerifyZoneAndThisValidatorAgreeOnAGoodAndATamperedZone() throws {
-        let zone = try Self.zone("ECDSAP256SHA256")
+        let zone = try SignedZone.make(algorithm: "ECDSAP256SHA256", keepFiles: true)
+        defer { zone.remove() }
         #expect(try zone.ldnsVerifies())
         let validator = DNSSECValidator() // the real clock, as ldns-verify-zone uses
         let keys = try validator.validateKeySet(zone.rrset("test", .dnskey), signatures: zone.signatures("test", covering: .dnskey), zone: "test", anchors: zone.anchors).keys

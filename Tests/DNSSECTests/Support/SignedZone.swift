@@ -45,9 +45,12 @@ struct SignedZone: Sendable {
 
     /// Generates a KSK and a ZSK of `algorithm` (an ldns name: `RSASHA256`, `ECDSAP256SHA256`, …) and signs.
     /// - Parameter nsec3: Sign with NSEC3 (`-n`, SHA-1, no extra iterations, no salt) instead of NSEC.
-    static func make(origin: String = "test.", algorithm: String, nsec3: Bool = false, optOut: Bool = false, extraText: String = "") throws -> SignedZone {
+    /// - Parameter keepFiles: Keep the directory (for `ldnsVerifies`, `reading`); the caller then calls
+    ///   `remove()`. Otherwise it is deleted once the records are read.
+    static func make(origin: String = "test.", algorithm: String, nsec3: Bool = false, optOut: Bool = false, extraText: String = "", keepFiles: Bool = false) throws -> SignedZone {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-dnssec-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { if !keepFiles { try? FileManager.default.removeItem(at: directory) } }
         let zone = directory.appendingPathComponent("zone")
         try (zoneText(origin: origin) + "\n" + extraText + "\n").write(to: zone, atomically: true, encoding: .utf8)
 
