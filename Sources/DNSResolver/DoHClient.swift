@@ -54,8 +54,8 @@ public struct DoHClient: Sendable {
     public func lookup(
         _ name: String, families: AddressFamilies, endpoint: DoHEndpoint, timeout: TimeInterval
     ) async throws(Failure) -> Answer {
-        let ipv4Query = families.includes(.ipv4) ? try query(name, type: .a) : nil
-        let ipv6Query = families.includes(.ipv6) ? try query(name, type: .aaaa) : nil
+        let ipv4Query = families.includes(.ipv4) ? try query(name, type: .a, clientSubnet: endpoint.clientSubnet) : nil
+        let ipv6Query = families.includes(.ipv6) ? try query(name, type: .aaaa, clientSubnet: endpoint.clientSubnet) : nil
 
         let outcomes: [FamilyOutcome]
         switch (ipv4Query, ipv6Query) {
@@ -81,9 +81,9 @@ public struct DoHClient: Sendable {
         case failed(type: DNSRecordType, reason: String)
     }
 
-    private func query(_ name: String, type: DNSRecordType) throws(Failure) -> [UInt8] {
+    private func query(_ name: String, type: DNSRecordType, clientSubnet: EDNSClientSubnet?) throws(Failure) -> [UInt8] {
         do {
-            return try DNSMessage.query(name: name, type: type, id: 0, paddingBlockSize: 128)
+            return try DNSMessage.query(name: name, type: type, id: 0, paddingBlockSize: 128, clientSubnet: clientSubnet)
         } catch {
             throw .invalidName(name, reason: error.description)
         }

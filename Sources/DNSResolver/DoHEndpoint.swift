@@ -1,3 +1,4 @@
+import DNSWire
 import Foundation
 import HTTPDNSCore
 
@@ -22,6 +23,10 @@ public struct DoHEndpoint: Sendable, Hashable, CustomStringConvertible {
     public var bootstrapAddresses: [IPAddress]
     /// The HTTP method; GET by default.
     public var method: Method
+    /// The EDNS Client Subnet option sent with each query (RFC 7871), so the resolver answers as for
+    /// a client in that network; nil (the default): none. `EDNSClientSubnet.optOut` asks the resolver
+    /// to use none of the client's address. Opt-in: it tells each server on the way where the client is.
+    public var clientSubnet: EDNSClientSubnet?
 
     /// - Parameters:
     ///   - url: An `https` URL with a host. Any other scheme is taken here, but no query is sent to
@@ -34,6 +39,7 @@ public struct DoHEndpoint: Sendable, Hashable, CustomStringConvertible {
         self.url = url
         self.bootstrapAddresses = bootstrapAddresses
         self.method = method
+        self.clientSubnet = nil
     }
 
     /// The URL, as given.

@@ -58,6 +58,10 @@ extension HostResolver {
         /// (default 30). When every provider is in back-off they are all tried anyway, in order.
         /// Finite, 0 or more; 0 skips none.
         public var failureBackoff: TimeInterval = 30
+        /// Which providers' answers lose their local addresses (loopback, private, link-local,
+        /// unique-local, multicast): `.publicResolvers` by default, the built-in public DoH services.
+        /// See `RebindingGuard`.
+        public var rebindingGuard: RebindingGuard = .publicResolvers
 
         // MARK: Cache policy
 

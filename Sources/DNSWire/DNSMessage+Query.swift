@@ -15,7 +15,8 @@ extension DNSMessage {
     /// a multiple of `paddingBlockSize` octets (RFC 8467 §4.1 recommends 128 for queries).
     /// `dnssecOK` sets the OPT record's DO bit (RFC 3225 §3) so the server includes RRSIG, NSEC and
     /// NSEC3 records; `checkingDisabled` sets the header's CD bit (RFC 4035 §3.2.2) so a validating
-    /// resolver passes on data it would call bogus, for the client to judge itself.
+    /// resolver passes on data it would call bogus, for the client to judge itself. A `clientSubnet`
+    /// goes in the OPT record as an EDNS Client Subnet option (code 8, RFC 7871 §6), before the padding.
     ///
     /// - Parameters:
     ///   - name: A host name, any case (encoded lower-case), optional trailing dot; `"."` is the root.
@@ -25,11 +26,13 @@ extension DNSMessage {
     ///   - paddingBlockSize: Block size in octets (1…65535), or `nil` for an OPT record without padding.
     ///   - dnssecOK: Whether to set DO (0x8000 in the OPT flags).
     ///   - checkingDisabled: Whether to set CD (0x0010 in the header flags).
+    ///   - clientSubnet: The ECS option to send; nil: none.
     /// - Returns: The message octets.
     /// - Throws: `DNSWireError.invalidName` for a name that cannot be sent;
     ///   `DNSWireError.invalidPaddingBlockSize` for a block size outside 1…65535.
     public static func query(
-        name: String, type: DNSRecordType, id: UInt16 = 0, paddingBlockSize: Int? = 128, dnssecOK: Bool = false, checkingDisabled: Bool = false
+        name: String, type: DNSRecordType, id: UInt16 = 0, paddingBlockSize: Int? = 128, dnssecOK: Bool = false, checkingDisabled: Bool = false,
+        clientSubnet: EDNSClientSubnet? = nil
     ) throws(DNSWireError) -> [UInt8] {
         if let block = paddingBlockSize, !(1...65535).contains(block) {
             throw .invalidPaddingBlockSize(block)
@@ -51,16 +54,24 @@ extension DNSMessage {
         writer.append(DNSRecordType.opt.rawValue)
         writer.append(advertisedPayloadSize)
         writer.append(dnssecOK ? 0x8000 : 0 as UInt32) // extended RCODE 0, version 0, flags: DO
+        var options: [UInt8] = []
+        if let clientSubnet {
+            let data = clientSubnet.optionData
+            options += [UInt8(EDNSClientSubnet.optionCode >> 8), UInt8(EDNSClientSubnet.optionCode & 0xFF), 0, UInt8(data.count)] + data
+        }
         if let block = paddingBlockSize {
-            // RDLENGTH (2) and the option's code and length (4) come before the padding octets.
-            let unpadded = writer.count + 2 + 4
+            // RDLENGTH (2), the other options and the padding option's code and length (4) come
+            // before the padding octets.
+            let unpadded = writer.count + 2 + options.count + 4
             let padding = (block - unpadded % block) % block
-            try writer.appendLength(4 + padding)
+            try writer.appendLength(options.count + 4 + padding)
+            writer.append(contentsOf: options)
             writer.append(paddingOptionCode)
             try writer.appendLength(padding)
             writer.append(contentsOf: [UInt8](repeating: 0, count: padding))
         } else {
-            writer.append(0 as UInt16)
+            try writer.appendLength(options.count)
+            writer.append(contentsOf: options)
         }
         guard writer.count <= 65535 else { throw .messageTooLong(length: writer.count) }
         return writer.bytes

@@ -56,10 +56,22 @@ struct ProviderOptions {
             values: AlibabaServiceSchedule.Region.allCases.map(\.rawValue)),
         .init(
             names: ["--client-ip"], arity: .value, valueName: "ADDRESS",
-            summary: "Answer as for a client at ADDRESS (ip=, cip=)",
-            detail:
-                "Ask an httpdns-dnspod or httpdns-ali (ip=) or httpdns-ali-v2 (cip=) endpoint for the answer it gives a client at ADDRESS (EDNS Client Subnet) rather than the address the query comes from."
-        ),
+            summary: "Answer as for a client at ADDRESS (ECS, ip=)",
+            detail: """
+                Ask for the answer a client at ADDRESS would get rather than the one for the address the query
+                comes from: with doh, an EDNS Client Subnet option (RFC 7871) of ADDRESS[/PREFIX] (default /24
+                for IPv4, /56 for IPv6; /0 asks the resolver to use none of your address); with httpdns-dnspod
+                or httpdns-ali, ip=ADDRESS; with httpdns-ali-v2, cip=ADDRESS. It tells every server on the way
+                where you are.
+                """),
+        .init(
+            names: ["--rebinding-guard"], arity: .value, valueName: "SCOPE", summary: "Drop local addresses: public (default), all, off",
+            detail: """
+                Drop loopback, private, link-local, unique-local and multicast addresses from answers (DNS
+                rebinding): public, the default, from the built-in public DoH resolvers' answers; all, from every
+                provider's; off, from none. An answer left with no address is "no addresses" (exit 6).
+                """,
+            values: ["public", "all", "off"]),
         .init(
             names: ["--cache-file"], arity: .value, valueName: "PATH",
             summary: "Keep the answer cache in PATH (SQLite)",
@@ -111,6 +123,9 @@ struct ProviderOptions {
     /// `--alg`: `des` or `aes`.
     var algorithm = "des"
     var clientIP: IPAddress?
+    /// `--client-ip` for doh: the ECS option.
+    var clientSubnet: EDNSClientSubnet?
+    var rebindingGuard = RebindingGuard.publicResolvers
     /// `--startup-ip`: resolve through the service IPs Alibaba's scheduling API gives.
     var startupAddresses: [IPAddress] = []
     var region = AlibabaServiceSchedule.Region.global
@@ -140,11 +155,28 @@ struct ProviderOptions {
             guard kind == "httpdns-dnspod", keyID != nil else { throw UsageError("--alg is for --provider httpdns-dnspod with --key-id", command: command) }
         }
         if let text = parsed.value("client-ip") {
-            guard let address = IPAddress(text) else { throw OptionValue.refusal("--client-ip", expected: "an IPv4 or IPv6 address", got: text, command: command) }
-            guard ["httpdns-dnspod", "httpdns-ali", "httpdns-ali-v2"].contains(kind) else {
-                throw UsageError("--client-ip is for --provider httpdns-dnspod or httpdns-ali (ip=) or httpdns-ali-v2 (cip=)", command: command)
+            if kind == "doh" {
+                let subnet: EDNSClientSubnet?
+                do { subnet = try EDNSClientSubnet(parsing: text) } catch { throw UsageError("--client-ip: \(error)", command: command) }
+                guard let subnet else {
+                    throw OptionValue.refusal("--client-ip", expected: "an IPv4 or IPv6 address, with /PREFIX for doh", got: text, command: command)
+                }
+                clientSubnet = subnet
+            } else {
+                guard let address = IPAddress(text) else { throw OptionValue.refusal("--client-ip", expected: "an IPv4 or IPv6 address", got: text, command: command) }
+                guard ["httpdns-dnspod", "httpdns-ali", "httpdns-ali-v2"].contains(kind) else {
+                    throw UsageError("--client-ip is for --provider doh (ECS), httpdns-dnspod or httpdns-ali (ip=) or httpdns-ali-v2 (cip=)", command: command)
+                }
+                clientIP = address
             }
-            clientIP = address
+        }
+        if let text = parsed.value("rebinding-guard") {
+            switch text.lowercased() {
+            case "public": rebindingGuard = .publicResolvers
+            case "all": rebindingGuard = .allProviders
+            case "off": rebindingGuard = .off
+            default: throw OptionValue.refusal("--rebinding-guard", expected: "public, all or off", got: text, command: command)
+            }
         }
         for text in parsed.all("startup-ip") {
             guard let address = IPAddress(text) else { throw OptionValue.refusal("--startup-ip", expected: "an IPv4 or IPv6 address", got: text, command: command) }
@@ -262,7 +294,11 @@ struct ProviderOptions {
                 DNSPodHTTPDNSEndpoint(url: $0.url, authentication: dnspodAuthentication, clientSubnet: clientIP, bootstrapAddresses: $0.bootstrapAddresses)
             }
         default:
-            return endpoints
+            return endpoints.map { endpoint in
+                var endpoint = endpoint
+                endpoint.clientSubnet = clientSubnet
+                return endpoint
+            }
         }
     }
 
@@ -278,6 +314,7 @@ struct ProviderOptions {
         configuration.maximumStaleness = maximumStaleness
         configuration.bypassList = bypass
         configuration.racesFirstTwoProviders = race
+        configuration.rebindingGuard = rebindingGuard
     }
 }
 

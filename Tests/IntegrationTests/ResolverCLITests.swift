@@ -97,7 +97,7 @@ extension ResolverIntegrationSuites {
             #expect(missing.stderrText.contains("--account-id"))
         }
 
-        @Test("--client-ip asks httpdns-ali (ip=) and httpdns-ali-v2 (cip=) for another client's answer; doh refuses it")
+        @Test("--client-ip asks httpdns-ali (ip=) and httpdns-ali-v2 (cip=) for another client's answer; json refuses it")
         func clientAddress() async throws {
             let server = try await ProviderTestServer.shared()
             let common = ["--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path, "--type", "A", "--client-ip", "10.0.0.1"]
@@ -109,9 +109,33 @@ extension ResolverIntegrationSuites {
                 #expect(result.stdoutText.hasPrefix("a.test 127.0.0.2"), "\(options): \(result.stdoutText)")
             }
             #expect(!server.requests(containing: "/100000/d?host=a.test&query=4&ip=10.0.0.1").isEmpty)
-            let refused = try await httpdns(["resolve", "a.test", "--provider", "doh", "--client-ip", "10.0.0.1"])
+            let refused = try await httpdns(["resolve", "a.test", "--provider", "json", "--client-ip", "10.0.0.1"])
             #expect(refused.status == 2)
-            #expect(refused.stderrText.contains("--client-ip is for --provider httpdns-dnspod or httpdns-ali (ip=) or httpdns-ali-v2 (cip=)"), "\(refused.stderrText)")
+            #expect(
+                refused.stderrText.contains("--client-ip is for --provider doh (ECS), httpdns-dnspod or httpdns-ali (ip=) or httpdns-ali-v2 (cip=)"),
+                "\(refused.stderrText)")
+        }
+
+        @Test("--client-ip with doh sends an ECS option that unbound's DoH endpoint takes; a bad prefix is refused")
+        func clientSubnet() async throws {
+            let result = try await httpdns(["resolve", "a.test", "--type", "A", "--client-ip", "192.0.2.77/24", "-v"] + doh)
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(result.stdoutText.hasPrefix("a.test 127.0.0.1"), "\(result.stdoutText)")
+            let bad = try await httpdns(["resolve", "a.test", "--client-ip", "192.0.2.77/33"] + doh)
+            #expect(bad.status == 2)
+            #expect(bad.stderrText.contains("prefix length must be 0...32 for IPv4, not 33"), "\(bad.stderrText)")
+        }
+
+        @Test("--rebinding-guard all drops the test server's loopback answer (exit 6, a warning naming it); the default leaves an endpoint of your own alone")
+        func rebindingGuard() async throws {
+            let guarded = try await httpdns(["resolve", "a.test", "--type", "A", "--no-fallback", "--rebinding-guard", "all"] + doh)
+            #expect(guarded.status == 6, "\(guarded.stdoutText) \(guarded.stderrText)")
+            #expect(guarded.stderrText.contains("dropped 127.0.0.1 from"), "\(guarded.stderrText)")
+            #expect(guarded.stderrText.contains("DNS rebinding guard"), "\(guarded.stderrText)")
+            let plain = try await httpdns(["resolve", "a.test", "--type", "A", "--no-fallback"] + doh)
+            #expect(plain.status == 0, "\(plain.stderrText)")
+            let wrong = try await httpdns(["resolve", "a.test", "--rebinding-guard", "sometimes"] + doh)
+            #expect(wrong.status == 2)
         }
 
         @Test("--startup-ip asks the scheduling API for the service IPs and resolves through them; it is refused for other providers")

@@ -32,6 +32,7 @@ final class ProviderPool: Sendable {
     private let failureThreshold: Int
     private let failureBackoff: TimeInterval
     private let racesFirstTwo: Bool
+    private let rebindingGuard: RebindingGuard
     private let health: LockedValue<[Health]>
 
     init(configuration: HostResolver.Configuration, transport: any DoHTransport, clock: any ResolverClock) {
@@ -43,6 +44,7 @@ final class ProviderPool: Sendable {
         failureThreshold = configuration.failureThreshold
         failureBackoff = configuration.failureBackoff
         racesFirstTwo = configuration.racesFirstTwoProviders
+        rebindingGuard = configuration.rebindingGuard
         health = LockedValue(Array(repeating: Health(), count: configuration.providers.count))
     }
 
@@ -140,8 +142,17 @@ final class ProviderPool: Sendable {
         }
         let started = clock.now()
         do {
-            let answer = try await provider.lookup(name, families: families, transport: transport, timeout: requestTimeout)
+            var answer = try await provider.lookup(name, families: families, transport: transport, timeout: requestTimeout)
             let latency = clock.now() - started
+            if rebindingGuard.screens(provider) {
+                let screened = rebindingGuard.screen(answer)
+                if !screened.dropped.isEmpty {
+                    answer = screened.answer
+                    observer?.warning(
+                        "dropped \(screened.dropped.map(\.description).joined(separator: ", ")) from \(provider.url.host() ?? provider.url.absoluteString)'s answer for \(name): a public resolver's answer names a local address (DNS rebinding guard)"
+                    )
+                }
+            }
             health.withLock {
                 $0[index].consecutiveFailures = 0; $0[index].skipUntil = 0
             }
