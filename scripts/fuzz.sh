@@ -11,7 +11,9 @@
 #
 # Environment: FUZZ_SCRATCH_PATH (build directory, default /tmp/build-httpdns-fuzz), FUZZ_WORK
 # (corpus growth, logs and crashing inputs, default /tmp/httpdns-fuzz), FUZZ_JOBS (parallel targets,
-# default 1).
+# default 1), FUZZ_TIMEOUT (seconds one input may take, libFuzzer's -timeout, default 10: it is wall
+# time, so a run under `nice` on a busy machine needs more, 300 say, or a starved input is reported
+# as a hang).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root="$PWD"
@@ -59,7 +61,7 @@ run_one() {
     # -runs bounds the executions instead of the time (-max_total_time=0: no limit).
     local bound=(-max_total_time="$seconds")
     [[ -z $runs ]] || bound=(-runs="$runs" -max_total_time=0)
-    "$bin/$target" "$corpus" "Fuzz/Corpus/$target" "${bound[@]}" -timeout=10 -rss_limit_mb=2048 \
+    "$bin/$target" "$corpus" "Fuzz/Corpus/$target" "${bound[@]}" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix="$artifacts" >"$work/$target.log" 2>&1 || true
 }
 
