@@ -292,7 +292,7 @@ enum FetchCommand {
         var parallelMaximum = 50
         /// The URL's place on the command line, from 0 (`%{urlnum}`).
         var index = 0
-        /// The option that named `output`'s file, for messages: `-o`, or `-O`.
+        /// The option that named `output`'s file, for messages: `-o`, `--output` or `-O`.
         var outputOption = "-o"
     }
 
@@ -351,12 +351,12 @@ enum FetchCommand {
         // "Name;" sends it empty.
         var headers = HTTPHeaders()
         var omitted: Set<String> = []
-        for line in parsed.all("header") {
+        for (line, option) in parsed.allSpelled("header") {
             // Refused here, naming -H, before the library refuses the request (it cannot be framed).
             if line.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) {
                 let shown = line.replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
                     .replacingOccurrences(of: "\0", with: "\\0")
-                throw OptionValue.refusal("-H", expected: "one line", got: shown, why: "a line break or NUL in it", command: "fetch")
+                throw OptionValue.refusal(option, expected: "one line", got: shown, why: "a line break or NUL in it", command: "fetch")
             }
             let trimmed = line.trimmingWhitespace()
             if !trimmed.contains(":"), trimmed.hasSuffix(";"), trimmed.count > 1 {
@@ -364,13 +364,13 @@ enum FetchCommand {
                 continue
             }
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
-                throw OptionValue.refusal("-H", expected: "'Name: value', 'Name:' to leave it out or 'Name;' to send it empty", got: line, command: "fetch")
+                throw OptionValue.refusal(option, expected: "'Name: value', 'Name:' to leave it out or 'Name;' to send it empty", got: line, command: "fetch")
             }
             let name = line[..<colon].trimmingWhitespace()
             let value = line[line.index(after: colon)...].trimmingWhitespace()
             if value.isEmpty {
                 guard name.lowercased() != "host" else {
-                    throw UsageError("-H '\(line)': the Host header cannot be left out, it names the host the request is for", command: "fetch")
+                    throw UsageError("\(option) '\(line)': the Host header cannot be left out, it names the host the request is for", command: "fetch")
                 }
                 omitted.insert(name)
             } else {
@@ -397,7 +397,7 @@ enum FetchCommand {
         let method = parsed.value("request") ?? (head ? "HEAD" : body == nil ? "GET" : "POST")
 
         var timeouts = Timeouts()
-        if let text = parsed.value("max-time") { timeouts.total = try TimeLimitOption.seconds(text, option: "--max-time", command: "fetch") }
+        if let text = parsed.value("max-time") { timeouts.total = try TimeLimitOption.seconds(text, option: parsed.spelling("max-time"), command: "fetch") }
         if let text = parsed.value("connect-timeout") { timeouts.connect = try TimeLimitOption.seconds(text, option: "--connect-timeout", command: "fetch") }
         // (0 leaves the connect limit to libcurl's 300 s and the total unlimited.)
 
@@ -408,17 +408,17 @@ enum FetchCommand {
         let trustOptions = try TrustOptions(parsed, command: "fetch")
 
         // The n-th -o or -O names the n-th URL's output, wherever it stands, as curl pairs them.
-        var outputNames = parsed.all("output").makeIterator()
-        var outputOptions: [String?] = []
+        var outputNames = parsed.allSpelled("output").makeIterator()
+        var outputOptions: [(value: String, spelling: String)?] = []
         for key in parsed.order where key == "output" || key == "remote-name" {
             outputOptions.append(key == "output" ? outputNames.next() : nil)
         }
         guard outputOptions.count <= urls.count else {
             // curl ignores the extra ones with a warning; which file was meant is a guess.
-            if urls.count == 1, outputOptions.contains(nil), outputOptions.contains(where: { $0 != nil }) {
+            if urls.count == 1, outputOptions.contains(where: { $0 == nil }), outputOptions.contains(where: { $0 != nil }) {
                 throw UsageError("-O and -o both name the output file: give one of them", command: "fetch")
             }
-            if !outputOptions.contains(nil) {
+            if !outputOptions.contains(where: { $0 == nil }) {
                 throw UsageError("-o given \(outputOptions.count) times for \(urls.count) URL\(urls.count == 1 ? "" : "s"): give at most one per URL", command: "fetch")
             }
             throw UsageError("\(outputOptions.count) output options (-o/-O) for \(urls.count) URL\(urls.count == 1 ? "" : "s"): give at most one per URL", command: "fetch")
@@ -427,7 +427,7 @@ enum FetchCommand {
         for (index, target) in urls.enumerated() {
             if index < outputOptions.count {
                 if let name = outputOptions[index] {
-                    outputs.append(try FetchOutput(path: name))
+                    outputs.append(try FetchOutput(path: name.value, option: name.spelling))
                 } else {
                     outputs.append(try FetchOutput(remoteNameOf: target))
                 }
@@ -436,7 +436,7 @@ enum FetchCommand {
             }
         }
         let output = outputs[0]
-        let writeOut = try parsed.value("write-out").map { (argument) throws(UsageError) in try WriteOut(argument: argument) }
+        let writeOut = try parsed.value("write-out").map { (argument) throws(UsageError) in try WriteOut(argument: argument, option: parsed.spelling("write-out")) }
 
         var redirects: RedirectPolicy?
         var maximumRedirects = 50
@@ -482,7 +482,7 @@ enum FetchCommand {
             plan.request.url = pair.0
             plan.output = pair.1
             plan.index = index
-            if index < outputOptions.count, outputOptions[index] == nil { plan.outputOption = "-O" }
+            if index < outputOptions.count { plan.outputOption = outputOptions[index]?.spelling ?? "-O" }
             return plan
         }
     }
@@ -504,7 +504,7 @@ enum FetchCommand {
         guard let url = URL(string: withScheme), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
             let host = url.host, !host.isEmpty
         else {
-            throw OptionValue.refusal("-x", expected: "an HTTP proxy URL (http://HOST:PORT or https://HOST:PORT)", got: text, command: "fetch")
+            throw OptionValue.refusal(parsed.spelling("proxy"), expected: "an HTTP proxy URL (http://HOST:PORT or https://HOST:PORT)", got: text, command: "fetch")
         }
         let list = (bypass ?? environment["no_proxy"] ?? environment["NO_PROXY"] ?? "")
             .split(separator: ",").map { $0.trimmingWhitespace() }
@@ -529,7 +529,7 @@ enum FetchCommand {
         // it (curl finds it at the first write).
         for each in plans {
             if let failure = each.output.checkWritable() {
-                if !plan.silent { console.note("httpdns: \(each.outputOption): \(failure)") }
+                if !plan.silent { console.note("httpdns: \(OptionValue.refusal(failure, option: each.outputOption, command: "fetch"))") }
                 return HTTPDNSTool.ExitStatus.writeFailed
             }
         }
@@ -590,7 +590,7 @@ enum FetchCommand {
 
         // -c: the jar at the end, also after a failure, as curl writes it.
         if let jar, let path = plan.cookies.jarPath, signals.exitStatus == nil, let failure = jar.write(to: path, console: console) {
-            if !plan.silent { console.note("httpdns: \(failure)") }
+            if !plan.silent { console.note("httpdns: \(OptionValue.refusal(failure, option: plan.cookies.jarSpelling, command: "fetch"))") }
             if status == 0 { status = HTTPDNSTool.ExitStatus.writeFailed }
         }
         // A stale answer starts a background refresh: let it finish (and reach the cache file)

@@ -95,7 +95,7 @@ enum ResolveCommand {
             json = parsed.has("json")
             compare = parsed.has("compare")
             verbose = parsed.has("verbose")
-            if let text = parsed.value("max-time") { maxTime = try TimeLimitOption.seconds(text, option: "--max-time", command: "resolve") }
+            if let text = parsed.value("max-time") { maxTime = try TimeLimitOption.seconds(text, option: parsed.spelling("max-time"), command: "resolve") }
         } catch let error as UsageError {
             return HTTPDNSTool.report(error, console: console)
         } catch {

@@ -147,7 +147,7 @@ struct FetchOptionParsingTests {
         let directory = FileManager.default.temporaryDirectory.path
         let error = try #require(refusal([option, directory, "https://a.test/"]))
         #expect(error.status == 23)
-        #expect(error.message == "-o: cannot write '\(directory)': it is a directory")
+        #expect(error.message == "\(option): cannot write '\(directory)': Is a directory")
     }
 
     @Test("-w @FILE that cannot be read is refused with exit 2 (curl writes nothing for it)")
@@ -195,7 +195,7 @@ struct FetchOptionParsingTests {
         "a malformed or unreadable pin names its option and value, as curl names the option at fault",
         arguments: [
             (["--pinnedpubkey", "sha256//abc"], "--pinnedpubkey: invalid pin 'sha256//abc'"),
-            (["--pinnedpubkey", "/nonexistent/key.pem"], "--pinnedpubkey: cannot read file '/nonexistent/key.pem'"),
+            (["--pinnedpubkey", "/nonexistent/key.pem"], "--pinnedpubkey: cannot read '/nonexistent/key.pem'"),
             (["--pin-cert", "zz"], "--pin-cert: invalid pin 'zz'"),
             (["--doh-pinnedpubkey", "x"], "--doh-pinnedpubkey: invalid pin 'x'")
         ])
