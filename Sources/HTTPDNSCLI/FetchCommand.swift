@@ -542,6 +542,8 @@ enum FetchCommand {
         // new connection, among the connection's lines (describe), where the library's own
         // warning, at the response head, would come before the resolution's.
         if plan.silent || plan.verbose { configuration.trustEventHandler = { _ in } }
+        // -s: no warnings, as curl -s prints none.
+        if !plan.silent { console.warnOfOptionsWithoutEffect(plan.resolverOptions.providerOptions) }
         let resolver: HostResolver
         let client: HTTPClient
         do {

@@ -113,6 +113,7 @@ enum ProbeCommand {
             console.note("httpdns: \(error)")
             return HTTPDNSTool.ExitStatus.usage
         }
+        console.warnOfOptionsWithoutEffect(options.providerOptions)
         let resolver: HostResolver
         do {
             resolver = try options.makeResolver(observer: console.resolverObserver(verbose: verbose), connectTimeout: timeouts.connect)

@@ -102,6 +102,7 @@ enum ResolveCommand {
             return HTTPDNSTool.report(UsageError("\(error)", command: "resolve"), console: console)
         }
 
+        console.warnOfOptionsWithoutEffect(options.providerOptions)
         let resolver: HostResolver
         do {
             resolver = try options.makeResolver(families: families, observer: console.resolverObserver(verbose: verbose))
