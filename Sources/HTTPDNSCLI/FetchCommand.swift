@@ -175,11 +175,13 @@ enum FetchCommand {
                             """),
                     .init(
                         names: ["-v", "--verbose"], arity: .flag,
-                        summary: "Report address, its source, TLS, certificate",
+                        summary: "Report address, source, TLS, certificate, heads",
                         detail: """
                             Report on stderr: the address used and where it came from, the resolver's events, the SNI
-                            sent, the ALPN protocol, the server certificate's subject and issuer; each response as its
-                            head arrives, before its body, as curl does.
+                            sent, the ALPN protocol, the server certificate's subject and issuer; then, as curl does,
+                            the request head as libcurl sent it ('> ' lines; over HTTP/2 '> GET / HTTP/2' and the
+                            fields, no pseudo-header) and each response head as received ('< ' lines: every redirect
+                            and 100 Continue too), before the body. Fields are shown as sent, but a Basic credential (-u's) as 'Basic ***'.
                             """),
                     .init(names: ["-s", "--silent"], arity: .flag, summary: "No error messages (unless -S), nor -k's warning"),
                     .init(names: ["-S", "--show-error"], arity: .flag, summary: "With -s, still print error messages"),
@@ -638,6 +640,8 @@ enum FetchCommand {
             let hop = LockedValue(plan.request.url)
             let verbose = plan.verbose
             let include = plan.include
+            // -v: the heads sent and received, printed with each response's other lines.
+            let heads = verbose ? HeadTraceLines() : nil
             // Whether the final response's head was described and printed when it arrived.
             let shownAtHead = LockedValue(false)
             // -i or -v with -o FILE: the file is written by the head and body callbacks (see
@@ -668,8 +672,8 @@ enum FetchCommand {
                         shownAtHead.withLock { $0 = true }
                         if verbose, let connection = head.connection {
                             describe(
-                                connection, statusLine: statusLine(head.version, head.status, head.reasonPhrase), url: hop.withLock { $0 },
-                                warnsUnverified: !plan.silent, console: console)
+                                connection, statusLine: statusLine(head.version, head.status, head.reasonPhrase), heads: heads?.take() ?? [],
+                                url: hop.withLock { $0 }, warnsUnverified: !plan.silent, console: console)
                         }
                         if include { write(headText(head)) }
                     }, chunk: write)
@@ -677,6 +681,7 @@ enum FetchCommand {
                 destination = .handler(write)
             }
             var request = plan.request
+            request.headTrace = heads?.handler
             if let literal = plan.cookies.literalHeader {
                 let existing = request.headers[first: "Cookie"]
                 request.headers.replaceOrAdd(name: "Cookie", value: existing.map { "\($0); \(literal)" } ?? literal)
@@ -695,7 +700,7 @@ enum FetchCommand {
                             if verbose {
                                 describe(
                                     response.connection, statusLine: statusLine(response.version, response.status, response.reasonPhrase),
-                                    url: response.url ?? hop.withLock { $0 }, warnsUnverified: !plan.silent, console: console)
+                                    heads: heads?.take() ?? [], url: response.url ?? hop.withLock { $0 }, warnsUnverified: !plan.silent, console: console)
                                 if let redirect { console.note("* following the \(redirect.status) redirect to \(redirect.location.absoluteString)") }
                             }
                             if let redirect { hop.withLock { $0 = redirect.location } }
@@ -752,6 +757,8 @@ enum FetchCommand {
                     if !plan.silent, let connection = error.connection, connection.verificationSkipped {
                         warnUnverified(connection, url: error.url ?? plan.request.url, console: console)
                     }
+                    // What was sent and received before the failure (-f's response head, say).
+                    for line in heads?.take() ?? [] { console.note(line) }
                 }
                 // -f -i: the head of the response that failed is still printed, as curl prints it
                 // (an -o file is left as it was: it never gets part of a response).
@@ -828,8 +835,9 @@ enum FetchCommand {
 
     /// The -v report on one response: where the addresses came from, -k's warning for a new
     /// connection made without verification (`warnsUnverified`: not with -s), where we connected,
-    /// what TLS carried, the status line. `url` is the request's (the hop's, after a redirect).
-    static func describe(_ connection: ConnectionReport, statusLine: String, url: URL, warnsUnverified: Bool, console: Console) {
+    /// what TLS carried, then the heads sent and received (`heads`, `HeadTraceLines`), or the
+    /// status line alone when there are none. `url` is the request's (the hop's, after a redirect).
+    static func describe(_ connection: ConnectionReport, statusLine: String, heads: [String], url: URL, warnsUnverified: Bool, console: Console) {
         if let resolution = connection.resolution {
             describe(resolution, console: console)
         } else if let proxy = connection.proxy {
@@ -858,6 +866,7 @@ enum FetchCommand {
                 }
             console.note("* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(verdict)")
         }
-        console.note("< \(statusLine)")
+        if heads.isEmpty { console.note("< \(statusLine)") }
+        for line in heads { console.note(line) }
     }
 }

@@ -247,3 +247,44 @@ struct FetchMultipleURLParsingTests {
         #expect(plans.map(\.output) == [.file(URL(fileURLWithPath: "a.html")), .file(URL(fileURLWithPath: "./b.html")), .standardOutput])
     }
 }
+
+/// `fetch -v`'s head lines from the bytes libcurl reports (`HeadTraceLines`).
+@Suite("httpdns fetch -v: head lines from libcurl's trace")
+struct HeadTraceLinesTests {
+    @Test("a request head becomes one '> ' line per line, its empty line '> ' alone")
+    func requestHead() {
+        let lines = HeadTraceLines()
+        lines.handler(.sent(Data("GET / HTTP/2\r\nHost: a.test\r\naccept: */*\r\n\r\n".utf8)))
+        #expect(lines.take() == ["> GET / HTTP/2", "> Host: a.test", "> accept: */*", "> "])
+        #expect(lines.take().isEmpty)
+    }
+
+    @Test("response lines come one at a time; each head is ended with '< ', before a final head after a 1xx and when taken")
+    func responseHeads() {
+        let lines = HeadTraceLines()
+        for line in ["HTTP/1.1 100 Continue\r\n", "HTTP/1.1 200 OK\r\n", "Server: nginx\r\n"] { lines.handler(.received(Data(line.utf8))) }
+        #expect(lines.take() == ["< HTTP/1.1 100 Continue", "< ", "< HTTP/1.1 200 OK", "< Server: nginx", "< "])
+        // An empty line libcurl does report is not doubled.
+        lines.handler(.received(Data("HTTP/2 200 \r\n".utf8)))
+        lines.handler(.received(Data("\r\n".utf8)))
+        #expect(lines.take() == ["< HTTP/2 200", "< "])
+    }
+
+    @Test("a Basic credential sent is shown as ***, as a URL's password; other fields and schemes as sent")
+    func redaction() {
+        let lines = HeadTraceLines()
+        let head = "GET / HTTP/2\r\nauthorization: Basic YTpi\r\nProxy-Authorization: basic YTpi\r\nX-Authorization: Basic YTpi\r\n\r\n"
+        lines.handler(.sent(Data(head.utf8)))
+        #expect(lines.take() == ["> GET / HTTP/2", "> authorization: Basic ***", "> Proxy-Authorization: basic ***", "> X-Authorization: Basic YTpi", "> "])
+        #expect(HeadTraceLines.redacted("> Authorization: Bearer t0ken") == "> Authorization: Bearer t0ken")
+        // Received lines are as received.
+        lines.handler(.received(Data("Authorization: Basic YTpi\r\n".utf8)))
+        #expect(lines.take().first == "< Authorization: Basic YTpi")
+    }
+
+    @Test("bytes are read as UTF-8, else Latin-1; control characters are shown as '?'")
+    func text() {
+        #expect(HeadTraceLines.lines(Data([0x58, 0x3A, 0x20, 0x43, 0x61, 0x66, 0xE9, 0x0D, 0x0A]), prefix: "<") == ["< X: Caf\u{E9}"])
+        #expect(HeadTraceLines.lines(Data("X: a\u{1B}[2Jb\tc\r\n".utf8), prefix: "<") == ["< X: a?[2Jb\tc"])
+    }
+}
