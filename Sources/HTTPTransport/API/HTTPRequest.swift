@@ -69,7 +69,7 @@ public struct HTTPRequest: Sendable {
     /// - Warning: The heads are as sent: `Authorization`, `Cookie` and `Proxy-Authorization`
     ///   values are in them. Redact them before they reach logs others can read (`httpdns fetch -v`
     ///   shows a Basic credential as `Basic ***`).
-    public var headTrace: (@Sendable (HTTPHeadTrace) -> Void)?
+    public var headTrace: (@Sendable (HTTPHeadTrace) -> Void)? = nil
 
     /// `idempotent` when set, else whether the method is one RFC 9110 §9.2.2 defines as idempotent:
     /// `GET`, `HEAD`, `OPTIONS`, `TRACE`, `PUT` and `DELETE` (methods are case-sensitive; `POST`,
