@@ -23,7 +23,7 @@ final class HeadTraceLines: Sendable {
     private func add(_ lines: [String]) { pending.withLock { $0 += lines } }
 
     /// libcurl 7.88 reports a response head's lines but not the empty line that ends it (it hands
-    /// that to the header callback only), so the empty line is written here: before the next head's
+    /// that to the header callback only; Documentation/LibcurlNotes.md #14), so the empty line is written here: before the next head's
     /// status line (after a 1xx) and at `take()`. One it does report is dropped, so that a libcurl
     /// that reports it prints it once.
     private func received(_ lines: [String]) {
