@@ -82,6 +82,14 @@ struct FileFailureTests {
         #expect(result.error == "httpdns: \(option): cannot write '\(Self.directory)': Is a directory (see 'httpdns help fetch')\n")
     }
 
+    @Test("other option-value refusals name the option as typed too", arguments: [("-u", "-u"), ("--user", "--user"), ("-H", "-H"), ("--header", "--header")])
+    func valueRefusalsUseTheSpelling(option: String, named: String) async {
+        let value = option.hasPrefix("-u") || option == "--user" ? "tok3n" : "no colon"
+        let result = await Self.run(["fetch", option, value, "https://a.test/"])
+        #expect(result.status == 2)
+        #expect(result.error.hasPrefix("httpdns: \(named)"), "\(result.error)")
+    }
+
     @Test("standard input that cannot be read is named as such")
     func standardInputName() {
         #expect(OptionValue.refusal(FileFailure(.read, "-", reason: "it is closed"), option: "-d", command: "fetch").message == "-d: cannot read standard input: it is closed")
