@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "TLSTrustTests", dependencies: ["TLSTrust"]),
         // The transport's rules as pure types (handle reuse, deadlines, failure table), no server.
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport"]),
-        .testTarget(name: "HTTPDNSCLITests", dependencies: ["HTTPDNSCLI", "HTTPDNS"])
+        .testTarget(name: "HTTPDNSCLITests", dependencies: ["HTTPDNSCLI", "HTTPDNS", "HTTPDNSCore"])
     ],
     swiftLanguageModes: [.v6]
 )

@@ -44,6 +44,9 @@ CURLcode httpdns_easy_setopt_prereq_function(CURL *easy, curl_prereq_callback ca
 CURLcode httpdns_easy_setopt_sockopt_function(CURL *easy, curl_sockopt_callback callback) {
     return curl_easy_setopt(easy, CURLOPT_SOCKOPTFUNCTION, callback);
 }
+CURLcode httpdns_easy_setopt_debug_function(CURL *easy, curl_debug_callback callback) {
+    return curl_easy_setopt(easy, CURLOPT_DEBUGFUNCTION, callback);
+}
 static httpdns_socket_lifecycle_callback socket_lifecycle_callback;
 void httpdns_set_socket_lifecycle_callback(httpdns_socket_lifecycle_callback callback) {
     socket_lifecycle_callback = callback;

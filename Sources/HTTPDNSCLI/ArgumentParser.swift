@@ -34,6 +34,9 @@ struct ArgumentParser {
         /// Each value's bytes exactly as the command line gave them, beside `values`: the strings
         /// have invalid UTF-8 replaced by U+FFFD, which a body must not (curl sends argv bytes).
         var rawValues: [String: [[UInt8]]] = [:]
+        /// The name each value was given with, beside `values` (`-E` or `--cert`): messages about a
+        /// value name the option as the user typed it.
+        var spellings: [String: [String]] = [:]
         var flags: Set<String> = []
         var positionals: [String] = []
         /// Options in the order given, for options whose order matters (`--http1.1` vs `--http2`).
@@ -47,6 +50,13 @@ struct ArgumentParser {
         /// The bytes of each value of `key`, as given on the command line.
         func allBytes(_ key: String) -> [[UInt8]] { rawValues[key] ?? [] }
         func has(_ key: String) -> Bool { flags.contains(key) }
+        /// The name the last value of `key` was given with (the one `value(_:)` returns): `-E` or
+        /// `--cert`; `--KEY` when it was not given.
+        func spelling(_ key: String) -> String { spellings[key]?.last ?? "--\(key)" }
+        /// Each value of `key` with the name it was given with, in command-line order.
+        func allSpelled(_ key: String) -> [(value: String, spelling: String)] {
+            Array(zip(all(key), spellings[key] ?? []))
+        }
     }
 
     let command: String
@@ -68,7 +78,7 @@ struct ArgumentParser {
         /// Stores `value`, whose bytes are those of raw argument `rawIndex` from byte `offset` on.
         /// What precedes a value in its argument (`--name=`, `-sX`) is ASCII, which a repaired
         /// string keeps byte for byte, so the offset counts the same in both.
-        func store(_ option: Option, _ value: String?, rawIndex: Int = 0, offset: Int = 0) throws(UsageError) {
+        func store(_ option: Option, _ value: String?, spelled name: String, rawIndex: Int = 0, offset: Int = 0) throws(UsageError) {
             parsed.order.append(option.key)
             guard let value else {
                 parsed.flags.insert(option.key)
@@ -79,10 +89,11 @@ struct ArgumentParser {
             }
             let bytes = Array(raw[rawIndex].dropFirst(offset))
             guard option.takesBytes || bytes.elementsEqual(value.utf8) else {
-                throw UsageError("the value of \(option.names.joined(separator: "/")) is not valid UTF-8: give it as UTF-8 text", command: command)
+                throw UsageError("the value of \(name) is not valid UTF-8: give it as UTF-8 text", command: command)
             }
             parsed.values[option.key, default: []].append(value)
             parsed.rawValues[option.key, default: []].append(bytes)
+            parsed.spellings[option.key, default: []].append(name)
         }
         while index < arguments.count {
             let argument = arguments[index]
@@ -113,19 +124,19 @@ struct ArgumentParser {
                 case .flag:
                     // --help=all, as --max-time=5: the topic given after '='.
                     if option.key == "help", let inline {
-                        try store(option, nil)
+                        try store(option, nil, spelled: name)
                         parsed.argumentAfter[option.key] = inline
                         continue
                     }
                     guard inline == nil else { throw UsageError("option '\(name)' takes no value", command: command) }
-                    try store(option, nil)
+                    try store(option, nil, spelled: name)
                 case .value:
                     if let inline {
                         // The name before '=' is a known option, so ASCII: the raw '=' is at the same byte.
-                        try store(option, inline, rawIndex: index - 1, offset: name.utf8.count + 1)
+                        try store(option, inline, spelled: name, rawIndex: index - 1, offset: name.utf8.count + 1)
                     } else {
                         guard index < arguments.count else { throw UsageError("option '\(name)' needs a value", command: command) }
-                        try store(option, arguments[index], rawIndex: index)
+                        try store(option, arguments[index], spelled: name, rawIndex: index)
                         index += 1
                     }
                 }
@@ -142,16 +153,16 @@ struct ArgumentParser {
                     throw UsageError("unknown option '\(name)' for '\(command)'", command: command)
                 }
                 if option.arity == .flag {
-                    try store(option, nil)
+                    try store(option, nil, spelled: name)
                     continue
                 }
                 if !scalars.isEmpty {
                     // '-' and the option letters before the value are ASCII, one byte each.
                     let value = String(String.UnicodeScalarView(scalars))
-                    try store(option, value, rawIndex: index - 1, offset: argument.utf8.count - value.utf8.count)
+                    try store(option, value, spelled: name, rawIndex: index - 1, offset: argument.utf8.count - value.utf8.count)
                 } else {
                     guard index < arguments.count else { throw UsageError("option '\(name)' needs a value", command: command) }
-                    try store(option, arguments[index], rawIndex: index)
+                    try store(option, arguments[index], spelled: name, rawIndex: index)
                     index += 1
                 }
                 break

@@ -49,7 +49,8 @@ final class CookieFileJar: HTTPCookieJar, @unchecked Sendable { // `cookies` is 
     /// cookie; other lines starting with `#`, and empty lines, are comments.
     /// - Throws: `UsageError` naming the line that is not a cookie (curl skips such lines; a file
     ///   that is partly read would silently lose cookies when `-c` writes it back).
-    static func parse(_ text: String, source: String) throws(UsageError) -> [Cookie] {
+    /// - Parameter option: `-b` or `--cookie`, as the command line gave it, for messages.
+    static func parse(_ text: String, source: String, option: String = "-b") throws(UsageError) -> [Cookie] {
         var result: [Cookie] = []
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var line = Substring(rawLine)
@@ -64,24 +65,24 @@ final class CookieFileJar: HTTPCookieJar, @unchecked Sendable { // `cookies` is 
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
             // A cookie with an empty value has six fields when an editor dropped the trailing tab.
             guard fields.count == 7 || fields.count == 6 else {
-                throw UsageError("-b: \(source) line \(index + 1) is not a cookie (expected 7 TAB-separated fields: domain, subdomains, path, secure, expiry, name, value)", command: "fetch")
+                throw UsageError("\(option): \(source) line \(index + 1) is not a cookie (expected 7 TAB-separated fields: domain, subdomains, path, secure, expiry, name, value)", command: "fetch")
             }
             func flag(_ field: Substring, _ what: String) throws(UsageError) -> Bool {
                 switch field.uppercased() {
                 case "TRUE": return true
                 case "FALSE": return false
-                default: throw UsageError("-b: \(source) line \(index + 1): the \(what) field must be TRUE or FALSE, not '\(field)'", command: "fetch")
+                default: throw UsageError("\(option): \(source) line \(index + 1): the \(what) field must be TRUE or FALSE, not '\(field)'", command: "fetch")
                 }
             }
             var domain = fields[0].lowercased()
             if domain.hasPrefix(".") { domain.removeFirst() }
             guard !domain.isEmpty else {
-                throw UsageError("-b: \(source) line \(index + 1) has no domain", command: "fetch")
+                throw UsageError("\(option): \(source) line \(index + 1) has no domain", command: "fetch")
             }
             let subdomains = try flag(fields[1], "subdomains")
             let secure = try flag(fields[3], "secure")
             guard let expires = Int64(fields[4]) else {
-                throw UsageError("-b: \(source) line \(index + 1): the expiry must be seconds since 1970, not '\(fields[4])'", command: "fetch")
+                throw UsageError("\(option): \(source) line \(index + 1): the expiry must be seconds since 1970, not '\(fields[4])'", command: "fetch")
             }
             result.append(
                 Cookie(
@@ -219,23 +220,23 @@ extension CookieFileJar {
     /// Writes the jar to `path` (`-c`): a temporary file beside it, renamed onto it once whole, so
     /// a reader, or a failure, never leaves a half-written jar. `-` writes to standard output.
     /// - Returns: nil on success, else why it failed.
-    func write(to path: String, console: Console) -> String? {
+    func write(to path: String, console: Console) -> FileFailure? {
         let bytes = Data(fileText().utf8)
         if path == "-" {
             console.output(bytes)
             return nil
         }
         guard let replacement = FileReplacement(replacing: path) else {
-            return "cannot write the cookie jar '\(path)': \(String(cString: strerror(errno)))"
+            return FileFailure(.write, path, errno: errno)
         }
         let failure = bytes.withUnsafeBytes { writeFully($0, to: replacement.fd) }
         close(replacement.fd)
         if let failure {
             replacement.discard()
-            return "writing the cookie jar '\(path)' failed: \(failure)"
+            return FileFailure(.write, path, reason: failure)
         }
         if let failure = replacement.commit() {
-            return "writing the cookie jar '\(path)' failed: \(failure)"
+            return FileFailure(.write, path, reason: failure)
         }
         return nil
     }

@@ -10,6 +10,8 @@ struct CookieOptions {
     var literal: [String] = []
     /// `-c FILE`.
     var jarPath: String?
+    /// `-c` or `--cookie-jar`, as the command line gave it, for messages.
+    var jarSpelling = "-c"
     /// Whether cookies are kept at all: a `-b FILE` or `-c` turns curl's cookie engine on.
     var enabled = false
 
@@ -21,7 +23,7 @@ struct CookieOptions {
     /// - Throws: `UsageError` for a cookie file that cannot be read or is not in curl's format,
     ///   an empty `-c`, or a `-c` file that cannot be written (status 23, as `-o`'s).
     init(_ parsed: ArgumentParser.Parsed) throws(UsageError) {
-        for argument in parsed.all("cookie") {
+        for (argument, option) in parsed.allSpelled("cookie") {
             // curl's rule: an argument with '=' is cookie data, anything else a file name.
             if argument.contains("=") {
                 literal.append(argument)
@@ -34,20 +36,21 @@ struct CookieOptions {
             do {
                 contents = try FileContents.read(pathOrStandardInput: argument, limit: Self.fileLimit)
             } catch {
-                throw UsageError("-b: cannot read \(argument == "-" ? "standard input" : "'\(argument)'"): \(error.reason)", command: "fetch")
+                throw OptionValue.refusal(error, option: option, command: "fetch")
             }
             guard let text = String(data: contents, encoding: .utf8) else {
-                throw UsageError("-b: '\(argument)' is not a cookie file (not UTF-8 text)", command: "fetch")
+                throw UsageError("\(option): '\(argument)' is not a cookie file (not UTF-8 text)", command: "fetch")
             }
-            loaded += try CookieFileJar.parse(text, source: "'\(argument)'")
+            loaded += try CookieFileJar.parse(text, source: "'\(argument)'", option: option)
         }
         if let path = parsed.value("cookie-jar") {
-            guard !path.isEmpty else { throw UsageError("-c needs a file name", command: "fetch") }
+            jarSpelling = parsed.spelling("cookie-jar")
+            guard !path.isEmpty else { throw UsageError("\(jarSpelling) needs a file name", command: "fetch") }
             if path != "-" {
                 do {
                     try OutputFile.check(path: path)
                 } catch {
-                    throw UsageError("-c: \(error)", command: "fetch", status: HTTPDNSTool.ExitStatus.writeFailed)
+                    throw OptionValue.refusal(error.fileFailure, option: jarSpelling, command: "fetch", status: HTTPDNSTool.ExitStatus.writeFailed)
                 }
             }
             jarPath = path

@@ -22,16 +22,17 @@ extension FetchCommand {
     /// Data given inline is sent as the command line's bytes (`parsed.allBytes`), which need not
     /// be UTF-8, as curl sends it.
     static func requestBody(_ parsed: ArgumentParser.Parsed, headers: inout HTTPHeaders, omitted: Set<String>) throws(UsageError) -> HTTPRequestBody? {
-        let form = parsed.allBytes("data"), binary = parsed.allBytes("data-binary")
+        let form = Array(zip(parsed.allBytes("data"), parsed.spellings["data"] ?? []))
+        let binary = Array(zip(parsed.allBytes("data-binary"), parsed.spellings["data-binary"] ?? []))
         // The pieces in the order given: `order` lists every option, each key's values are in order.
-        var pieces: [(binary: Bool, bytes: [UInt8])] = []
+        var pieces: [Piece] = []
         var next = (form: 0, binary: 0)
         for key in parsed.order {
             if key == "data", next.form < form.count {
-                pieces.append((false, form[next.form]))
+                pieces.append(Piece(binary: false, bytes: form[next.form].0, option: form[next.form].1))
                 next.form += 1
             } else if key == "data-binary", next.binary < binary.count {
-                pieces.append((true, binary[next.binary]))
+                pieces.append(Piece(binary: true, bytes: binary[next.binary].0, option: binary[next.binary].1))
                 next.binary += 1
             }
         }
@@ -40,28 +41,36 @@ extension FetchCommand {
             headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         }
         if pieces.count == 1, pieces[0].binary, pieces[0].bytes.first == UInt8(ascii: "@"), pieces[0].bytes != Array("@-".utf8) {
-            let path = try path(pieces[0].bytes, option: "--data-binary")
+            let path = try path(pieces[0].bytes, option: pieces[0].option)
             // One regular file alone is streamed from disk.
-            let contents = try read(path, option: "--data-binary", streamsRegularFile: true)
+            let contents = try read(path, option: pieces[0].option, streamsRegularFile: true)
             return contents.map(HTTPRequestBody.data) ?? .file(URL(fileURLWithPath: path))
         }
         return .data(
             try joined(
                 pieces.map { piece throws(UsageError) in
-                    piece.binary ? try binaryData(piece.bytes) : try formData(piece.bytes)
+                    piece.binary ? try binaryData(piece) : try formData(piece)
                 }))
     }
 
+    /// One `-d` or `--data-binary` value.
+    private struct Piece {
+        let binary: Bool
+        let bytes: [UInt8]
+        /// The option as given (`-d`, `--data`, `--data-binary`), for messages.
+        let option: String
+    }
+
     /// curl's `--data-binary`: literal bytes, or `@FILE`'s bytes as they are.
-    private static func binaryData(_ piece: [UInt8]) throws(UsageError) -> Data {
-        guard piece.first == UInt8(ascii: "@") else { return Data(piece) }
-        return try contents(of: path(piece, option: "--data-binary"), option: "--data-binary")
+    private static func binaryData(_ piece: Piece) throws(UsageError) -> Data {
+        guard piece.bytes.first == UInt8(ascii: "@") else { return Data(piece.bytes) }
+        return try contents(of: path(piece.bytes, option: piece.option), option: piece.option)
     }
 
     /// curl's `-d`: literal bytes, or `@FILE` with carriage returns and newlines removed.
-    private static func formData(_ piece: [UInt8]) throws(UsageError) -> Data {
-        guard piece.first == UInt8(ascii: "@") else { return Data(piece) }
-        return Data(try contents(of: path(piece, option: "-d"), option: "-d").filter { $0 != 0x0A && $0 != 0x0D })
+    private static func formData(_ piece: Piece) throws(UsageError) -> Data {
+        guard piece.bytes.first == UInt8(ascii: "@") else { return Data(piece.bytes) }
+        return Data(try contents(of: path(piece.bytes, option: piece.option), option: piece.option).filter { $0 != 0x0A && $0 != 0x0D })
     }
 
     /// The path of an `@FILE` value. - Throws: `UsageError` when it is not valid UTF-8 (as for
@@ -88,8 +97,7 @@ extension FetchCommand {
                 ? try FileContents.readUnlessRegular(path, limit: pipedBodyLimit)
                 : try FileContents.read(path, limit: pipedBodyLimit)
         } catch {
-            let name = path == "-" ? "standard input" : "'\(path)'"
-            throw UsageError("\(option): cannot read \(name): \(error.reason)", command: "fetch")
+            throw OptionValue.refusal(error, option: option, command: "fetch")
         }
     }
 

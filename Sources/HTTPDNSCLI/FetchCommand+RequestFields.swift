@@ -14,8 +14,9 @@ extension FetchCommand {
         guard let value = parsed.allBytes("user").last else { return nil }
         guard let colon = value.firstIndex(of: UInt8(ascii: ":")) else {
             // The value is not repeated: given alone it is often a token, and this goes to logs.
+            let option = parsed.spelling("user")
             throw UsageError(
-                "-u USER has no password (no ':'), and httpdns does not prompt for one (curl would): give -u USER:PASSWORD (-u USER: for an empty one)",
+                "\(option) USER has no password (no ':'), and httpdns does not prompt for one (curl would): give \(option) USER:PASSWORD (\(option) USER: for an empty one)",
                 command: "fetch")
         }
         let user = String(decoding: value[..<colon], as: UTF8.self)

@@ -175,11 +175,13 @@ enum FetchCommand {
                             """),
                     .init(
                         names: ["-v", "--verbose"], arity: .flag,
-                        summary: "Report address, its source, TLS, certificate",
+                        summary: "Report address, source, TLS, certificate, heads",
                         detail: """
                             Report on stderr: the address used and where it came from, the resolver's events, the SNI
-                            sent, the ALPN protocol, the server certificate's subject and issuer; each response as its
-                            head arrives, before its body, as curl does.
+                            sent, the ALPN protocol, the server certificate's subject and issuer; then, as curl does,
+                            the request head as libcurl sent it ('> ' lines; over HTTP/2 '> GET / HTTP/2' and the
+                            fields, no pseudo-header) and each response head as received ('< ' lines: every redirect
+                            and 100 Continue too), before the body. Fields are shown as sent, but a Basic credential (-u's) as 'Basic ***'.
                             """),
                     .init(names: ["-s", "--silent"], arity: .flag, summary: "No error messages (unless -S), nor -k's warning"),
                     .init(names: ["-S", "--show-error"], arity: .flag, summary: "With -s, still print error messages"),
@@ -292,7 +294,7 @@ enum FetchCommand {
         var parallelMaximum = 50
         /// The URL's place on the command line, from 0 (`%{urlnum}`).
         var index = 0
-        /// The option that named `output`'s file, for messages: `-o`, or `-O`.
+        /// The option that named `output`'s file, for messages: `-o`, `--output` or `-O`.
         var outputOption = "-o"
     }
 
@@ -351,12 +353,12 @@ enum FetchCommand {
         // "Name;" sends it empty.
         var headers = HTTPHeaders()
         var omitted: Set<String> = []
-        for line in parsed.all("header") {
+        for (line, option) in parsed.allSpelled("header") {
             // Refused here, naming -H, before the library refuses the request (it cannot be framed).
             if line.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) {
                 let shown = line.replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
                     .replacingOccurrences(of: "\0", with: "\\0")
-                throw OptionValue.refusal("-H", expected: "one line", got: shown, why: "a line break or NUL in it", command: "fetch")
+                throw OptionValue.refusal(option, expected: "one line", got: shown, why: "a line break or NUL in it", command: "fetch")
             }
             let trimmed = line.trimmingWhitespace()
             if !trimmed.contains(":"), trimmed.hasSuffix(";"), trimmed.count > 1 {
@@ -364,13 +366,13 @@ enum FetchCommand {
                 continue
             }
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
-                throw OptionValue.refusal("-H", expected: "'Name: value', 'Name:' to leave it out or 'Name;' to send it empty", got: line, command: "fetch")
+                throw OptionValue.refusal(option, expected: "'Name: value', 'Name:' to leave it out or 'Name;' to send it empty", got: line, command: "fetch")
             }
             let name = line[..<colon].trimmingWhitespace()
             let value = line[line.index(after: colon)...].trimmingWhitespace()
             if value.isEmpty {
                 guard name.lowercased() != "host" else {
-                    throw UsageError("-H '\(line)': the Host header cannot be left out, it names the host the request is for", command: "fetch")
+                    throw UsageError("\(option) '\(line)': the Host header cannot be left out, it names the host the request is for", command: "fetch")
                 }
                 omitted.insert(name)
             } else {
@@ -397,7 +399,7 @@ enum FetchCommand {
         let method = parsed.value("request") ?? (head ? "HEAD" : body == nil ? "GET" : "POST")
 
         var timeouts = Timeouts()
-        if let text = parsed.value("max-time") { timeouts.total = try TimeLimitOption.seconds(text, option: "--max-time", command: "fetch") }
+        if let text = parsed.value("max-time") { timeouts.total = try TimeLimitOption.seconds(text, option: parsed.spelling("max-time"), command: "fetch") }
         if let text = parsed.value("connect-timeout") { timeouts.connect = try TimeLimitOption.seconds(text, option: "--connect-timeout", command: "fetch") }
         // (0 leaves the connect limit to libcurl's 300 s and the total unlimited.)
 
@@ -408,17 +410,17 @@ enum FetchCommand {
         let trustOptions = try TrustOptions(parsed, command: "fetch")
 
         // The n-th -o or -O names the n-th URL's output, wherever it stands, as curl pairs them.
-        var outputNames = parsed.all("output").makeIterator()
-        var outputOptions: [String?] = []
+        var outputNames = parsed.allSpelled("output").makeIterator()
+        var outputOptions: [(value: String, spelling: String)?] = []
         for key in parsed.order where key == "output" || key == "remote-name" {
             outputOptions.append(key == "output" ? outputNames.next() : nil)
         }
         guard outputOptions.count <= urls.count else {
             // curl ignores the extra ones with a warning; which file was meant is a guess.
-            if urls.count == 1, outputOptions.contains(nil), outputOptions.contains(where: { $0 != nil }) {
+            if urls.count == 1, outputOptions.contains(where: { $0 == nil }), outputOptions.contains(where: { $0 != nil }) {
                 throw UsageError("-O and -o both name the output file: give one of them", command: "fetch")
             }
-            if !outputOptions.contains(nil) {
+            if !outputOptions.contains(where: { $0 == nil }) {
                 throw UsageError("-o given \(outputOptions.count) times for \(urls.count) URL\(urls.count == 1 ? "" : "s"): give at most one per URL", command: "fetch")
             }
             throw UsageError("\(outputOptions.count) output options (-o/-O) for \(urls.count) URL\(urls.count == 1 ? "" : "s"): give at most one per URL", command: "fetch")
@@ -427,7 +429,7 @@ enum FetchCommand {
         for (index, target) in urls.enumerated() {
             if index < outputOptions.count {
                 if let name = outputOptions[index] {
-                    outputs.append(try FetchOutput(path: name))
+                    outputs.append(try FetchOutput(path: name.value, option: name.spelling))
                 } else {
                     outputs.append(try FetchOutput(remoteNameOf: target))
                 }
@@ -436,7 +438,7 @@ enum FetchCommand {
             }
         }
         let output = outputs[0]
-        let writeOut = try parsed.value("write-out").map { (argument) throws(UsageError) in try WriteOut(argument: argument) }
+        let writeOut = try parsed.value("write-out").map { (argument) throws(UsageError) in try WriteOut(argument: argument, option: parsed.spelling("write-out")) }
 
         var redirects: RedirectPolicy?
         var maximumRedirects = 50
@@ -482,7 +484,7 @@ enum FetchCommand {
             plan.request.url = pair.0
             plan.output = pair.1
             plan.index = index
-            if index < outputOptions.count, outputOptions[index] == nil { plan.outputOption = "-O" }
+            if index < outputOptions.count { plan.outputOption = outputOptions[index]?.spelling ?? "-O" }
             return plan
         }
     }
@@ -504,7 +506,7 @@ enum FetchCommand {
         guard let url = URL(string: withScheme), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
             let host = url.host, !host.isEmpty
         else {
-            throw OptionValue.refusal("-x", expected: "an HTTP proxy URL (http://HOST:PORT or https://HOST:PORT)", got: text, command: "fetch")
+            throw OptionValue.refusal(parsed.spelling("proxy"), expected: "an HTTP proxy URL (http://HOST:PORT or https://HOST:PORT)", got: text, command: "fetch")
         }
         let list = (bypass ?? environment["no_proxy"] ?? environment["NO_PROXY"] ?? "")
             .split(separator: ",").map { $0.trimmingWhitespace() }
@@ -529,7 +531,7 @@ enum FetchCommand {
         // it (curl finds it at the first write).
         for each in plans {
             if let failure = each.output.checkWritable() {
-                if !plan.silent { console.note("httpdns: \(each.outputOption): \(failure)") }
+                if !plan.silent { console.note("httpdns: \(OptionValue.refusal(failure, option: each.outputOption, command: "fetch"))") }
                 return HTTPDNSTool.ExitStatus.writeFailed
             }
         }
@@ -542,6 +544,8 @@ enum FetchCommand {
         // new connection, among the connection's lines (describe), where the library's own
         // warning, at the response head, would come before the resolution's.
         if plan.silent || plan.verbose { configuration.trustEventHandler = { _ in } }
+        // -s: no warnings, as curl -s prints none.
+        if !plan.silent { console.warnOfOptionsWithoutEffect(plan.resolverOptions.providerOptions) }
         let resolver: HostResolver
         let client: HTTPClient
         do {
@@ -590,7 +594,7 @@ enum FetchCommand {
 
         // -c: the jar at the end, also after a failure, as curl writes it.
         if let jar, let path = plan.cookies.jarPath, signals.exitStatus == nil, let failure = jar.write(to: path, console: console) {
-            if !plan.silent { console.note("httpdns: \(failure)") }
+            if !plan.silent { console.note("httpdns: \(OptionValue.refusal(failure, option: plan.cookies.jarSpelling, command: "fetch"))") }
             if status == 0 { status = HTTPDNSTool.ExitStatus.writeFailed }
         }
         // A stale answer starts a background refresh: let it finish (and reach the cache file)
@@ -636,6 +640,8 @@ enum FetchCommand {
             let hop = LockedValue(plan.request.url)
             let verbose = plan.verbose
             let include = plan.include
+            // -v: the heads sent and received, printed with each response's other lines.
+            let heads = verbose ? HeadTraceLines() : nil
             // Whether the final response's head was described and printed when it arrived.
             let shownAtHead = LockedValue(false)
             // -i or -v with -o FILE: the file is written by the head and body callbacks (see
@@ -666,8 +672,8 @@ enum FetchCommand {
                         shownAtHead.withLock { $0 = true }
                         if verbose, let connection = head.connection {
                             describe(
-                                connection, statusLine: statusLine(head.version, head.status, head.reasonPhrase), url: hop.withLock { $0 },
-                                warnsUnverified: !plan.silent, console: console)
+                                connection, statusLine: statusLine(head.version, head.status, head.reasonPhrase), heads: heads?.take() ?? [],
+                                url: hop.withLock { $0 }, warnsUnverified: !plan.silent, console: console)
                         }
                         if include { write(headText(head)) }
                     }, chunk: write)
@@ -675,6 +681,7 @@ enum FetchCommand {
                 destination = .handler(write)
             }
             var request = plan.request
+            request.headTrace = heads?.handler
             if let literal = plan.cookies.literalHeader {
                 let existing = request.headers[first: "Cookie"]
                 request.headers.replaceOrAdd(name: "Cookie", value: existing.map { "\($0); \(literal)" } ?? literal)
@@ -693,7 +700,7 @@ enum FetchCommand {
                             if verbose {
                                 describe(
                                     response.connection, statusLine: statusLine(response.version, response.status, response.reasonPhrase),
-                                    url: response.url ?? hop.withLock { $0 }, warnsUnverified: !plan.silent, console: console)
+                                    heads: heads?.take() ?? [], url: response.url ?? hop.withLock { $0 }, warnsUnverified: !plan.silent, console: console)
                                 if let redirect { console.note("* following the \(redirect.status) redirect to \(redirect.location.absoluteString)") }
                             }
                             if let redirect { hop.withLock { $0 = redirect.location } }
@@ -750,6 +757,8 @@ enum FetchCommand {
                     if !plan.silent, let connection = error.connection, connection.verificationSkipped {
                         warnUnverified(connection, url: error.url ?? plan.request.url, console: console)
                     }
+                    // What was sent and received before the failure (-f's response head, say).
+                    for line in heads?.take() ?? [] { console.note(line) }
                 }
                 // -f -i: the head of the response that failed is still printed, as curl prints it
                 // (an -o file is left as it was: it never gets part of a response).
@@ -826,8 +835,9 @@ enum FetchCommand {
 
     /// The -v report on one response: where the addresses came from, -k's warning for a new
     /// connection made without verification (`warnsUnverified`: not with -s), where we connected,
-    /// what TLS carried, the status line. `url` is the request's (the hop's, after a redirect).
-    static func describe(_ connection: ConnectionReport, statusLine: String, url: URL, warnsUnverified: Bool, console: Console) {
+    /// what TLS carried, then the heads sent and received (`heads`, `HeadTraceLines`), or the
+    /// status line alone when there are none. `url` is the request's (the hop's, after a redirect).
+    static func describe(_ connection: ConnectionReport, statusLine: String, heads: [String], url: URL, warnsUnverified: Bool, console: Console) {
         if let resolution = connection.resolution {
             describe(resolution, console: console)
         } else if let proxy = connection.proxy {
@@ -856,6 +866,7 @@ enum FetchCommand {
                 }
             console.note("* server certificate: subject \(tls.peerSubject ?? "?"); issuer \(tls.peerIssuer ?? "?"); \(verdict)")
         }
-        console.note("< \(statusLine)")
+        if heads.isEmpty { console.note("< \(statusLine)") }
+        for line in heads { console.note(line) }
     }
 }

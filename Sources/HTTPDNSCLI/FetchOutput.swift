@@ -54,7 +54,7 @@ enum FetchOutput: Equatable {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), isDirectory.boolValue {
             // curl's 23: a file that cannot be written, whatever the reason.
-            throw UsageError("\(option): cannot write '\(path)': it is a directory", command: "fetch", status: HTTPDNSTool.ExitStatus.writeFailed)
+            throw OptionValue.refusal(FileFailure(.write, path, errno: EISDIR), option: option, command: "fetch", status: HTTPDNSTool.ExitStatus.writeFailed)
         }
         self = .file(file)
     }
@@ -63,13 +63,13 @@ enum FetchOutput: Equatable {
     /// existing file this user may not write, a new one in a directory that is missing or not
     /// writable, a symbolic link protected_symlinks' rule refuses, no usable temporary directory.
     /// nil when it can be, and for standard output and standard error.
-    func checkWritable() -> String? {
+    func checkWritable() -> FileFailure? {
         guard case .file(let file) = self else { return nil }
         do {
             try OutputFile.check(path: file.path)
             return nil
         } catch {
-            return error.description
+            return error.fileFailure
         }
     }
 

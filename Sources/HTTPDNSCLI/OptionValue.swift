@@ -1,3 +1,5 @@
+import HTTPDNSCore
+
 /// Option values read and refused in one place, so that every refusal has one shape:
 /// `--max-time: expected a duration in seconds (0 to 2147483.647; 0: no limit), got 'nan'`, the
 /// option as its long name, what it takes, and what it was given, whichever option it is.
@@ -8,6 +10,15 @@ enum OptionValue {
     ///   bytes`, for a secret that is not to be echoed).
     static func refusal(_ option: String, expected: String, got value: String, quoted: Bool = true, why: String? = nil, command: String) -> UsageError {
         UsageError("\(option): expected \(expected), got \(quoted ? "'\(value)'" : value)\(why.map { " (\($0))" } ?? "")", command: command)
+    }
+
+    /// The usage error for a file `option` names that cannot be read or written, one shape for
+    /// every option: `OPTION: cannot read 'PATH': REASON` (`strerror`'s text, as `No such file
+    /// or directory`), the option as the user typed it (`-E` or `--cert`).
+    /// - Parameter status: 2, or the status the file's failure has always had (23 for an output
+    ///   file or cookie jar that cannot be written, as curl's).
+    static func refusal(_ failure: FileFailure, option: String, command: String, status: Int32 = HTTPDNSTool.ExitStatus.usage) -> UsageError {
+        UsageError("\(option): \(failure)", command: command, status: status)
     }
 
     /// The refusal of `value` for an option that takes one of a fixed set (`--type`'s A, AAAA, both

@@ -75,6 +75,7 @@ enum PinsCommand {
 
         var trust = options.trust
         if insecure { trust.verification = .insecureSkippingAllVerification }
+        console.warnOfOptionsWithoutEffect(options.providerOptions)
         let client: HTTPClient
         do {
             client = try HTTPClient(configuration: .init(trust: trust, timeouts: timeouts), resolver: options.makeResolver(observer: console.resolverObserver(verbose: false)))

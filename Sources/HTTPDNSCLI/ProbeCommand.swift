@@ -93,7 +93,7 @@ enum ProbeCommand {
             url = parsedURL
             for (key, path) in [("connect-timeout", \Timeouts.connect), ("max-time", \Timeouts.total)] {
                 guard let text = parsed.value(key) else { continue }
-                timeouts[keyPath: path] = try TimeLimitOption.seconds(text, option: "--\(key)", command: "probe")
+                timeouts[keyPath: path] = try TimeLimitOption.seconds(text, option: parsed.spelling(key), command: "probe")
             }
             options = try ResolverOptions(parsed, environment: environment, command: "probe")
             trustOptions = try TrustOptions(parsed, command: "probe")
@@ -113,6 +113,7 @@ enum ProbeCommand {
             console.note("httpdns: \(error)")
             return HTTPDNSTool.ExitStatus.usage
         }
+        console.warnOfOptionsWithoutEffect(options.providerOptions)
         let resolver: HostResolver
         do {
             resolver = try options.makeResolver(observer: console.resolverObserver(verbose: verbose), connectTimeout: timeouts.connect)

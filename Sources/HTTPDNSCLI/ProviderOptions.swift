@@ -115,7 +115,21 @@ struct ProviderOptions {
         .init(names: ["--happy-eyeballs"], arity: .flag, summary: "Race connections to the addresses (the default)")
     ]
 
+    /// The options that apply to some providers only, each with the providers it applies to. Given
+    /// with another provider, one does nothing and is warned about (`noEffect`), not refused: a
+    /// script that switches `--provider` may leave it in place. (`--alg` and `--client-ip` are
+    /// refused instead: they change what is asked, and a query without them is not the one meant.)
+    static let providerSpecific: [(key: String, providers: Set<String>)] = [
+        ("account-id", ["httpdns-ali", "httpdns-ali-v2"]),
+        ("secret", ["httpdns-ali", "httpdns-ali-v2", "httpdns-dnspod"]),
+        ("secret-file", ["httpdns-ali", "httpdns-ali-v2", "httpdns-dnspod"]),
+        ("key-id", ["httpdns-dnspod"])
+    ]
+
     var kind = "doh"
+    /// One line per option given that does nothing with `kind`, in `providerSpecific`'s order:
+    /// `--account-id has no effect with --provider doh`.
+    var noEffect: [String] = []
     var accountID: String?
     /// From `--secret`, `--secret-file` or `HTTPDNS_SECRET`.
     var secret: SecretOption?
@@ -143,6 +157,9 @@ struct ProviderOptions {
         kind = parsed.value("provider")?.lowercased() ?? "doh"
         guard Self.providerOption.values.contains(kind) else {
             throw OptionValue.refusal(kind, for: Self.providerOption, command: command)
+        }
+        noEffect = Self.providerSpecific.filter { parsed.value($0.key) != nil && !$0.providers.contains(kind) }.map {
+            "\(parsed.spelling($0.key)) has no effect with --provider \(kind)"
         }
         accountID = parsed.value("account-id")
         keyID = parsed.value("key-id")
@@ -333,6 +350,12 @@ struct ConsoleWarningObserver: ResolverObserver {
 }
 
 extension Console {
+    /// Warns, once each, of the options given that do nothing with the chosen provider
+    /// (`ProviderOptions.noEffect`): `httpdns: warning: --account-id has no effect with --provider doh`.
+    func warnOfOptionsWithoutEffect(_ options: ProviderOptions) {
+        for line in options.noEffect { note("httpdns: warning: \(line)") }
+    }
+
     /// The resolver observer for a command: every event with `-v`, warnings only otherwise.
     func resolverObserver(verbose: Bool) -> any ResolverObserver {
         verbose ? ConsoleResolverObserver(console: self) : ConsoleWarningObserver(console: self)

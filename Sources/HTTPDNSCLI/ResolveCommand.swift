@@ -95,13 +95,14 @@ enum ResolveCommand {
             json = parsed.has("json")
             compare = parsed.has("compare")
             verbose = parsed.has("verbose")
-            if let text = parsed.value("max-time") { maxTime = try TimeLimitOption.seconds(text, option: "--max-time", command: "resolve") }
+            if let text = parsed.value("max-time") { maxTime = try TimeLimitOption.seconds(text, option: parsed.spelling("max-time"), command: "resolve") }
         } catch let error as UsageError {
             return HTTPDNSTool.report(error, console: console)
         } catch {
             return HTTPDNSTool.report(UsageError("\(error)", command: "resolve"), console: console)
         }
 
+        console.warnOfOptionsWithoutEffect(options.providerOptions)
         let resolver: HostResolver
         do {
             resolver = try options.makeResolver(families: families, observer: console.resolverObserver(verbose: verbose))

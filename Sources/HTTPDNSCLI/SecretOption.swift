@@ -1,5 +1,6 @@
 import Foundation
 import HTTPDNS
+import HTTPDNSCore
 
 #if canImport(Glibc)
     import Glibc
@@ -50,7 +51,7 @@ struct SecretOption: Equatable {
         do {
             data = try FileContents.read(path, limit: fileLimit)
         } catch {
-            throw UsageError("\(origin): \(error)", command: command)
+            throw OptionValue.refusal(error, option: "--secret-file", command: command)
         }
         guard data.count <= fileLimit else { throw UsageError("\(origin): holds more than \(fileLimit) bytes; it should hold the secret alone", command: command) }
         guard var text = String(data: data, encoding: .utf8) else { throw UsageError("\(origin): is not UTF-8 text", command: command) }

@@ -84,6 +84,8 @@ struct TrustOptions {
     /// messages that name them.
     var spellings: [CertificatePin: String] = [:]
     var certificate: (path: String, password: String?)?
+    /// `-E` or `--cert`, as the command line gave the certificate.
+    var certificateSpelling = "--cert"
     var certificateType: ClientIdentity.FileType?
     var keyPath: String?
     var password: String?
@@ -129,9 +131,10 @@ struct TrustOptions {
             }
         }
         if let text = parsed.value("cert") {
+            certificateSpelling = parsed.spelling("cert")
             let split = Self.splitCertificate(text)
-            guard !split.path.isEmpty else { throw UsageError("--cert needs a file name", command: command) }
-            try Self.checkReadable(split.path, option: "--cert", command: command)
+            guard !split.path.isEmpty else { throw UsageError("\(certificateSpelling) needs a file name", command: command) }
+            try Self.checkReadable(split.path, option: certificateSpelling, command: command)
             certificate = split
         }
         if let type = parsed.value("cert-type") {
@@ -151,15 +154,13 @@ struct TrustOptions {
         requiresOCSPStapling = parsed.has("cert-status")
     }
 
-    /// A missing or unreadable file is bad input (exit 2), found before any traffic.
+    /// A missing or unreadable file is bad input (exit 2), found before any traffic; a pipe is
+    /// left unread for the identity's loading.
     private static func checkReadable(_ path: String, option: String, command: String) throws(UsageError) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw UsageError("\(option): no such file '\(path)'", command: command)
-        }
-        guard !isDirectory.boolValue else { throw UsageError("\(option): '\(path)' is a directory", command: command) }
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw UsageError("\(option): cannot read '\(path)' (permission denied)", command: command)
+        do {
+            try FileFailure.checkReadable(path)
+        } catch {
+            throw OptionValue.refusal(error, option: option, command: command)
         }
     }
 
@@ -182,8 +183,9 @@ struct TrustOptions {
     }
 
     /// The client identity, loaded now.
-    /// - Throws: `UsageError` naming the option whose file is at fault, `--cert` or `--key`
-    ///   (wrong password, no key, expired, unreadable).
+    /// - Throws: `UsageError` naming the option at fault: `--pass` for a wrong password it gave,
+    ///   else the one whose file is at fault, `--cert` (or `-E`) or `--key` (no key, expired,
+    ///   unreadable, a wrong password given after the file name).
     func identity() throws(UsageError) -> ClientIdentity? {
         guard let certificate else { return nil }
         let file = URL(fileURLWithPath: certificate.path)
@@ -198,7 +200,8 @@ struct TrustOptions {
                 return try ClientIdentity.pem(certificate: file, key: keyPath.map { URL(fileURLWithPath: $0) }, passphrase: secret)
             }
         } catch {
-            let option = keyPath != nil && Self.file(of: error) == keyPath ? "--key" : "--cert"
+            var option = keyPath != nil && Self.file(of: error) == keyPath ? "--key" : certificateSpelling
+            if case .wrongPassword = error, certificate.password == nil, password != nil { option = "--pass" }
             var message = "\(option): \(error)"
             if case .wrongPassword = error, secret == nil { message += " (give it with --pass, or as --cert FILE:PASSWORD)" }
             if case .noPrivateKey = error, keyPath == nil, type == .pem { message += "; give its key with --key FILE" }

@@ -22,7 +22,8 @@ struct WriteOut: Equatable {
     /// The format of `-w ARGUMENT`: the argument, or the contents of `@FILE` (`@-`: standard
     /// input) with line ends dropped, as curl reads it (each line up to its first CR or LF).
     /// - Throws: `UsageError` when the file cannot be read (curl writes nothing for it instead).
-    init(argument: String) throws(UsageError) {
+    /// - Parameter option: `-w` or `--write-out`, as the command line gave it, for messages.
+    init(argument: String, option: String = "-w") throws(UsageError) {
         guard argument.hasPrefix("@") else {
             self.init(format: Array(argument.utf8))
             return
@@ -32,7 +33,7 @@ struct WriteOut: Equatable {
         do {
             contents = try FileContents.read(pathOrStandardInput: path, limit: Self.fileLimit)
         } catch {
-            throw UsageError("-w: cannot read \(path == "-" ? "standard input" : "'\(path)'"): \(error.reason)", command: "fetch")
+            throw OptionValue.refusal(error, option: option, command: "fetch")
         }
         var format: [UInt8] = []
         for line in contents.split(separator: 0x0A, omittingEmptySubsequences: false) {

@@ -8,30 +8,22 @@ import Foundation
 /// substitution names (`<(command)`, seen as `/dev/fd/63`), `/dev/stdin` or a terminal, all of
 /// which curl reads too. Callers read such a file once, here, and keep the bytes.
 package enum FileContents {
-    /// Why a file could not be read: a short phrase for a message ("no such file", "is a
-    /// directory", "permission denied", "it holds more than 16 MiB ...", or `strerror`'s text).
-    package struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
-        package let reason: String
-        package var description: String { reason }
-        package init(reason: String) { self.reason = reason }
-    }
-
     /// The bytes of the file at `path`.
     /// - Parameters:
     ///   - path: Any readable file but a directory; symbolic links are followed.
     ///   - limit: The most bytes read from a file that is not regular (a pipe has no size to check
-    ///     first, and may never end); more is a `Failure`. A regular file is read whole.
-    /// - Throws: `Failure` when the file is missing, a directory, not readable, too long or
-    ///   fails to read.
-    package static func read(_ path: String, limit: Int) throws(Failure) -> Data {
+    ///     first, and may never end); more is a `FileFailure`. A regular file is read whole.
+    /// - Throws: `FileFailure` (reading `path`) when the file is missing, a directory, not
+    ///   readable, too long or fails to read: `strerror`'s text, or why else.
+    package static func read(_ path: String, limit: Int) throws(FileFailure) -> Data {
         // Never nil when regular files are read too.
         try read(path, limit: limit, readsRegularFile: true) ?? Data()
     }
 
     /// The bytes of the file an `@FILE`-style argument names, `-` being standard input, as curl
     /// reads `-w @-` and `-b -`.
-    /// - Throws: `Failure` as `read(_:limit:)`.
-    package static func read(pathOrStandardInput path: String, limit: Int) throws(Failure) -> Data {
+    /// - Throws: `FileFailure` as `read(_:limit:)`, for `path` (`-` when standard input).
+    package static func read(pathOrStandardInput path: String, limit: Int) throws(FileFailure) -> Data {
         path == "-" ? try read(descriptor: 0, limit: limit) : try read(path, limit: limit)
     }
 
@@ -40,9 +32,9 @@ package enum FileContents {
     /// under /proc and /sys, whose size says nothing of their contents); nil for any other regular
     /// file, which was opened, so it exists and is readable, and can be read again or streamed
     /// from its path.
-    /// - Parameter limit: The most bytes read from a file that is not regular; more is a `Failure`.
-    /// - Throws: `Failure` as `read(_:limit:)`.
-    package static func readUnlessRegular(_ path: String, limit: Int) throws(Failure) -> Data? {
+    /// - Parameter limit: The most bytes read from a file that is not regular; more is a `FileFailure`.
+    /// - Throws: `FileFailure` as `read(_:limit:)`.
+    package static func readUnlessRegular(_ path: String, limit: Int) throws(FileFailure) -> Data? {
         try read(path, limit: limit, readsRegularFile: false)
     }
 
@@ -75,43 +67,39 @@ package enum FileContents {
         }
     }
 
-    private static func read(_ path: String, limit: Int, readsRegularFile: Bool) throws(Failure) -> Data? {
+    private static func read(_ path: String, limit: Int, readsRegularFile: Bool) throws(FileFailure) -> Data? {
         // Before opening: opening the placeholder of a closed standard output waits for ever.
         var target = stat()
         if stat(path, &target) == 0, let stream = closedStandardStream(target) {
-            throw Failure(reason: "it is \(stream), which is closed")
+            throw FileFailure(.read, path, reason: "it is \(stream), which is closed")
         }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            switch errno {
-            case ENOENT: throw Failure(reason: "no such file")
-            case EACCES: throw Failure(reason: "permission denied")
-            default: throw Failure(reason: String(cString: strerror(errno)))
-            }
-        }
+        guard fd >= 0 else { throw FileFailure(.read, path, errno: errno) }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw Failure(reason: String(cString: strerror(errno))) }
+        guard fstat(fd, &info) == 0 else { throw FileFailure(.read, path, errno: errno) }
         switch info.st_mode & S_IFMT {
         case S_IFDIR:
-            throw Failure(reason: "is a directory")
+            throw FileFailure(.read, path, errno: EISDIR)
         case S_IFREG where info.st_size == 0:
-            return try read(descriptor: fd, limit: limit, expected: 0)
+            return try read(descriptor: fd, path: path, limit: limit, expected: 0)
         case S_IFREG:
-            return readsRegularFile ? try read(descriptor: fd, limit: Int.max, expected: Int(info.st_size)) : nil
+            return readsRegularFile ? try read(descriptor: fd, path: path, limit: Int.max, expected: Int(info.st_size)) : nil
         default:
-            return try read(descriptor: fd, limit: limit, expected: 0)
+            return try read(descriptor: fd, path: path, limit: limit, expected: 0)
         }
     }
 
     /// Everything left to read from `fd` (standard input, say), which stays open.
-    /// - Parameter limit: The most bytes read; more is a `Failure`.
-    /// - Throws: `Failure` when reading fails or the input holds more than `limit` bytes.
-    package static func read(descriptor fd: Int32, limit: Int) throws(Failure) -> Data {
-        try read(descriptor: fd, limit: limit, expected: 0)
+    /// - Parameters:
+    ///   - path: What the failure names: `-` (standard input) unless told.
+    ///   - limit: The most bytes read; more is a `FileFailure`.
+    /// - Throws: `FileFailure` when reading fails or the input holds more than `limit` bytes.
+    package static func read(descriptor fd: Int32, path: String = "-", limit: Int) throws(FileFailure) -> Data {
+        try read(descriptor: fd, path: path, limit: limit, expected: 0)
     }
 
-    private static func read(descriptor fd: Int32, limit: Int, expected: Int) throws(Failure) -> Data {
+    private static func read(descriptor fd: Int32, path: String, limit: Int, expected: Int) throws(FileFailure) -> Data {
         var data = Data()
         if expected > 0 { data.reserveCapacity(expected) }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -120,13 +108,12 @@ package enum FileContents {
             if count == 0 { return data }
             if count < 0 {
                 if errno == EINTR { continue }
-                if errno == EISDIR { throw Failure(reason: "is a directory") }
                 // Standard input the process was started without (`<&-`), or a write-only descriptor.
-                if errno == EBADF { throw Failure(reason: "it is closed (or open for writing only)") }
-                throw Failure(reason: String(cString: strerror(errno)))
+                if errno == EBADF { throw FileFailure(.read, path, reason: "it is closed (or open for writing only)") }
+                throw FileFailure(.read, path, errno: errno)
             }
             guard data.count + count <= limit else {
-                throw Failure(reason: "it holds more than \(describe(bytes: limit)), the most read from a pipe or other file that is not a regular one")
+                throw FileFailure(.read, path, reason: "it holds more than \(describe(bytes: limit)), the most read from a pipe or other file that is not a regular one")
             }
             data.append(buffer, count: count)
         }

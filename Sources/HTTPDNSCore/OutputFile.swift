@@ -43,22 +43,28 @@ package struct OutputFile: Sendable {
         case isDirectory(path: String)
         /// An existing file this process may not write (`reason`: `strerror`).
         case notWritable(path: String, reason: String)
-        /// The temporary file (beside the destination, or in the temporary directory) could not
-        /// be created; for a new destination, its directory is missing or not writable.
-        case cannotCreate(path: String, directory: String, reason: String)
+        /// The temporary file could not be created: beside the destination (`directory` nil: its
+        /// directory is missing or not writable), or in the temporary directory named.
+        case cannotCreate(path: String, directory: String?, reason: String)
         /// `link`, a symbolic link on the way to `path`, is one the kernel's protected_symlinks
         /// rule refuses to follow: in a sticky, world-writable directory, and owned by neither
         /// this process's effective user nor the directory's owner.
         case protectedSymlink(path: String, link: String)
 
-        package var description: String {
+        package var description: String { fileFailure.description }
+
+        /// The failure in the shape of every file failure: `cannot write 'PATH': REASON`.
+        package var fileFailure: FileFailure {
             switch self {
-            case .isDirectory(let path): "cannot write '\(path)': it is a directory"
-            case .notWritable(let path, let reason): "cannot write '\(path)': \(reason)"
-            case .cannotCreate(let path, let directory, let reason): "cannot write '\(path)': cannot create a file in '\(directory)': \(reason)"
+            case .isDirectory(let path): FileFailure(.write, path, errno: EISDIR)
+            case .notWritable(let path, let reason): FileFailure(.write, path, reason: reason)
+            case .cannotCreate(let path, nil, let reason): FileFailure(.write, path, reason: reason)
+            case .cannotCreate(let path, let directory?, let reason): FileFailure(.write, path, reason: "cannot create a file in '\(directory)': \(reason)")
             case .protectedSymlink(let path, let link):
-                "cannot write '\(path)': refusing to follow the symbolic link '\(link)': it is in a sticky, world-writable directory "
-                    + "and owned by neither uid \(geteuid()) nor the directory's owner, as the kernel's protected_symlinks does"
+                FileFailure(
+                    .write, path,
+                    reason: "refusing to follow the symbolic link '\(link)': it is in a sticky, world-writable directory "
+                        + "and owned by neither uid \(geteuid()) nor the directory's owner, as the kernel's protected_symlinks does")
             }
         }
     }
@@ -92,7 +98,7 @@ package struct OutputFile: Sendable {
         case .replace:
             // Keeps the permissions of a file it replaces (see FileReplacement).
             guard let replacement = FileReplacement(replacing: file) else {
-                throw .cannotCreate(path: requested, directory: (file as NSString).deletingLastPathComponent, reason: Self.errnoText)
+                throw .cannotCreate(path: requested, directory: nil, reason: Self.errnoText)
             }
             target = .replacement(replacement)
         case .copyAfterwards(let stagingDirectory):
@@ -102,7 +108,8 @@ package struct OutputFile: Sendable {
             guard let (staging, stagingPath) = FileReplacement.createTemporaryFile(for: file, in: stagingDirectory, mode: 0o600) else {
                 let reason = Self.errnoText
                 close(destination)
-                throw .cannotCreate(path: requested, directory: stagingDirectory, reason: reason)
+                let beside = stagingDirectory == (file as NSString).deletingLastPathComponent
+                throw .cannotCreate(path: requested, directory: beside ? nil : stagingDirectory, reason: reason)
             }
             target = .copyAfterwards(staging: staging, stagingPath: stagingPath, destination: destination, path: file)
         }
@@ -162,7 +169,7 @@ package struct OutputFile: Sendable {
         let directory = (file as NSString).deletingLastPathComponent
         var info = stat()
         guard stat(file, &info) == 0 else {
-            guard mayCreateFiles(in: directory) else { throw .cannotCreate(path: requested, directory: directory, reason: errnoText) }
+            guard mayCreateFiles(in: directory) else { throw .cannotCreate(path: requested, directory: nil, reason: errnoText) }
             return .replace
         }
         if (info.st_mode & S_IFMT) == S_IFDIR { throw .isDirectory(path: requested) }

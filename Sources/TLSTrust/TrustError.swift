@@ -1,7 +1,9 @@
+import HTTPDNSCore
+
 /// A trust configuration that cannot be used. Thrown when certificates, pins or identities are
 /// loaded, or when a policy is first used; never silently ignored.
 public enum TrustError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The file could not be read.
+    /// The file could not be read (`reason`: `strerror`'s text, or why else).
     case unreadableFile(path: String, reason: String)
     /// A PEM block is malformed (OpenSSL's reason attached).
     case invalidPEM(source: String, reason: String)
@@ -32,7 +34,7 @@ public enum TrustError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unreadableFile(let path, let reason):
-            "cannot read file '\(path)': \(reason)"
+            FileFailure(.read, path, reason: reason).description
         case .invalidPEM(let source, let reason):
             "invalid PEM in '\(source)': \(reason)"
         case .noCertificates(let source):

@@ -147,7 +147,7 @@ struct FetchOptionParsingTests {
         let directory = FileManager.default.temporaryDirectory.path
         let error = try #require(refusal([option, directory, "https://a.test/"]))
         #expect(error.status == 23)
-        #expect(error.message == "-o: cannot write '\(directory)': it is a directory")
+        #expect(error.message == "\(option): cannot write '\(directory)': Is a directory")
     }
 
     @Test("-w @FILE that cannot be read is refused with exit 2 (curl writes nothing for it)")
@@ -195,7 +195,7 @@ struct FetchOptionParsingTests {
         "a malformed or unreadable pin names its option and value, as curl names the option at fault",
         arguments: [
             (["--pinnedpubkey", "sha256//abc"], "--pinnedpubkey: invalid pin 'sha256//abc'"),
-            (["--pinnedpubkey", "/nonexistent/key.pem"], "--pinnedpubkey: cannot read file '/nonexistent/key.pem'"),
+            (["--pinnedpubkey", "/nonexistent/key.pem"], "--pinnedpubkey: cannot read '/nonexistent/key.pem'"),
             (["--pin-cert", "zz"], "--pin-cert: invalid pin 'zz'"),
             (["--doh-pinnedpubkey", "x"], "--doh-pinnedpubkey: invalid pin 'x'")
         ])
@@ -245,5 +245,46 @@ struct FetchMultipleURLParsingTests {
         let plans = try plans(["-o", "a.html", "https://a.test/a", "-O", "https://a.test/b.html", "https://a.test/"])
         #expect(plans.map(\.outputOption) == ["-o", "-O", "-o"])
         #expect(plans.map(\.output) == [.file(URL(fileURLWithPath: "a.html")), .file(URL(fileURLWithPath: "./b.html")), .standardOutput])
+    }
+}
+
+/// `fetch -v`'s head lines from the bytes libcurl reports (`HeadTraceLines`).
+@Suite("httpdns fetch -v: head lines from libcurl's trace")
+struct HeadTraceLinesTests {
+    @Test("a request head becomes one '> ' line per line, its empty line '> ' alone")
+    func requestHead() {
+        let lines = HeadTraceLines()
+        lines.handler(.sent(Data("GET / HTTP/2\r\nHost: a.test\r\naccept: */*\r\n\r\n".utf8)))
+        #expect(lines.take() == ["> GET / HTTP/2", "> Host: a.test", "> accept: */*", "> "])
+        #expect(lines.take().isEmpty)
+    }
+
+    @Test("response lines come one at a time; each head is ended with '< ', before a final head after a 1xx and when taken")
+    func responseHeads() {
+        let lines = HeadTraceLines()
+        for line in ["HTTP/1.1 100 Continue\r\n", "HTTP/1.1 200 OK\r\n", "Server: nginx\r\n"] { lines.handler(.received(Data(line.utf8))) }
+        #expect(lines.take() == ["< HTTP/1.1 100 Continue", "< ", "< HTTP/1.1 200 OK", "< Server: nginx", "< "])
+        // An empty line libcurl does report is not doubled.
+        lines.handler(.received(Data("HTTP/2 200 \r\n".utf8)))
+        lines.handler(.received(Data("\r\n".utf8)))
+        #expect(lines.take() == ["< HTTP/2 200", "< "])
+    }
+
+    @Test("a Basic credential sent is shown as ***, as a URL's password; other fields and schemes as sent")
+    func redaction() {
+        let lines = HeadTraceLines()
+        let head = "GET / HTTP/2\r\nauthorization: Basic YTpi\r\nProxy-Authorization: basic YTpi\r\nX-Authorization: Basic YTpi\r\n\r\n"
+        lines.handler(.sent(Data(head.utf8)))
+        #expect(lines.take() == ["> GET / HTTP/2", "> authorization: Basic ***", "> Proxy-Authorization: basic ***", "> X-Authorization: Basic YTpi", "> "])
+        #expect(HeadTraceLines.redacted("> Authorization: Bearer t0ken") == "> Authorization: Bearer t0ken")
+        // Received lines are as received.
+        lines.handler(.received(Data("Authorization: Basic YTpi\r\n".utf8)))
+        #expect(lines.take().first == "< Authorization: Basic YTpi")
+    }
+
+    @Test("bytes are read as UTF-8, else Latin-1; control characters are shown as '?'")
+    func text() {
+        #expect(HeadTraceLines.lines(Data([0x58, 0x3A, 0x20, 0x43, 0x61, 0x66, 0xE9, 0x0D, 0x0A]), prefix: "<") == ["< X: Caf\u{E9}"])
+        #expect(HeadTraceLines.lines(Data("X: a\u{1B}[2Jb\tc\r\n".utf8), prefix: "<") == ["< X: a?[2Jb\tc"])
     }
 }

@@ -14,10 +14,11 @@ struct OptionValueTests {
     }
 
     /// The numeric options of each command: the words before the value, and the option as the
-    /// refusal names it.
+    /// refusal names it (as typed: `-m` or `--max-time`).
     static let numericOptions: [(arguments: [String], option: String)] = [
         (["fetch", "https://a.test/", "--max-time"], "--max-time"),
-        (["fetch", "https://a.test/", "-m"], "--max-time"),
+        (["fetch", "https://a.test/", "-m"], "-m"),
+        (["resolve", "a.test", "-m"], "-m"),
         (["fetch", "https://a.test/", "--connect-timeout"], "--connect-timeout"),
         (["fetch", "https://a.test/", "-L", "--max-redirs"], "--max-redirs"),
         (["fetch", "https://a.test/", "--parallel-max"], "--parallel-max"),
@@ -49,7 +50,7 @@ struct OptionValueTests {
         "each refusal says what the option takes: its range and what a special value means",
         arguments: [
             (["fetch", "https://a.test/", "--max-time", "nan"], "--max-time: expected a duration in seconds (0 to 2147483.647; 0: no limit), got 'nan'"),
-            (["fetch", "https://a.test/", "-m", "1e17"], "--max-time: expected a duration in seconds (0 to 2147483.647; 0: no limit), got '1e17'"),
+            (["fetch", "https://a.test/", "-m", "1e17"], "-m: expected a duration in seconds (0 to 2147483.647; 0: no limit), got '1e17'"),
             (["probe", "https://a.test/", "--connect-timeout", "-1"], "--connect-timeout: expected a duration in seconds (0 to 2147483.647; 0: libcurl's 300 s), got '-1'"),
             (["fetch", "https://a.test/", "-L", "--max-redirs", "-2"], "--max-redirs: expected a number of redirects (>= -1; -1: no limit), got '-2'"),
             (["fetch", "https://a.test/", "--parallel-max", "301"], "--parallel-max: expected a number of transfers (1 to 300), got '301'"),

@@ -26,7 +26,7 @@ struct FileContentsTests {
         #expect(try FileContents.read("/dev/fd/\(exact)", limit: 100) == bytes)
         let over = try pipe(holding: bytes + Data([0]))
         defer { close(over) }
-        #expect(throws: FileContents.Failure(reason: "it holds more than 100 bytes, the most read from a pipe or other file that is not a regular one")) {
+        #expect(throws: FileFailure(.read, "/dev/fd/\(over)", reason: "it holds more than 100 bytes, the most read from a pipe or other file that is not a regular one")) {
             try FileContents.read("/dev/fd/\(over)", limit: 100)
         }
     }
@@ -44,9 +44,19 @@ struct FileContentsTests {
         #expect(try FileContents.readUnlessRegular("/dev/fd/\(piped)", limit: 10) == Data("abc".utf8))
     }
 
-    @Test("a missing file and a directory fail with a reason to show", arguments: [("/nonexistent/file", "no such file"), ("/tmp", "is a directory")])
+    @Test(
+        "a missing file and a directory fail naming the path, with strerror's text",
+        arguments: [("/nonexistent/file", "No such file or directory"), ("/tmp", "Is a directory")])
     func failures(path: String, reason: String) {
-        #expect(throws: FileContents.Failure(reason: reason)) { try FileContents.read(path, limit: 10) }
-        #expect(throws: FileContents.Failure(reason: reason)) { try FileContents.readUnlessRegular(path, limit: 10) }
+        #expect(throws: FileFailure(.read, path, reason: reason)) { try FileContents.read(path, limit: 10) }
+        #expect(throws: FileFailure(.read, path, reason: reason)) { try FileContents.readUnlessRegular(path, limit: 10) }
+        #expect(throws: FileFailure(.read, path, reason: reason)) { try FileFailure.checkReadable(path) }
+        #expect(FileFailure(.read, path, reason: reason).description == "cannot read '\(path)': \(reason)")
+    }
+
+    @Test("standard input is named as such, for reading and for writing")
+    func standardStreams() {
+        #expect(FileFailure(.read, "-", reason: "it is closed").description == "cannot read standard input: it is closed")
+        #expect(FileFailure(.write, "-", errno: ENOSPC).description == "cannot write standard output: No space left on device")
     }
 }

@@ -11,6 +11,17 @@ struct TransferOptionsTests {
         verifies: true, isHTTPS: true, requiresOCSPStapling: false, limitsConnections: true, method: "GET",
         bodyLength: nil, headers: [:], omittedHeaders: [], userAgent: "httpdns/1.0", decompresses: true)
 
+    @Test("a head trace binds the debug callback (verbose mode with it); without one neither is set")
+    func headTrace() {
+        #expect(TransferOptions(get, connectTo: nil)[.headTraceCallback] == nil)
+        var traced = get
+        traced.tracesHeads = true
+        let options = TransferOptions(traced, connectTo: nil)
+        #expect(options[.headTraceCallback] == .binding)
+        // Another list: a handle holding one is reset before it takes the other.
+        #expect(HandleReuse.application(held: options.options, sameList: false, wanted: TransferOptions(get, connectTo: nil).options) == .resetThenSetAll)
+    }
+
     @Test("a plain GET: HTTP/2 waiting to multiplex, verification on, the pool's store, the client's User-Agent")
     func plainGet() {
         let options = TransferOptions(get, connectTo: nil)

@@ -93,7 +93,7 @@ extension CLITests {
                 ("--data-binary @/dev/stdin", "<&-", "--data-binary: cannot read '/dev/stdin': it is standard input, which is closed"),
                 ("-d @/dev/fd/0", "<&-", "-d: cannot read '/dev/fd/0': it is standard input, which is closed"),
                 ("--data-binary @/proc/self/fd/0", "<&-", "--data-binary: cannot read '/proc/self/fd/0': it is standard input, which is closed"),
-                ("--cacert /dev/stdin", "<&-", "--cacert: cannot read file '/dev/stdin': it is standard input, which is closed"),
+                ("--cacert /dev/stdin", "<&-", "--cacert: cannot read '/dev/stdin': it is standard input, which is closed"),
                 ("--data-binary @/dev/stdout", ">&-", "--data-binary: cannot read '/dev/stdout': it is standard output, which is closed")
             ])
         func closedStandardStreamByPath(options: String, redirection: String, message: String) async throws {
@@ -107,8 +107,8 @@ extension CLITests {
         @Test(
             "a body file that is missing or a directory is refused before any traffic (2), saying which",
             arguments: [
-                ("--data-binary", "MISSING", "no such file"), ("--data-binary", "DIR", "is a directory"),
-                ("-d", "MISSING", "no such file"), ("-d", "DIR", "is a directory")
+                ("--data-binary", "MISSING", "No such file or directory"), ("--data-binary", "DIR", "Is a directory"),
+                ("-d", "MISSING", "No such file or directory"), ("-d", "DIR", "Is a directory")
             ])
         func unreadableBodyFile(option: String, file: String, reason: String) async throws {
             let directory = try fixture.scratchDirectory("pipes")

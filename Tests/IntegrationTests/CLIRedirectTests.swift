@@ -31,7 +31,9 @@ struct CLIRedirectTests {
         let report = result.stderrText
         #expect(report.contains("SNI a.test"))
         #expect(report.contains("verified for a.test"))
-        #expect(report.contains("< HTTP/2 302\n* following the 302 redirect to \(fixture.url("b.test", "/inspect").absoluteString)\n"))
+        #expect(report.contains("< HTTP/2 302\n"), "\(report)")
+        #expect(report.contains("< location: \(fixture.url("b.test", "/inspect").absoluteString)\n"), "\(report)")
+        #expect(report.contains("< \n* following the 302 redirect to \(fixture.url("b.test", "/inspect").absoluteString)\n"), "\(report)")
         #expect(report.contains("SNI b.test"))
         #expect(report.contains("verified for b.test"))
         let hops = ["SNI a.test", "< HTTP/2 302", "* following the 302", "SNI b.test", "< HTTP/2 200"].map { report.range(of: $0)?.lowerBound }

@@ -64,7 +64,7 @@ struct CLIRemoteNameTests {
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("large"), withIntermediateDirectories: false)
         let result = try await fetch(in: directory, ["-O", fixture.url("a.test", "/large").absoluteString] + fixture.dohOptions)
         #expect(result.status == 23, "\(result.stderrText)")
-        #expect(result.stderrText == "httpdns: -O: cannot write './large': it is a directory (see 'httpdns help fetch')\n")
+        #expect(result.stderrText == "httpdns: -O: cannot write './large': Is a directory (see 'httpdns help fetch')\n")
         #expect(try contents(of: directory) == ["large"])
     }
 

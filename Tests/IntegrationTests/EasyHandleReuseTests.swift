@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import HTTPDNS
+import HTTPDNSCore
 @testable import HTTPTransport
 import TestSupport
 
@@ -77,6 +78,28 @@ struct EasyHandleReuseTests {
         }
         // The cache is shared with the tests running beside this one, so not every request gets a
         // handle of this shape; without the rule none would.
+        #expect(pool.handlesReusedWithOptions.load(ordering: .relaxed) > 0)
+    }
+
+    @Test("a head trace sees its own request's heads only, on handles reused with and without it, and an untraced request is traced by none")
+    func headTraceStaysWithItsRequest() async throws {
+        let (client, pool) = try fixture.clientOnOwnPool()
+        for round in 0..<20 {
+            let events = LockedValue<[HTTPHeadTrace]>([])
+            var traced = fixture.loopbackRequest("/headers")
+            traced.headers.add(name: "X-Round", value: "\(round)")
+            traced.headTrace = { event in events.withLock { $0.append(event) } }
+            let response = try await client.execute(traced)
+            #expect(response.status == 200)
+            // The second traced request on a handle that kept its options, then one without a trace.
+            _ = try await client.execute(traced)
+            _ = try await client.execute(fixture.loopbackRequest("/headers"))
+            let seen = events.withLock { $0 }
+            let sent = seen.compactMap { if case .sent(let bytes) = $0 { String(decoding: bytes, as: UTF8.self) } else { nil } }
+            let received = seen.compactMap { if case .received(let bytes) = $0 { String(decoding: bytes, as: UTF8.self) } else { nil } }
+            #expect(sent.count == 2 && sent.allSatisfy { $0.hasPrefix("GET /headers HTTP/1.1\r\n") && $0.contains("X-Round: \(round)\r\n") && $0.hasSuffix("\r\n\r\n") }, "\(sent)")
+            #expect(received.filter { $0.hasPrefix("HTTP/1.1 200") }.count == 2, "\(received)")
+        }
         #expect(pool.handlesReusedWithOptions.load(ordering: .relaxed) > 0)
     }
 

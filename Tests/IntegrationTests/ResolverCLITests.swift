@@ -36,6 +36,27 @@ extension ResolverIntegrationSuites {
             #expect(object["stale"] as? Bool == false)
         }
 
+        @Test("options the provider does not take are warned about once each, and resolve and fetch go on")
+        func optionsWithoutEffectWarn() async throws {
+            let given = ["--account-id", "1", "--key-id", "7", "--secret", "s", "--account-id", "2"]
+            let warnings =
+                [
+                    "httpdns: warning: --account-id has no effect with --provider doh",
+                    "httpdns: warning: --secret has no effect with --provider doh",
+                    "httpdns: warning: --key-id has no effect with --provider doh"
+                ].joined(separator: "\n") + "\n"
+            let resolved = try await httpdns(["resolve", "a.test"] + given + doh)
+            #expect(resolved.status == 0, "\(resolved.stderrText)")
+            #expect(resolved.stderrText == warnings, "\(resolved.stderrText)")
+            #expect(resolved.stdoutText.contains("127.0.0.1"), "\(resolved.stdoutText)")
+            let fetched = try await httpdns(["fetch", fixture.url("a.test").absoluteString] + given + doh)
+            #expect(fetched.status == 0, "\(fetched.stderrText)")
+            #expect(fetched.stderrText == warnings, "\(fetched.stderrText)")
+            #expect(fetched.stdoutText == "vhost=a.test\n")
+            let silent = try await httpdns(["fetch", "-s", fixture.url("a.test").absoluteString] + given + doh)
+            #expect(silent.status == 0 && silent.stderrText.isEmpty, "\(silent.stderrText)")
+        }
+
         @Test("resolve -v prints the resolver's events")
         func resolveVerbose() async throws {
             let result = try await httpdns(["resolve", "-v", "a.test"] + doh)

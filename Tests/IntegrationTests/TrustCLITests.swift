@@ -73,7 +73,7 @@ extension TrustSuites {
             #expect(try CertificatePin.publicKey(contentsOf: der) == expected)
             #expect(try CertificatePin.publicKey(contentsOf: fixture.servers.leaf("a.test").certificate) == expected)
             #expect(throws: TrustError.self) { try CertificatePin.publicKey(contentsOf: fixture.servers.leaf("a.test").key) }
-            #expect(throws: TrustError.unreadableFile(path: "/nonexistent/key.pem", reason: "no such file")) {
+            #expect(throws: TrustError.unreadableFile(path: "/nonexistent/key.pem", reason: "No such file or directory")) {
                 try CertificatePin.publicKey(contentsOf: URL(fileURLWithPath: "/nonexistent/key.pem"))
             }
         }
@@ -318,6 +318,19 @@ extension TrustSuites {
             #expect(result.stderrText.contains("'\(path)'"), "\(result.stderrText)")
             #expect(result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
             #expect(result.stdout.isEmpty)
+        }
+
+        @Test("a wrong password given with --pass names --pass; one given after the file name names the option as typed", arguments: ["--cert", "-E"])
+        func wrongPasswordNamesItsOption(option: String) async throws {
+            let p12 = fixture.file("CLIENT_P12").path
+            let url = fixture.url("mtls.test").absoluteString
+            let pass = try await httpdns(["fetch", option, p12, "--pass", "nope", url] + doh)
+            #expect(pass.status == 2, "\(pass.stderrText)")
+            #expect(pass.stderrText.hasPrefix("httpdns: --pass: cannot open client identity '\(p12)': "), "\(pass.stderrText)")
+            #expect(pass.stderrText.contains("wrong password"), "\(pass.stderrText)")
+            let inline = try await httpdns(["fetch", option, p12 + ":nope", url] + doh)
+            #expect(inline.status == 2, "\(inline.stderrText)")
+            #expect(inline.stderrText.hasPrefix("httpdns: \(option): cannot open client identity '\(p12)': "), "\(inline.stderrText)")
         }
 
         @Test("any other HTTP 400 page over TLS is output as it is, short or long")

@@ -19,6 +19,8 @@ CURLcode httpdns_easy_setopt_seek_function(CURL *easy, curl_seek_callback callba
 CURLcode httpdns_easy_setopt_prereq_function(CURL *easy, curl_prereq_callback callback);
 /// CURLOPT_SOCKOPTFUNCTION.
 CURLcode httpdns_easy_setopt_sockopt_function(CURL *easy, curl_sockopt_callback callback);
+/// CURLOPT_DEBUGFUNCTION (NULL: none).
+CURLcode httpdns_easy_setopt_debug_function(CURL *easy, curl_debug_callback callback);
 
 /// Told when libcurl has opened a socket (`opened` 1) and when it is about to close one (0).
 typedef void (*httpdns_socket_lifecycle_callback)(int fd, int opened);

@@ -59,6 +59,17 @@ public struct HTTPRequest: Sendable {
     /// (they frame it; without them the body would be read as the next request): `HTTPClient`
     /// fails such a request with `.invalidRequest`. Default: none.
     public var omittedHeaders: Set<String> = []
+    /// Told each request head libcurl sends and each response head line it receives, as they cross
+    /// the wire (curl's `-v` `>` and `<` lines; libcurl's CURLOPT_DEBUGFUNCTION with
+    /// CURLINFO_HEADER_OUT and CURLINFO_HEADER_IN), for every exchange of the request: each hop of
+    /// a followed redirect, each `1xx` response, a CONNECT to a proxy. Called on the client's
+    /// transfer thread, so it must return quickly. nil (the default): libcurl's verbose mode stays
+    /// off and nothing is traced, at no cost.
+    ///
+    /// - Warning: The heads are as sent: `Authorization`, `Cookie` and `Proxy-Authorization`
+    ///   values are in them. Redact them before they reach logs others can read (`httpdns fetch -v`
+    ///   shows a Basic credential as `Basic ***`).
+    public var headTrace: (@Sendable (HTTPHeadTrace) -> Void)? = nil
 
     /// `idempotent` when set, else whether the method is one RFC 9110 §9.2.2 defines as idempotent:
     /// `GET`, `HEAD`, `OPTIONS`, `TRACE`, `PUT` and `DELETE` (methods are case-sensitive; `POST`,

@@ -4,7 +4,7 @@ extension HTTPResponseHead {
     /// received; otherwise ISO-8859-1, one character per byte (RFC 9110 §5.5 leaves such obs-text
     /// octets to be read as Latin-1 at most), so none is lost to U+FFFD: `0x43 0x61 0x66 0xE9` is
     /// "Café".
-    static func fieldText(decoding bytes: UnsafeRawBufferPointer) -> String {
+    package static func fieldText(decoding bytes: UnsafeRawBufferPointer) -> String {
         // ASCII, nearly every field: the plain initializer (the validating one over a raw buffer
         // was not specialized, and showed in the per-request profile).
         if !bytes.contains(where: { $0 >= 0x80 }) { return String(decoding: bytes, as: UTF8.self) }

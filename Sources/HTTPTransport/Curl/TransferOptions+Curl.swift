@@ -32,6 +32,7 @@ extension TransferOptions.Option {
         case .socketOptionCallback: CURLOPT_SOCKOPTFUNCTION
         case .bodyCallbacks: CURLOPT_READFUNCTION
         case .tlsCallback: CURLOPT_SSL_CTX_FUNCTION
+        case .headTraceCallback: CURLOPT_DEBUGFUNCTION
         }
     }
 }

@@ -24,6 +24,10 @@ struct TransferOptions: Equatable, Sendable {
         case bodyCallbacks
         /// CURLOPT_SSL_CTX_FUNCTION: anchors, pins and the client identity (`TransferTrust`).
         case tlsCallback
+        /// CURLOPT_DEBUGFUNCTION with CURLOPT_VERBOSE: the heads sent and received, for
+        /// `HTTPRequest.headTrace`. Bound, verbose mode included, on every use of the handle and
+        /// cleared when the transfer is over, so a handle kept for reuse never calls a freed transfer.
+        case headTraceCallback
     }
 
     enum Value: Equatable, Sendable {
@@ -74,6 +78,8 @@ struct TransferOptions: Equatable, Sendable {
         /// The client's `User-Agent`, sent unless the request sets or omits one.
         var userAgent: String?
         var decompresses: Bool
+        /// The request has a `headTrace`.
+        var tracesHeads = false
     }
 
     /// Where an IP-direct request connects: the URL's host and port on these addresses.
@@ -135,6 +141,7 @@ struct TransferOptions: Equatable, Sendable {
         }
         add(.httpHeader, .lines(Self.headerLines(facts)))
         if facts.decompresses { add(.acceptEncoding, .text("")) }
+        if facts.tracesHeads { add(.headTraceCallback, .binding) }
         self.entries = entries
     }
 

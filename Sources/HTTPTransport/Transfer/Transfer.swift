@@ -52,6 +52,8 @@ final class Transfer: @unchecked Sendable { // owned by one thread at a time (th
     let displayHost: String
     let port: Int
     private let reportsTLS: Bool
+    /// `HTTPRequest.headTrace`: told the heads libcurl sends and receives (`traceHead`).
+    private let headTrace: (@Sendable (HTTPHeadTrace) -> Void)?
     let isHTTPS: Bool
     private let isIPLiteral: Bool
     /// `HTTPRequest.failsOnHTTPError`: a status of 400 or more fails the request, its body dropped.
@@ -124,6 +126,7 @@ final class Transfer: @unchecked Sendable { // owned by one thread at a time (th
     func prepareHandle(_ decision: HandleReuse) {
         guard handleReuse == nil else { return }
         handleReuse = decision
+        clearHeadTrace()
         switch decision {
         case .cleanUp: break
         case .reset: handle.reset()
@@ -184,6 +187,7 @@ final class Transfer: @unchecked Sendable { // owned by one thread at a time (th
         self.displayHost = target.host
         self.port = target.port
         self.reportsTLS = request.reportsTLSDetails && target.isHTTPS
+        self.headTrace = request.headTrace
         self.isHTTPS = target.isHTTPS
         self.isIPLiteral = target.isIPLiteral
         self.failsOnHTTPError = request.failsOnHTTPError
@@ -216,6 +220,7 @@ final class Transfer: @unchecked Sendable { // owned by one thread at a time (th
     private func release() {
         guard !released else { return }
         released = true
+        clearHeadTrace()
         // Only a handle the engine readied for reuse goes back (see `prepareHandleForReuse`).
         switch handleReuse {
         case .reset?: EasyHandleCache.keep(handle)
@@ -311,7 +316,7 @@ final class Transfer: @unchecked Sendable { // owned by one thread at a time (th
             requiresOCSPStapling: pool.trust.policy.requiresOCSPStapling,
             limitsConnections: pool.connectionsPerHost != nil, method: request.method, bodyLength: bodyLength,
             headers: request.headers, omittedHeaders: request.omittedHeaders, userAgent: configuration.userAgent,
-            decompresses: configuration.decompressesResponses)
+            decompresses: configuration.decompressesResponses, tracesHeads: request.headTrace != nil)
     }
 
     /// Sets the handle's options for `request`: its route's list from `memo`, set as
@@ -402,8 +407,34 @@ final class Transfer: @unchecked Sendable { // owned by one thread at a time (th
             try check(httpdns_easy_setopt_ptr(easy, CURLOPT_SEEKDATA, me), CURLOPT_SEEKDATA)
         case .tlsCallback:
             try bindTrust(host: target.host)
+        case .headTraceCallback:
+            try check(httpdns_easy_setopt_debug_function(easy, debugCallback), CURLOPT_DEBUGFUNCTION)
+            try check(httpdns_easy_setopt_ptr(easy, CURLOPT_DEBUGDATA, me), CURLOPT_DEBUGDATA)
+            // Without CURLOPT_VERBOSE libcurl calls no debug function.
+            try check(httpdns_easy_setopt_long(easy, CURLOPT_VERBOSE, 1), CURLOPT_VERBOSE)
         default:
             preconditionFailure("httpdns: \(option) is not a callback")
+        }
+    }
+
+    /// Turns the head trace off on the handle, which outlives the transfer (`EasyHandleCache`, or
+    /// its clean-up after this transfer is gone): no debug call may reach a freed transfer. A
+    /// handle kept with its options binds the trace again on its next use.
+    private func clearHeadTrace() {
+        guard headTrace != nil else { return }
+        _ = httpdns_easy_setopt_long(easy, CURLOPT_VERBOSE, 0)
+        _ = httpdns_easy_setopt_debug_function(easy, nil)
+        _ = httpdns_easy_setopt_ptr(easy, CURLOPT_DEBUGDATA, nil)
+    }
+
+    /// A head (CURLINFO_HEADER_OUT) or head line (CURLINFO_HEADER_IN) for `headTrace`; libcurl's
+    /// other debug output (text, body bytes, TLS records) is not wanted. Transfer thread.
+    fileprivate func traceHead(_ type: curl_infotype, _ bytes: UnsafeRawBufferPointer) {
+        guard let headTrace else { return }
+        switch type {
+        case CURLINFO_HEADER_OUT: headTrace(.sent(Data(bytes)))
+        case CURLINFO_HEADER_IN: headTrace(.received(Data(bytes)))
+        default: break
         }
     }
 
@@ -799,6 +830,13 @@ private let headerCallback: curl_write_callback = { pointer, size, count, userda
     guard let userdata else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     return transfer.receiveHeader(UnsafeRawBufferPointer(start: pointer, count: size * count))
+}
+
+private let debugCallback: curl_debug_callback = { _, type, pointer, size, userdata in
+    if let userdata {
+        Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue().traceHead(type, UnsafeRawBufferPointer(start: pointer, count: size))
+    }
+    return 0
 }
 
 private let readCallback: curl_read_callback = { pointer, size, count, userdata in
