@@ -151,7 +151,9 @@ public struct DoHClient: Sendable {
             return failure("response of \(response.body.count) bytes exceeds the \(maxResponseBytes)-byte limit")
         }
         do {
-            let message = try DNSMessage(parsing: response.body)
+            // HTTPS RDATA is checked only in answers to an SVCB/HTTPS query: a malformed one beside
+            // addresses must not fail the address answer.
+            let message = try DNSMessage(parsing: [UInt8](response.body), decodingServiceBindings: type == .svcb || type == .https)
             try message.validateResponse(toQueryFor: name, type: type, id: 0)
             return .success((message, response.age))
         } catch {

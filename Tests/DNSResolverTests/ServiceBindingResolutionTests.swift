@@ -194,6 +194,20 @@ struct ServiceBindingResolutionTests {
         #expect(dropped.first?.contains("port has a 1-octet value; it must be exactly 2") == true)
     }
 
+    @Test func aMalformedHTTPSRecordInAnAddressAnswerIsIgnored() async throws {
+        let transport = FakeDoHTransport { request in
+            let question = request.question!
+            let junk = DNSFixture.Record(name: question.name, type: Self.typeHTTPS, ttl: 60, rdata: [0x00, 0x01, 0xC0, 0x0C])
+            let answers: [DNSFixture.Record] = question.type == DNSFixture.typeA ? [.a(question.name, "192.0.2.10", ttl: 300), junk] : [junk]
+            return .dns(DNSFixture.response(to: request.query, answers: answers))
+        }
+        let answer = try await DoHClient(transport: transport).lookup("svc.test", families: .ipv4, endpoint: ResolverHarness.first, timeout: 3)
+        #expect(answer == .addresses([IPAddress("192.0.2.10")!], ttl: 300))
+        await #expect(throws: ProviderFailure.self) {
+            try await DoHClient(transport: transport).serviceBindings("svc.test", type: .https, endpoint: ResolverHarness.first, timeout: 3)
+        }
+    }
+
     @Test func aFailedHTTPSQueryFailsOverToTheNextEndpoint() async throws {
         let harness = try Self.harness(transport: Self.transport(failingHTTPS: [ResolverHarness.first.url.absoluteString]))
         let resolution = try await harness.resolve("svc.test")

@@ -294,6 +294,12 @@ import DNSWire
         #expect(error == .invalidServiceBinding(type: .https, offset: 53, problem: .badValueLength(.port, length: 1)))
     }
 
+    @Test func malformedRecordIsKeptAsOctetsWhenServiceBindingsAreNotDecoded() throws {
+        let rdata = Self.hex("00 01 00 00 03 00 01 01")
+        let message = try DNSMessage(parsing: Self.response(rdata: rdata), decodingServiceBindings: false)
+        #expect(message.answers.first?.data == .other(rdata))
+    }
+
     @Test func pointerToTheOwnerNameInATargetNameIsRejected() {
         // 0xC0 0x0C would be a valid pointer to the question name elsewhere in a message.
         let error = MalformedInputTests.parseError(Self.response(rdata: Self.hex("00 01 c0 0c")))
