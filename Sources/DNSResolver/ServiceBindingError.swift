@@ -22,7 +22,7 @@ public enum ServiceBindingError: Error, Sendable, Hashable, CustomStringConverti
         case .invalidHostName(let name):
             "invalid host name '\(name)'"
         case .notCarried(let type, let providers):
-            "no provider configured can carry \(type) records (\(providers.joined(separator: ", ")) answer addresses only; use an RFC 8484 DoH endpoint)"
+            "no provider configured can carry \(type) records: \(providers.joined(separator: ", ")) can carry addresses only; use an RFC 8484 DoH endpoint"
         case .providersFailed(let host, let type, let reasons):
             "could not get the \(type) records of '\(host)': \(reasons.joined(separator: "; "))"
         case .aliasLoop(let chain):

@@ -83,6 +83,14 @@ struct CLIServiceBindingTests {
         #expect(result.stderrText.contains("SvcParam port has a 1-octet value; it must be exactly 2 (RFC 9460 §7.2)"), "\(result.stderrText)")
     }
 
+    @Test("a provider that cannot carry them fails with exit 6 and says to use DoH", arguments: ["httpdns-ali", "json"])
+    func notCarried(provider: String) async throws {
+        // Nothing is sent: the provider's kind decides. The address is TEST-NET-3 (RFC 5737).
+        let result = try await fixture.httpdns(["resolve", "--type", "HTTPS", "--provider", provider, "--endpoint", "https://203.0.113.1/d", "--account-id", "100000", "svc.test"])
+        #expect(result.status == 6)
+        #expect(result.stderrText == "httpdns: no provider configured can carry HTTPS records: \(provider) can carry addresses only; use an RFC 8484 DoH endpoint\n")
+    }
+
     @Test("--compare with --type HTTPS is a usage error")
     func compareRefused() async throws {
         let result = try await resolve(["--type", "HTTPS", "--compare", "svc.test"])
