@@ -19,19 +19,38 @@ extension HostResolver {
     ///   - type: `.https` (default) or `.svcb`.
     /// - Returns: The records, `ttl` the remaining lifetime; `records` empty when the name has none.
     /// - Throws: `ServiceBindingError`: `.invalidHostName` (an IP literal too), `.notCarried` when no
-    ///   provider can carry them, `.providersFailed`, `.aliasLoop`, `.aliasChainTooLong`.
-    public func serviceBindings(host: String, type: DNSRecordType = .https) async throws(ServiceBindingError) -> ServiceBindingRecords {
-        guard let name = HostName.normalize(host), IPAddress(name) == nil else { throw .invalidHostName(host) }
+    ///   provider can carry them, `.providersFailed`, `.aliasLoop`, `.aliasChainTooLong`;
+    ///   `CancellationError` at once when the calling task is cancelled (the query goes on for the cache).
+    public func serviceBindings(host: String, type: DNSRecordType = .https) async throws -> ServiceBindingRecords {
+        guard let name = HostName.normalize(host), IPAddress(name) == nil else { throw ServiceBindingError.invalidHostName(host) }
         let key = ServiceBindingState.Key(name: name, type: type.rawValue)
-        let now = clock.now()
-        let flight = serviceBindingState.withLock { state -> Task<Result<ServiceBindingRecords, ServiceBindingError>, Never>? in
-            if let cached = state.cached(key, now: now) { return Task { cached } }
-            if let flight = state.flights[key] { return flight }
-            let flight = Task { await self.queryServiceBindings(name, type: type, key: key) }
-            state.flights[key] = flight
-            return flight
+        let waiter = serviceBindingState.withLock { state in
+            state.lastWaiter += 1
+            return state.lastWaiter
         }
-        return try await flight!.value.get()
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<ServiceBindingState.Outcome?, Never>) in
+                let now = clock.now()
+                let action = serviceBindingState.withLock { state -> ServiceBindingState.Action in
+                    // Checked under the lock the cancellation handler takes: a cancellation either
+                    // finds this waiter registered or is seen here.
+                    if Task.isCancelled { return .resume(nil) }
+                    if let cached = state.cached(key, now: now) { return .resume(cached) }
+                    let starts = state.flights[key] == nil
+                    state.flights[key, default: [:]][waiter] = continuation
+                    return starts ? .start : .wait
+                }
+                switch action {
+                case .resume(let outcome): continuation.resume(returning: outcome)
+                case .start: Task { await self.queryServiceBindings(name, type: type, key: key) }
+                case .wait: break
+                }
+            }
+        } onCancel: {
+            serviceBindingState.withLock { $0.flights[key]?.removeValue(forKey: waiter) }?.resume(returning: nil)
+        }
+        guard let outcome else { throw CancellationError() }
+        return try outcome.get()
     }
 
     /// `serviceBindings(host:type:)` for a resolution: HTTPS records, or nil when they cannot be had.
@@ -71,8 +90,9 @@ extension HostResolver {
         return resolution
     }
 
-    /// One flight: asks, follows AliasMode, caches the outcome and tells the observer of a failure.
-    private func queryServiceBindings(_ name: String, type: DNSRecordType, key: ServiceBindingState.Key) async -> Result<ServiceBindingRecords, ServiceBindingError> {
+    /// One flight: asks, follows AliasMode, caches the outcome, hands it to every waiter and tells
+    /// the observer of a failure.
+    private func queryServiceBindings(_ name: String, type: DNSRecordType, key: ServiceBindingState.Key) async {
         let result = await followAliases(name, type: type)
         let ttl: TimeInterval
         switch result {
@@ -82,14 +102,14 @@ extension HostResolver {
         case .failure: ttl = DoHClient.partialAnswerTTLCap
         }
         let now = clock.now()
-        serviceBindingState.withLock { state in
-            state.flights[key] = nil
+        let waiters = serviceBindingState.withLock { state in
             if ttl > 0 { state.insert(result, for: key, expires: now + ttl, capacity: configuration.cacheCapacity, now: now) }
+            return state.flights.removeValue(forKey: key) ?? [:]
         }
         if case .failure(let error) = result, !error.isNotCarried {
             configuration.observer?.serviceBindingsDropped(host: name, error: error)
         }
-        return result
+        for waiter in waiters.values { waiter.resume(returning: result) }
     }
 
     private func followAliases(_ name: String, type: DNSRecordType) async -> Result<ServiceBindingRecords, ServiceBindingError> {
@@ -158,8 +178,23 @@ struct ServiceBindingState: Sendable {
         var expires: TimeInterval
     }
 
+    typealias Outcome = Result<ServiceBindingRecords, ServiceBindingError>
+
+    /// What a caller does after looking at the state.
+    enum Action {
+        /// Return this at once (nil: cancelled).
+        case resume(Outcome?)
+        /// Start the query; it resumes the waiters.
+        case start
+        /// Wait for the query under way.
+        case wait
+    }
+
     var entries: [Key: Entry] = [:]
-    var flights: [Key: Task<Result<ServiceBindingRecords, ServiceBindingError>, Never>] = [:]
+    /// The queries under way, each with the callers waiting for it (by a number of their own).
+    var flights: [Key: [UInt64: CheckedContinuation<Outcome?, Never>]] = [:]
+    /// The last waiter number handed out.
+    var lastWaiter: UInt64 = 0
 
     /// A fresh entry, its TTL made the remaining lifetime.
     func cached(_ key: Key, now: TimeInterval) -> Result<ServiceBindingRecords, ServiceBindingError>? {

@@ -277,6 +277,31 @@ struct ServiceBindingResolutionTests {
         #expect(Self.httpsQueries(harness) == 1)
     }
 
+    /// A transport whose HTTPS answers take `delay` seconds (real time), addresses at once.
+    static func slowHTTPS(_ delay: Duration) -> FakeDoHTransport {
+        FakeDoHTransport { request in
+            if request.question?.type == typeHTTPS { try? await Task.sleep(for: delay) }
+            return request.question?.type == typeHTTPS ? https.respond(to: request.query) : addresses.respond(to: request.query)
+        }
+    }
+
+    @Test func aCancelledCallerStopsWaitingAtOnce() async throws {
+        let harness = try Self.harness(transport: Self.slowHTTPS(.seconds(30)))
+        let started = ContinuousClock.now
+        let task = Task { try await harness.resolver.serviceBindings(host: "svc.test") }
+        try await Task.sleep(for: .milliseconds(50))
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test func aFailedAddressLookupDoesNotWaitForTheHTTPSAnswer() async throws {
+        let harness = try Self.harness(transport: Self.slowHTTPS(.seconds(30)))
+        let started = ContinuousClock.now
+        await #expect(throws: ResolutionError.self) { try await harness.resolve("nxdomain.test") }
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
     // MARK: Providers that cannot carry them
 
     /// A vendor-style provider: addresses only.
