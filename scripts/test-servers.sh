@@ -494,6 +494,27 @@ expired.test.  300 IN A     127.0.0.1
 self-signed.test. 300 IN A  127.0.0.1
 *.wild.test.   300 IN A     127.0.0.1
 mtls.test.     300 IN A     127.0.0.1
+; HTTPS records (RFC 9460): ServiceMode in priority order (listed out of it), AliasMode, ECH, an
+; SVCB with dohpath (key7: unbound 1.17's parser has no name for it), and hostile ones in the
+; generic form, which unbound serves as written (a port of one octet, mandatory naming an absent
+; key, a compressed TargetName; keys out of order it would sort, duplicates it refuses).
+svc.test.      300 IN A     127.0.0.1
+svc.test.      300 IN HTTPS 2 alt.svc.test. alpn=http/1.1
+svc.test.      300 IN HTTPS 1 . alpn=h2 port=8443 ipv4hint=127.0.0.1
+alias.svc.test. 300 IN A    127.0.0.1
+alias.svc.test. 300 IN HTTPS 0 svc.test.
+loop.svc.test. 300 IN A     127.0.0.1
+loop.svc.test. 300 IN HTTPS 0 loop2.svc.test.
+loop2.svc.test. 300 IN HTTPS 0 loop.svc.test.
+ech.svc.test.  300 IN A     127.0.0.1
+ech.svc.test.  300 IN HTTPS 1 . alpn=h2,http/1.1 ech=AAT+DQAA ipv6hint=::1
+doh.svc.test.  300 IN SVCB  1 dns.test. alpn=h2 key7=/dns-query{?dns}
+bad.svc.test.  300 IN A     127.0.0.1
+bad.svc.test.  300 IN TYPE65 \# 8 00010000030001bb
+mandatory.svc.test. 300 IN A 127.0.0.1
+mandatory.svc.test. 300 IN TYPE65 \# 9 000100000000020003
+pointer.svc.test. 300 IN A  127.0.0.1
+pointer.svc.test. 300 IN TYPE65 \# 4 0001c00c
 EOF
 }
 

@@ -81,7 +81,7 @@ public struct DoHClient: Sendable {
         case failed(type: DNSRecordType, reason: String)
     }
 
-    private func query(_ name: String, type: DNSRecordType, clientSubnet: EDNSClientSubnet?) throws(Failure) -> [UInt8] {
+    func query(_ name: String, type: DNSRecordType, clientSubnet: EDNSClientSubnet? = nil) throws(Failure) -> [UInt8] {
         do {
             return try DNSMessage.query(name: name, type: type, id: 0, paddingBlockSize: 128, clientSubnet: clientSubnet)
         } catch {
@@ -92,38 +92,11 @@ public struct DoHClient: Sendable {
     private func exchange(
         _ query: [UInt8], name: String, type: DNSRecordType, endpoint: DoHEndpoint, timeout: TimeInterval
     ) async -> FamilyOutcome {
-        let request = Self.request(for: query, endpoint: endpoint)
-        if let refusal = ProviderHTTP.cleartextRefusal(request.url) { return .failed(type: type, reason: refusal) }
-        let response: DoHHTTPResponse
-        do {
-            response = try await transport.send(
-                url: request.url, method: endpoint.method.rawValue, headers: request.headers, body: request.body,
-                connectTo: endpoint.bootstrapAddresses, timeout: timeout, maxResponseBytes: maxResponseBytes
-            )
-        } catch is CancellationError {
-            return .failed(type: type, reason: "cancelled")
-        } catch {
-            // Kept whole: a pin mismatch lists the presented chain one certificate per line.
-            return .failed(type: type, reason: String(describing: error))
-        }
-        guard response.status == 200 else {
-            return .failed(type: type, reason: "HTTP \(response.status)" + (ProviderHTTP.serverMessage(response.body).map { ": \($0)" } ?? ""))
-        }
-        guard let contentType = response.contentType else {
-            return .failed(type: type, reason: "no Content-Type (expected \(Self.mediaType))")
-        }
-        guard Self.isDNSMessage(contentType) else {
-            return .failed(type: type, reason: "unexpected Content-Type '\(ProviderHTTP.printable(contentType.prefix(100)))' (expected \(Self.mediaType))")
-        }
-        guard response.body.count <= maxResponseBytes else {
-            return .failed(type: type, reason: "response of \(response.body.count) bytes exceeds the \(maxResponseBytes)-byte limit")
-        }
         let message: DNSMessage
-        do {
-            message = try DNSMessage(parsing: response.body)
-            try message.validateResponse(toQueryFor: name, type: type, id: 0)
-        } catch {
-            return .failed(type: type, reason: "malformed DNS response: \(ProviderHTTP.oneLine(error.description))")
+        let age: TimeInterval?
+        switch await response(to: query, name: name, type: type, endpoint: endpoint, timeout: timeout) {
+        case .success(let received): (message, age) = received
+        case .failure(let failure): return .failed(type: type, reason: failure.reason)
         }
         let answer = message.addressAnswer(for: name, type: type)
         switch answer {
@@ -132,7 +105,59 @@ public struct DoHClient: Sendable {
         case .truncated:
             return .failed(type: type, reason: "truncated DNS response (TC)")
         case .addresses, .nameError, .noData:
-            return .answer(answer.aged(by: response.age))
+            return .answer(answer.aged(by: age))
+        }
+    }
+
+    /// Why an exchange gave no usable message: one line for `Failure.endpointFailed`.
+    struct ExchangeFailure: Error {
+        var reason: String
+    }
+
+    /// Sends `query` and returns the parsed response that answers it, with the response's `Age` in
+    /// seconds (RFC 8484 §5.1), or why there is none: a transport error, an HTTP status other than
+    /// 200, a Content-Type other than `application/dns-message`, a body over `maxResponseBytes`, a
+    /// malformed message or one that does not answer the query.
+    func response(
+        to query: [UInt8], name: String, type: DNSRecordType, endpoint: DoHEndpoint, timeout: TimeInterval
+    ) async -> Result<(message: DNSMessage, age: TimeInterval?), ExchangeFailure> {
+        func failure(_ reason: String) -> Result<(message: DNSMessage, age: TimeInterval?), ExchangeFailure> {
+            .failure(ExchangeFailure(reason: reason))
+        }
+        let request = Self.request(for: query, endpoint: endpoint)
+        if let refusal = ProviderHTTP.cleartextRefusal(request.url) { return failure(refusal) }
+        let response: DoHHTTPResponse
+        do {
+            response = try await transport.send(
+                url: request.url, method: endpoint.method.rawValue, headers: request.headers, body: request.body,
+                connectTo: endpoint.bootstrapAddresses, timeout: timeout, maxResponseBytes: maxResponseBytes
+            )
+        } catch is CancellationError {
+            return failure("cancelled")
+        } catch {
+            // Kept whole: a pin mismatch lists the presented chain one certificate per line.
+            return failure(String(describing: error))
+        }
+        guard response.status == 200 else {
+            return failure("HTTP \(response.status)" + (ProviderHTTP.serverMessage(response.body).map { ": \($0)" } ?? ""))
+        }
+        guard let contentType = response.contentType else {
+            return failure("no Content-Type (expected \(Self.mediaType))")
+        }
+        guard Self.isDNSMessage(contentType) else {
+            return failure("unexpected Content-Type '\(ProviderHTTP.printable(contentType.prefix(100)))' (expected \(Self.mediaType))")
+        }
+        guard response.body.count <= maxResponseBytes else {
+            return failure("response of \(response.body.count) bytes exceeds the \(maxResponseBytes)-byte limit")
+        }
+        do {
+            // HTTPS RDATA is checked only in answers to an SVCB/HTTPS query: a malformed one beside
+            // addresses must not fail the address answer.
+            let message = try DNSMessage(parsing: [UInt8](response.body), decodingServiceBindings: type == .svcb || type == .https)
+            try message.validateResponse(toQueryFor: name, type: type, id: 0)
+            return .success((message, response.age))
+        } catch {
+            return failure("malformed DNS response: \(ProviderHTTP.oneLine(error.description))")
         }
     }
 

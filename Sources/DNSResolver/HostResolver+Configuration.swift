@@ -107,6 +107,20 @@ extension HostResolver {
         /// 0 never waits (a locked file is written on a later try).
         public var persistentCacheBusyTimeout: TimeInterval = 2
 
+        // MARK: Service bindings (RFC 9460)
+
+        /// Ask for the name's HTTPS records beside A and AAAA, in parallel through the same transport
+        /// (so over the same DoH connection), and give them in `HostResolution.serviceBindingRecords`
+        /// (default `false`). Only providers that can carry them are asked (RFC 8484 DoH; not JSON DoH
+        /// or the vendor HTTPDNS APIs, for which the records are absent). A failed or malformed HTTPS
+        /// answer never fails the lookup: the observer is told (`serviceBindingsDropped`) and the
+        /// addresses are returned without records. Records are cached for their TTL, clamped as
+        /// addresses are; in memory only, not in `persistentCacheFile`.
+        public var asksForServiceBindings: Bool = false
+        /// The most AliasMode records followed from one name (default 8; RFC 9460 §3.1 asks for a
+        /// limit). A longer chain, or a loop, gives no records and is reported to the observer.
+        public var serviceBindingAliasLimit: Int = 8
+
         // MARK: When not to use the providers
 
         /// Names that go straight to the system resolver: `name` matches exactly, `.suffix` (or

@@ -52,6 +52,8 @@ public final class HostResolver: HostResolving {
     let staleHolds = LockedValue<[ResolutionCache.Key: TimeInterval]>([:])
     /// The pre-resolution of `preResolveHosts` started at creation, if any.
     let preResolution = LockedValue<Task<Void, Never>?>(nil)
+    /// SVCB/HTTPS answers and queries (`HostResolver+ServiceBindings.swift`).
+    let serviceBindingState = LockedValue(ServiceBindingState())
 
     /// - Parameters:
     ///   - configuration: Providers, families, timeouts, fallback, static entries, cache policy.
@@ -99,8 +101,9 @@ public final class HostResolver: HostResolving {
 
     /// Resolves `host` for the configured `families`. See `resolve(host:port:families:)`.
     public func resolve(host: String, port: Int) async throws -> HostResolution {
+        if configuration.asksForServiceBindings { return try await resolveWithServiceBindings(host: host, port: port, families: configuration.families) }
         // A cache hit is answered here without entering another async function.
-        switch try answerAtOnce(host: host, port: port, families: configuration.families) {
+        return switch try answerAtOnce(host: host, port: port, families: configuration.families) {
         case .hit(let resolution): resolution
         case .answered(let answer): answer.resolution
         case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
@@ -128,7 +131,8 @@ public final class HostResolver: HostResolving {
     ///   system resolver's) when nothing answered; `CancellationError` when the calling task is cancelled
     ///   while waiting.
     public func resolve(host: String, port: Int, families: AddressFamilies) async throws -> HostResolution {
-        switch try answerAtOnce(host: host, port: port, families: families) {
+        if configuration.asksForServiceBindings { return try await resolveWithServiceBindings(host: host, port: port, families: families) }
+        return switch try answerAtOnce(host: host, port: port, families: families) {
         case .hit(let resolution): resolution
         case .answered(let answer): answer.resolution
         case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
@@ -144,8 +148,18 @@ public final class HostResolver: HostResolving {
     /// - Throws: `ResolutionError.invalidHostName`; a cached `.nameNotFound` or `.noAddresses`.
     public func resolveImmediately(host: String, port: Int) throws -> HostResolution? {
         switch try answerAtOnce(host: host, port: port, families: configuration.families) {
-        case .hit(let resolution): return resolution
-        case .answered(let answer): return answer.resolution
+        case .hit(var resolution):
+            guard configuration.asksForServiceBindings else { return resolution }
+            // Only when the HTTPS answer is cached too: `resolve` would ask for it.
+            guard let records = cachedServiceBindingsForResolution(resolution.host) else { return nil }
+            resolution.serviceBindingRecords = records
+            return resolution
+        case .answered(let answer):
+            var resolution = answer.resolution
+            guard configuration.asksForServiceBindings, answer.source == .cache else { return resolution }
+            guard let records = cachedServiceBindingsForResolution(resolution.host) else { return nil }
+            resolution.serviceBindingRecords = records
+            return resolution
         case .bypassed, .miss: return nil
         }
     }
@@ -311,6 +325,7 @@ public final class HostResolver: HostResolving {
                 store?.removeAll()
             })
         staleHolds.withLock { $0.removeAll() }
+        serviceBindingState.withLock { $0.entries.removeAll() }
     }
 
     /// Forgets the cached answers for `host` (all family selections), in memory and in the cache file.
@@ -324,6 +339,7 @@ public final class HostResolver: HostResolving {
                 store?.remove(name: name)
             })
         staleHolds.withLock { holds in holds = holds.filter { $0.key.name != name } }
+        serviceBindingState.withLock { state in state.entries = state.entries.filter { $0.key.name != name } }
     }
 
     /// How many answers (positive and negative, fresh and stale) the cache holds.

@@ -37,6 +37,9 @@ public protocol ResolverObserver: Sendable {
     /// unusable, read-only, locked past the busy timeout, rows skipped, migrated from JSON.
     /// `message` is a sentence naming the file. The default passes it to `warning(_:)`.
     func cacheFileWarning(file: URL, message: String)
+    /// The HTTPS (or SVCB) records of `host` could not be had and are left out of its resolution (the
+    /// addresses stand): `error` says why (a provider failure, a malformed record, an alias loop).
+    func serviceBindingsDropped(host: String, error: ServiceBindingError)
 }
 
 /// Why a background refresh started.
@@ -79,4 +82,5 @@ extension ResolverObserver {
     public func bypassed(host: String) {}
     public func warning(_ message: String) {}
     public func cacheFileWarning(file: URL, message: String) { warning(message) }
+    public func serviceBindingsDropped(host: String, error: ServiceBindingError) {}
 }

@@ -72,7 +72,7 @@ extension DNSMessage {
     }
 
     /// `min(SOA TTL, SOA MINIMUM)` of the first authority SOA for `name` or an ancestor (RFC 2308 §5).
-    private func negativeTTL(for name: String) -> UInt32? {
+    func negativeTTL(for name: String) -> UInt32? {
         for record in authorities where record.type == .soa && DNSName.isSameOrAncestor(record.name, of: name) {
             if case .soa(let soa) = record.data {
                 return min(Self.effectiveTTL(record.ttl), Self.effectiveTTL(soa.minimum))
@@ -82,7 +82,7 @@ extension DNSMessage {
     }
 
     /// RFC 2181 §8: a TTL with the most significant bit set is treated as zero.
-    private static func effectiveTTL(_ ttl: UInt32) -> UInt32 {
+    static func effectiveTTL(_ ttl: UInt32) -> UInt32 {
         ttl > UInt32(Int32.max) ? 0 : ttl
     }
 }

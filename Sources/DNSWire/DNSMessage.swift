@@ -85,6 +85,16 @@ public struct DNSMessage: Hashable, Sendable {
     /// - Parameter bytes: The whole message, starting with the 12-octet header.
     /// - Throws: `DNSWireError` saying what is malformed and at which offset; never traps.
     public init(parsing bytes: [UInt8]) throws(DNSWireError) {
+        try self.init(parsing: bytes, decodingServiceBindings: true)
+    }
+
+    /// Parses a message as `init(parsing:)` does, SVCB and HTTPS RDATA decoded only when asked.
+    /// - Parameters:
+    ///   - bytes: The whole message, starting with the 12-octet header.
+    ///   - decodingServiceBindings: Whether SVCB and HTTPS RDATA is decoded (and checked); `false`
+    ///     keeps it as `.other` octets, so a malformed one beside an address answer cannot fail it.
+    /// - Throws: `DNSWireError`.
+    public init(parsing bytes: [UInt8], decodingServiceBindings: Bool) throws(DNSWireError) {
         var reader = DNSMessageReader(bytes: bytes)
         id = try reader.readUInt16()
         let flags = try reader.readUInt16()
@@ -115,9 +125,10 @@ public struct DNSMessage: Hashable, Sendable {
         }
         self.questions = questions
 
-        answers = try Self.readRecords(&reader, count: answerCount, section: .answer)
-        authorities = try Self.readRecords(&reader, count: authorityCount, section: .authority)
-        additionals = try Self.readRecords(&reader, count: additionalCount, section: .additional)
+        let bindings = decodingServiceBindings
+        answers = try Self.readRecords(&reader, count: answerCount, section: .answer, bindings: bindings)
+        authorities = try Self.readRecords(&reader, count: authorityCount, section: .authority, bindings: bindings)
+        additionals = try Self.readRecords(&reader, count: additionalCount, section: .additional, bindings: bindings)
 
         var code = flags & 0x000F
         if let opt = additionals.first(where: { $0.type == .opt }) {
@@ -133,7 +144,7 @@ public struct DNSMessage: Hashable, Sendable {
     }
 
     private static func readRecords(
-        _ reader: inout DNSMessageReader, count: Int, section: DNSSection
+        _ reader: inout DNSMessageReader, count: Int, section: DNSSection, bindings: Bool
     ) throws(DNSWireError) -> [DNSResourceRecord] {
         guard count * minimumRecordLength <= reader.remaining else {
             throw .tooManyRecords(section: section, count: count, available: reader.remaining)
@@ -142,7 +153,7 @@ public struct DNSMessage: Hashable, Sendable {
         var sawOPT = false
         for _ in 0..<count {
             let recordOffset = reader.offset
-            let record = try readRecord(&reader)
+            let record = try readRecord(&reader, bindings: bindings)
             if record.type == .opt, section == .additional {
                 guard !sawOPT else { throw .multipleOPTRecords(offset: recordOffset) }
                 sawOPT = true
@@ -152,7 +163,7 @@ public struct DNSMessage: Hashable, Sendable {
         return records
     }
 
-    private static func readRecord(_ reader: inout DNSMessageReader) throws(DNSWireError) -> DNSResourceRecord {
+    private static func readRecord(_ reader: inout DNSMessageReader, bindings: Bool) throws(DNSWireError) -> DNSResourceRecord {
         let recordOffset = reader.offset
         let name = try reader.readName()
         let type = DNSRecordType(rawValue: try reader.readUInt16())
@@ -165,7 +176,7 @@ public struct DNSMessage: Hashable, Sendable {
         let dataEnd = reader.offset + length
         let data: DNSRecordData
         do {
-            data = try readData(type: type, recordClass: recordClass, reader: reader, end: dataEnd)
+            data = try readData(type: type, recordClass: recordClass, reader: reader, end: dataEnd, bindings: bindings)
         } catch .truncated {
             // A name or field running past RDLENGTH: the length is wrong for the contents.
             throw .badRDataLength(type: type, offset: recordOffset, length: length)
@@ -179,7 +190,7 @@ public struct DNSMessage: Hashable, Sendable {
     /// Decodes the RDATA between the reader's offset and `end`. A `.truncated` or `.badRDataLength`
     /// from here is reported by the caller against the whole record.
     private static func readData(
-        type: DNSRecordType, recordClass: UInt16, reader: DNSMessageReader, end: Int
+        type: DNSRecordType, recordClass: UInt16, reader: DNSMessageReader, end: Int, bindings: Bool
     ) throws(DNSWireError) -> DNSRecordData {
         var rdata = reader
         let length = end - rdata.offset
@@ -204,7 +215,7 @@ public struct DNSMessage: Hashable, Sendable {
                 serial: try rdata.readUInt32(), refresh: try rdata.readUInt32(), retry: try rdata.readUInt32(),
                 expire: try rdata.readUInt32(), minimum: try rdata.readUInt32())
             return .soa(soa)
-        case .svcb, .https:
+        case .svcb where bindings, .https where bindings:
             var parser = ServiceBindingParser(bytes: rdata.bytes, offset: rdata.offset, end: end, type: type)
             return .serviceBinding(try parser.parse())
         default:

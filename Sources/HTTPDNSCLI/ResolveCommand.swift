@@ -15,6 +15,15 @@ enum ResolveCommand {
             Several HOSTs go to an httpdns-ali or httpdns-dnspod provider in batches (5 or 8 names a
             request), printed in the order given.
 
+            With --type HTTPS or SVCB, asks for each HOST's service binding records (RFC 9460) instead,
+            following AliasMode records (at most 8), and prints one line per ServiceMode record in priority
+            order, as in a zone file: OWNER. TTL IN HTTPS PRIORITY TARGET PARAMS (RFC 9460 §2.1, e.g.
+            "svc.test. 300 IN HTTPS 1 . alpn=h2 port=8443 ipv4hint=192.0.2.1"), OWNER being the last alias
+            target. Lines starting with ";" say which aliases were followed ("; HOST: AliasMode -> TARGET")
+            or that there are none ("; HOST: no HTTPS records", exit 0). Only DNS-over-HTTPS (RFC 8484)
+            carries them: with a --provider other than doh the command fails (exit 6), as it does for a
+            malformed record, naming what is wrong with it.
+
             With --compare, asks the system resolver and the trusted provider side by side for each HOST
             and prints one line per name: HOST agree|disagree|trusted-failed|system-failed, then both
             answers (a possible DNS hijack when they disagree).
@@ -32,7 +41,11 @@ enum ResolveCommand {
                             null), "source" (as in the line form), "endpoint" (the DoH or HTTPDNS URL that answered, null for
                             any other source), "provider" (its name, or null), "latency_ms" (or null) and "stale" (true or
                             false). A host that cannot be resolved gives {"host": HOST, "error": MESSAGE}, the message
-                            also printed on stderr.
+                            also printed on stderr. With --type HTTPS or SVCB: "host", "type", "name" (the records' owner),
+                            "alias_chain" (the AliasMode targets followed), "ttl" and "records", each with "priority",
+                            "target" (with its trailing dot), "presentation" (the line form's RDATA) and "params": "alpn",
+                            "ipv4hint", "ipv6hint" and "mandatory" as lists, "port" a number, "no-default-alpn" true,
+                            "dohpath" text, "ech" and any keyNNNNN in base64.
                             """),
                     .init(
                         names: ["--compare"], arity: .flag, summary: "Hijack check: system resolver against provider",
@@ -55,9 +68,12 @@ enum ResolveCommand {
 
     static let typeOption = ArgumentParser.Option(
         names: ["--type"], arity: .value, valueName: "TYPE",
-        summary: "Address types: A, AAAA, both (default) or auto",
-        detail: "Address types to ask for: A (IPv4), AAAA (IPv6), both (the default) or auto (the families this host has a route for).",
-        values: ["A", "AAAA", "both", "auto"])
+        summary: "A, AAAA, both (default), auto; HTTPS, SVCB",
+        detail: """
+            Address types to ask for: A (IPv4), AAAA (IPv6), both (the default) or auto (the families this host has a route for);
+            or HTTPS or SVCB to print the name's service binding records (RFC 9460) instead of addresses.
+            """,
+        values: ["A", "AAAA", "both", "auto", "HTTPS", "SVCB"])
 
     static var help: String { reference.shortHelp() }
     static let parser = reference.parser
@@ -70,6 +86,7 @@ enum ResolveCommand {
         let compare: Bool
         let verbose: Bool
         var maxTime: TimeInterval?
+        var recordType: DNSRecordType?
         do {
             let parsed = try parser.parse(arguments, raw: raw)
             if parsed.has("help") {
@@ -88,6 +105,9 @@ enum ResolveCommand {
             case "a": families = .ipv4
             case "aaaa": families = .ipv6
             case "auto": families = .auto
+            case "https", "svcb":
+                families = .both
+                recordType = type == "https" ? .https : .svcb
             default: throw OptionValue.refusal(parsed.value("type") ?? "", for: typeOption, command: "resolve")
             }
             hosts = parsed.positionals
@@ -96,6 +116,7 @@ enum ResolveCommand {
             compare = parsed.has("compare")
             verbose = parsed.has("verbose")
             if let text = parsed.value("max-time") { maxTime = try TimeLimitOption.seconds(text, option: parsed.spelling("max-time"), command: "resolve") }
+            if compare, let recordType { throw UsageError("--compare compares addresses; it cannot be used with --type \(recordType)", command: "resolve") }
         } catch let error as UsageError {
             return HTTPDNSTool.report(error, console: console)
         } catch {
@@ -110,6 +131,7 @@ enum ResolveCommand {
             return HTTPDNSTool.report(UsageError("\(error)", command: "resolve"), console: console)
         }
         if compare { return await runCompare(hosts, resolver: resolver, json: json, console: console) }
+        if let recordType { return await runServiceBindings(hosts, type: recordType, resolver: resolver, json: json, console: console, maxTime: maxTime) }
         var status = HTTPDNSTool.ExitStatus.success
         let deadline = maxTime.map { ContinuousClock.now + .seconds($0) }
         // Several names to a provider with a batch API: asked in batches (within its limit), each
@@ -132,16 +154,8 @@ enum ResolveCommand {
                         console.print("\(resolution.host) \(address) ttl=\(ttl) source=\(resolution.source)\(resolution.isStale ? " stale" : "")")
                     }
                 }
-            } catch let timeout as TimeLimitOption.Exceeded {
-                status = HTTPDNSTool.ExitStatus.timedOut
-                if json { console.print(jsonLine(host: host, error: timeout.description)) }
-                console.note("httpdns: \(timeout)")
             } catch {
-                status = HTTPDNSTool.ExitStatus.couldNotResolve
-                if json {
-                    console.print(jsonLine(host: host, error: options.withBootstrapHint("\(error)")))
-                }
-                console.note("httpdns: \(options.withBootstrapHint("\(error)"))")
+                status = report(error, host: host, json: json, console: console) { options.withBootstrapHint($0) }
             }
         }
         // A stale answer starts a background refresh: let it finish (and reach the cache file)
@@ -151,6 +165,16 @@ enum ResolveCommand {
         await resolver.waitForPreResolution(within: left)
         resolver.savePersistentCache()
         return status
+    }
+
+    /// Prints why `host` has no answer (on stderr, and as `{"host", "error"}` with `--json`).
+    /// - Returns: The exit status: 28 for `-m`'s time limit, else 6.
+    static func report(_ error: any Error, host: String, json: Bool, console: Console, wording: (String) -> String = { $0 }) -> Int32 {
+        let timedOut = error is TimeLimitOption.Exceeded
+        let message = timedOut ? "\(error)" : wording("\(error)")
+        if json { console.print(jsonLine(host: host, error: message)) }
+        console.note("httpdns: \(message)")
+        return timedOut ? HTTPDNSTool.ExitStatus.timedOut : HTTPDNSTool.ExitStatus.couldNotResolve
     }
 
     private static func seconds(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> TimeInterval {

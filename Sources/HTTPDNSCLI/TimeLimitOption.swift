@@ -47,9 +47,18 @@ enum TimeLimitOption {
         _ host: String, port: Int, with resolver: HostResolver, before deadline: ContinuousClock.Instant?,
         maxTime: TimeInterval?
     ) async throws -> HostResolution {
-        guard let deadline, let maxTime else { return try await resolver.resolve(host: host, port: port) }
-        return try await withThrowingTaskGroup(of: HostResolution.self) { group in
-            group.addTask { try await resolver.resolve(host: host, port: port) }
+        try await limited(host, before: deadline, maxTime: maxTime) { try await resolver.resolve(host: host, port: port) }
+    }
+
+    /// `body` for `host`, given up at `deadline`, the end of `-m`'s `maxTime` seconds (`body` is
+    /// cancelled then); without a deadline, `body` as it is.
+    /// - Throws: `Exceeded` at the deadline, else what `body` throws.
+    static func limited<Value: Sendable>(
+        _ host: String, before deadline: ContinuousClock.Instant?, maxTime: TimeInterval?, _ body: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        guard let deadline, let maxTime else { return try await body() }
+        return try await withThrowingTaskGroup(of: Value.self) { group in
+            group.addTask { try await body() }
             group.addTask {
                 try await Task.sleep(until: deadline)
                 throw Exceeded(host: host, seconds: maxTime)

@@ -31,7 +31,7 @@ public enum ResolutionSource: Sendable, Hashable, CustomStringConvertible {
 
 /// The addresses of one host name, best first.
 ///
-/// Equality and hashing compare `host`, `addresses`, `ttl`, `source` and `isStale`; `provider`,
+/// Equality and hashing compare `host`, `addresses`, `ttl`, `source`, `isStale` and `serviceBindingRecords`; `provider`,
 /// `latency` and `fallbackReasons` describe how the answer was obtained and are left out.
 public struct HostResolution: Sendable, Hashable {
     /// The normalized name that was resolved (see `HostName.normalize`).
@@ -54,11 +54,19 @@ public struct HostResolution: Sendable, Hashable {
     /// True when the answer is past its TTL and was served from the cache while a refresh runs
     /// (opt-in stale reuse); `ttl` is then 0.
     public var isStale: Bool
+    /// The name's HTTPS records when the resolver was asked for them (`HostResolver.Configuration.asksForServiceBindings`)
+    /// and its provider can carry them (RFC 8484 DoH); `nil` otherwise, and when the query failed or
+    /// its answer was malformed (the observer is told; the addresses stand).
+    public var serviceBindingRecords: ServiceBindingRecords?
+
+    /// The ServiceMode HTTPS records, best first (`serviceBindingRecords?.records`); empty when none
+    /// were asked for or found.
+    public var serviceBindings: [ServiceBinding] { serviceBindingRecords?.records ?? [] }
 
     public init(
         host: String, addresses: [IPAddress], ttl: TimeInterval?, source: ResolutionSource,
         provider: String? = nil, latency: TimeInterval? = nil, isStale: Bool = false,
-        fallbackReasons: [String] = []
+        fallbackReasons: [String] = [], serviceBindingRecords: ServiceBindingRecords? = nil
     ) {
         self.host = host
         self.addresses = addresses
@@ -68,11 +76,12 @@ public struct HostResolution: Sendable, Hashable {
         self.provider = provider
         self.latency = latency
         self.isStale = isStale
+        self.serviceBindingRecords = serviceBindingRecords
     }
 
     public static func == (lhs: HostResolution, rhs: HostResolution) -> Bool {
         lhs.host == rhs.host && lhs.addresses == rhs.addresses && lhs.ttl == rhs.ttl && lhs.source == rhs.source
-            && lhs.isStale == rhs.isStale
+            && lhs.isStale == rhs.isStale && lhs.serviceBindingRecords == rhs.serviceBindingRecords
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -81,6 +90,7 @@ public struct HostResolution: Sendable, Hashable {
         hasher.combine(ttl)
         hasher.combine(source)
         hasher.combine(isStale)
+        hasher.combine(serviceBindingRecords)
     }
 }
 

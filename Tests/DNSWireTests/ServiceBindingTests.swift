@@ -294,6 +294,12 @@ import DNSWire
         #expect(error == .invalidServiceBinding(type: .https, offset: 53, problem: .badValueLength(.port, length: 1)))
     }
 
+    @Test func malformedRecordIsKeptAsOctetsWhenServiceBindingsAreNotDecoded() throws {
+        let rdata = Self.hex("00 01 00 00 03 00 01 01")
+        let message = try DNSMessage(parsing: Self.response(rdata: rdata), decodingServiceBindings: false)
+        #expect(message.answers.first?.data == .other(rdata))
+    }
+
     @Test func pointerToTheOwnerNameInATargetNameIsRejected() {
         // 0xC0 0x0C would be a valid pointer to the question name elsewhere in a message.
         let error = MalformedInputTests.parseError(Self.response(rdata: Self.hex("00 01 c0 0c")))
@@ -305,6 +311,45 @@ import DNSWire
         let record = WireBytes.record("svc.test", type: 65, ttl: 300, rdata: Self.hex("00 01 03 66")) + Self.hex("6f 00")
         let bytes = WireBytes.header(flags: WireBytes.responseFlags(), an: 1) + WireBytes.question("svc.test", type: 65) + record
         #expect(MalformedInputTests.parseError(bytes) == .invalidServiceBinding(type: .https, offset: 49, problem: .truncated(needed: 3, available: 1)))
+    }
+
+    // MARK: Reading an answer
+
+    static func answer(_ records: [DNSResourceRecord], code: DNSResponseCode = .noError, truncated: Bool = false) -> DNSMessage {
+        DNSMessage(
+            isResponse: true, isTruncated: truncated, responseCode: code, questions: [DNSQuestion(name: "svc.test", type: .https, recordClass: 1)],
+            answers: records)
+    }
+
+    static let serviceMode = ServiceBinding(priority: 1, targetName: "", parameters: ServiceParameters(alpnProtocols: ["h2"]))
+
+    @Test func answerFollowsACNAMEToTheRRsetAndTakesTheLeastTTL() {
+        let message = Self.answer([
+            DNSResourceRecord(name: "svc.test", type: .cname, ttl: 30, data: .cname("cdn.test")),
+            DNSResourceRecord(name: "cdn.test", type: .https, ttl: 300, data: .serviceBinding(Self.serviceMode)),
+            DNSResourceRecord(name: "other.test", type: .https, ttl: 300, data: .serviceBinding(ServiceBinding(priority: 9, targetName: "evil.test")))
+        ])
+        #expect(message.serviceBindingAnswer(for: "SVC.test.", type: .https) == .records([Self.serviceMode], ttl: 30, owner: "cdn.test"))
+    }
+
+    @Test func answerWithoutTheTypeIsNoData() {
+        #expect(Self.answer([]).serviceBindingAnswer(for: "svc.test", type: .https) == .noData(negativeTTL: nil))
+        let svcbOnly = Self.answer([DNSResourceRecord(name: "svc.test", type: .svcb, ttl: 30, data: .serviceBinding(Self.serviceMode))])
+        #expect(svcbOnly.serviceBindingAnswer(for: "svc.test", type: .https) == .noData(negativeTTL: nil))
+    }
+
+    @Test func answerOfNXDOMAINOrAnotherCodeOrTCIsReportedAsSuch() {
+        #expect(Self.answer([], code: .nameError).serviceBindingAnswer(for: "svc.test", type: .https) == .nameError(negativeTTL: nil))
+        #expect(Self.answer([], code: .refused).serviceBindingAnswer(for: "svc.test", type: .https) == .failure(.refused))
+        #expect(Self.answer([], truncated: true).serviceBindingAnswer(for: "svc.test", type: .https) == .truncated)
+    }
+
+    @Test func answerWithACNAMELoopIsAServerFailure() {
+        let message = Self.answer([
+            DNSResourceRecord(name: "svc.test", type: .cname, ttl: 30, data: .cname("b.test")),
+            DNSResourceRecord(name: "b.test", type: .cname, ttl: 30, data: .cname("svc.test"))
+        ])
+        #expect(message.serviceBindingAnswer(for: "svc.test", type: .https) == .failure(.serverFailure))
     }
 
     // MARK: Encoding

@@ -56,7 +56,7 @@ struct OptionValueTests {
             (["fetch", "https://a.test/", "--parallel-max", "301"], "--parallel-max: expected a number of transfers (1 to 300), got '301'"),
             (["resolve", "--stale-timeout", "-1", "a.test"], "--stale-timeout: expected a duration in seconds (>= 0), got '-1'"),
             (["resolve", "--max-stale", "0", "a.test"], "--max-stale: expected a duration in seconds (> 0), got '0'"),
-            (["resolve", "--type", "MX", "a.test"], "--type: expected A, AAAA, both or auto, got 'MX'"),
+            (["resolve", "--type", "MX", "a.test"], "--type: expected A, AAAA, both, auto, HTTPS or SVCB, got 'MX'"),
             (["resolve", "--doh-method", "PUT", "a.test"], "--doh-method: expected GET or POST, got 'PUT'"),
             (["resolve", "--provider", "dns", "a.test"], "--provider: expected doh, json, httpdns-ali, httpdns-ali-v2 or httpdns-dnspod, got 'dns'"),
             (["resolve", "--bypass", ".", "a.test"], "--bypass: expected a host name or .SUFFIX, got '.'"),

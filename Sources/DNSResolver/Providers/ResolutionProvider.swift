@@ -1,3 +1,4 @@
+import DNSWire
 import Foundation
 import HTTPDNSCore
 
@@ -34,6 +35,12 @@ public protocol ResolutionProvider: Sendable {
     /// - Returns: An answer for each name the service answered (names it left out are missing).
     func lookup(batch names: [String], families: AddressFamilies, transport: any DoHTransport, timeout: TimeInterval)
         async throws(ProviderFailure) -> [String: ProviderAnswer]
+
+    /// Asks for the SVCB or HTTPS records of `name` (one query; RFC 9460), or nil when the provider
+    /// cannot carry them (the default; the vendor HTTPDNS APIs answer addresses only). RFC 8484 DoH does.
+    /// - Throws: `ProviderFailure`.
+    func lookupServiceBindings(_ name: String, type: DNSRecordType, transport: any DoHTransport, timeout: TimeInterval)
+        async throws(ProviderFailure) -> ServiceBindingAnswer?
 }
 
 extension ResolutionProvider {

@@ -20,4 +20,5 @@ final class EventRecorder: ResolverObserver {
     func fellBackToSystemResolver(host: String, reasons: [String]) { add("fallback \(host)") }
     func bypassed(host: String) { add("bypass \(host)") }
     func warning(_ message: String) { add("warning \(message)") }
+    func serviceBindingsDropped(host: String, error: ServiceBindingError) { add("bindings dropped \(host): \(error)") }
 }

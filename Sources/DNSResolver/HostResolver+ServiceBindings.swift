@@ -1,0 +1,227 @@
+import DNSWire
+import Foundation
+import HTTPDNSCore
+
+extension HostResolver {
+    /// The SVCB or HTTPS records of `host` (RFC 9460 §3): asked of the first available provider that
+    /// can carry them (the next on failure), AliasMode records followed up to
+    /// `Configuration.serviceBindingAliasLimit`, ServiceMode records ordered by priority.
+    ///
+    /// Answers are cached per name and type for their TTL (clamped to `minimumTTL...maximumTTL`;
+    /// none, for `negativeCacheTTLCap`); a failure is kept for `DoHClient.partialAnswerTTLCap`
+    /// seconds, so a cached address answer does not ask again on every use. Concurrent calls for
+    /// one name share one query. Each failure of a query is also told to the observer
+    /// (`serviceBindingsDropped`). An RRset with an AliasMode record is read as AliasMode, its
+    /// ServiceMode records ignored, and SvcParams of AliasMode records are ignored (RFC 9460 §2.4.2).
+    ///
+    /// - Parameters:
+    ///   - host: A host name (normalized as by `resolve(host:port:)`).
+    ///   - type: `.https` (default) or `.svcb`.
+    /// - Returns: The records, `ttl` the remaining lifetime; `records` empty when the name has none.
+    /// - Throws: `ServiceBindingError`: `.invalidHostName` (an IP literal too), `.notCarried` when no
+    ///   provider can carry them, `.providersFailed`, `.aliasLoop`, `.aliasChainTooLong`;
+    ///   `CancellationError` at once when the calling task is cancelled (the query goes on for the cache).
+    public func serviceBindings(host: String, type: DNSRecordType = .https) async throws -> ServiceBindingRecords {
+        guard let name = HostName.normalize(host), IPAddress(name) == nil else { throw ServiceBindingError.invalidHostName(host) }
+        let key = ServiceBindingState.Key(name: name, type: type.rawValue)
+        let waiter = serviceBindingState.withLock { state in
+            state.lastWaiter += 1
+            return state.lastWaiter
+        }
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<ServiceBindingState.Outcome?, Never>) in
+                let now = clock.now()
+                let action = serviceBindingState.withLock { state -> ServiceBindingState.Action in
+                    // Checked under the lock the cancellation handler takes: a cancellation either
+                    // finds this waiter registered or is seen here.
+                    if Task.isCancelled { return .resume(nil) }
+                    if let cached = state.cached(key, now: now) { return .resume(cached) }
+                    let starts = state.flights[key] == nil
+                    state.flights[key, default: [:]][waiter] = continuation
+                    return starts ? .start : .wait
+                }
+                switch action {
+                case .resume(let outcome): continuation.resume(returning: outcome)
+                case .start: Task { await self.queryServiceBindings(name, type: type, key: key) }
+                case .wait: break
+                }
+            }
+        } onCancel: {
+            serviceBindingState.withLock { $0.flights[key]?.removeValue(forKey: waiter) }?.resume(returning: nil)
+        }
+        guard let outcome else { throw CancellationError() }
+        return try outcome.get()
+    }
+
+    /// `serviceBindings(host:type:)` for a resolution: HTTPS records, or nil when they cannot be had.
+    func serviceBindingsForResolution(_ name: String) async -> ServiceBindingRecords? {
+        try? await serviceBindings(host: name, type: .https)
+    }
+
+    /// For `resolveImmediately`: `.some(records)` when the HTTPS answer (records, none, or a failure:
+    /// `.some(nil)`) is cached; nil when it would have to be asked.
+    func cachedServiceBindingsForResolution(_ name: String) -> ServiceBindingRecords?? {
+        let key = ServiceBindingState.Key(name: name, type: DNSRecordType.https.rawValue)
+        let now = clock.now()
+        guard let cached = serviceBindingState.withLock({ $0.cached(key, now: now) }) else { return nil }
+        return .some(try? cached.get())
+    }
+
+    /// `resolve(host:port:families:)` with the HTTPS records asked beside the addresses (a miss asks
+    /// both at once) and set on the resolution; literals, static entries and system answers get none.
+    func resolveWithServiceBindings(host: String, port: Int, families: AddressFamilies) async throws -> HostResolution {
+        var resolution: HostResolution
+        switch try answerAtOnce(host: host, port: port, families: families) {
+        case .hit(let hit):
+            resolution = hit
+        case .answered(let answer):
+            guard answer.source == .cache else { return answer.resolution }
+            resolution = answer.resolution
+        case .bypassed(let name, let families, let started):
+            return try await systemLookup(name, port: port, families: families, started: started)
+        case .miss(let key, let started, let stale):
+            async let records = serviceBindingsForResolution(key.name)
+            resolution = try await providerLookup(key, port: port, started: started, stale: stale).reported(to: configuration.observer)
+            let found = await records
+            if resolution.source != .system { resolution.serviceBindingRecords = found }
+            return resolution
+        }
+        resolution.serviceBindingRecords = await serviceBindingsForResolution(resolution.host)
+        return resolution
+    }
+
+    /// One flight: asks, follows AliasMode, caches the outcome, hands it to every waiter and tells
+    /// the observer of a failure.
+    private func queryServiceBindings(_ name: String, type: DNSRecordType, key: ServiceBindingState.Key) async {
+        let result = await followAliases(name, type: type)
+        let ttl: TimeInterval
+        switch result {
+        case .success(let records) where records.records.isEmpty: ttl = min(records.ttl, configuration.negativeCacheTTLCap)
+        case .success(let records): ttl = min(max(records.ttl, configuration.minimumTTL), configuration.maximumTTL)
+        case .failure(.notCarried): ttl = 0
+        case .failure: ttl = DoHClient.partialAnswerTTLCap
+        }
+        let now = clock.now()
+        let waiters = serviceBindingState.withLock { state in
+            if ttl > 0 { state.insert(result, for: key, expires: now + ttl, capacity: configuration.cacheCapacity, now: now) }
+            return state.flights.removeValue(forKey: key) ?? [:]
+        }
+        if case .failure(let error) = result, !error.isNotCarried {
+            configuration.observer?.serviceBindingsDropped(host: name, error: error)
+        }
+        for waiter in waiters.values { waiter.resume(returning: result) }
+    }
+
+    private func followAliases(_ name: String, type: DNSRecordType) async -> Result<ServiceBindingRecords, ServiceBindingError> {
+        var current = name
+        var chain: [String] = []
+        var visited: Set<String> = [name]
+        var ttl = TimeInterval.infinity
+        while true {
+            let answer: ServiceBindingAnswer
+            switch await askCarriers(current, type: type) {
+            case .success(let got): answer = got
+            case .failure(let error): return .failure(error)
+            }
+            guard case .records(let records, let owner, let recordTTL) = answer else {
+                guard case .none(let negativeTTL) = answer else { preconditionFailure("two cases") }
+                return .success(ServiceBindingRecords(name: current, aliasChain: chain, records: [], ttl: min(ttl, negativeTTL ?? 0)))
+            }
+            ttl = min(ttl, recordTTL)
+            visited.insert(owner)
+            guard let alias = records.first(where: \.isAliasMode) else {
+                // Stable: equal priorities keep their answer order (RFC 9460 §2.4.3 leaves their order to the client).
+                let ordered = records.enumerated().sorted { ($0.element.priority, $0.offset) < ($1.element.priority, $1.offset) }.map(\.element)
+                return .success(ServiceBindingRecords(name: owner, aliasChain: chain, records: ordered, ttl: ttl))
+            }
+            // AliasMode to "." : the service does not exist (RFC 9460 §2.5.1).
+            if alias.targetName.isEmpty { return .success(ServiceBindingRecords(name: owner, aliasChain: chain, records: [], ttl: ttl)) }
+            guard visited.insert(alias.targetName).inserted else { return .failure(.aliasLoop(chain: [name] + chain + [alias.targetName])) }
+            guard chain.count < configuration.serviceBindingAliasLimit else {
+                return .failure(.aliasChainTooLong(chain: [name] + chain, limit: configuration.serviceBindingAliasLimit))
+            }
+            chain.append(alias.targetName)
+            current = alias.targetName
+        }
+    }
+
+    /// The first available provider that carries the records and answers; each failure is a reason.
+    private func askCarriers(_ name: String, type: DNSRecordType) async -> Result<ServiceBindingAnswer, ServiceBindingError> {
+        var reasons: [String] = []
+        var kinds: [String] = []
+        for index in providers.order(for: name) {
+            let provider = providers.providers[index]
+            do {
+                if let answer = try await provider.lookupServiceBindings(name, type: type, transport: transport, timeout: configuration.requestTimeout) {
+                    return .success(answer)
+                }
+                kinds.append(provider.kind)
+            } catch {
+                reasons.append(error.description)
+            }
+        }
+        if reasons.isEmpty { return .failure(.notCarried(type: type, providers: kinds)) }
+        return .failure(.providersFailed(host: name, type: type, reasons: reasons))
+    }
+}
+
+/// The resolver's SVCB/HTTPS cache and the queries under way, under one lock.
+struct ServiceBindingState: Sendable {
+    struct Key: Hashable, Sendable {
+        var name: String
+        var type: UInt16
+    }
+
+    struct Entry: Sendable {
+        var result: Result<ServiceBindingRecords, ServiceBindingError>
+        /// On the resolver's clock, in seconds.
+        var expires: TimeInterval
+    }
+
+    typealias Outcome = Result<ServiceBindingRecords, ServiceBindingError>
+
+    /// What a caller does after looking at the state.
+    enum Action {
+        /// Return this at once (nil: cancelled).
+        case resume(Outcome?)
+        /// Start the query; it resumes the waiters.
+        case start
+        /// Wait for the query under way.
+        case wait
+    }
+
+    var entries: [Key: Entry] = [:]
+    /// The queries under way, each with the callers waiting for it (by a number of their own).
+    var flights: [Key: [UInt64: CheckedContinuation<Outcome?, Never>]] = [:]
+    /// The last waiter number handed out.
+    var lastWaiter: UInt64 = 0
+
+    /// A fresh entry, its TTL made the remaining lifetime.
+    func cached(_ key: Key, now: TimeInterval) -> Result<ServiceBindingRecords, ServiceBindingError>? {
+        guard let entry = entries[key], entry.expires > now else { return nil }
+        return entry.result.map { records in
+            var records = records
+            records.ttl = entry.expires - now
+            return records
+        }
+    }
+
+    /// Keeps `result`; when `capacity` is reached, expired entries go first, then the one closest to expiry.
+    mutating func insert(_ result: Result<ServiceBindingRecords, ServiceBindingError>, for key: Key, expires: TimeInterval, capacity: Int, now: TimeInterval) {
+        guard capacity > 0 else { return }
+        if entries[key] == nil, entries.count >= capacity {
+            entries = entries.filter { $0.value.expires > now }
+            if entries.count >= capacity, let soonest = entries.min(by: { $0.value.expires < $1.value.expires }) {
+                entries[soonest.key] = nil
+            }
+        }
+        entries[key] = Entry(result: result, expires: expires)
+    }
+}
+
+extension ServiceBindingError {
+    var isNotCarried: Bool {
+        if case .notCarried = self { return true }
+        return false
+    }
+}
