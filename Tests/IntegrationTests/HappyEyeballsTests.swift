@@ -44,7 +44,10 @@ extension ResolverIntegrationSuites {
         /// is shared.
         func fetch(_ addresses: [String], connectTimeout: TimeInterval = 60) async throws -> (HTTPResponse, Duration) {
             let resolver = MutableResolver(addresses: addresses.map { IPAddress($0)! })
-            let configuration = HTTPClient.Configuration(trust: fixture.trust, timeouts: Timeouts(connect: connectTimeout, total: 30))
+            var configuration = HTTPClient.Configuration(trust: fixture.trust, timeouts: Timeouts(connect: connectTimeout, total: 30))
+            // The race alone, in the order given: the process's ranking would put 127.0.0.1, which
+            // other tests connect to, first.
+            configuration.addressRanking = nil
             let client = try HTTPClient(configuration: configuration, resolver: resolver)
             let start = ContinuousClock.now
             let response = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
@@ -72,6 +75,25 @@ extension ResolverIntegrationSuites {
             #expect(race >= 0.24, "the second attempt waits for the Connection Attempt Delay")
             #expect(race < 1, "the race took \(race) s")
             #expect(elapsed < .seconds(TestTimeScale.scaled(10)), "took \(elapsed)")
+        }
+
+        @Test("ranking by outcomes: after a black-holed first address lost a race, a new route on the same addresses starts with the one that connected and never waits")
+        func rankingSkipsTheBlackHole() async throws {
+            let hole = try Self.blackHole("127.0.0.13", port: fixture.servers.httpsPort)
+            defer { hole.forEach { close($0) } }
+            let ranking = AddressRanking()
+            var configuration = HTTPClient.Configuration(trust: fixture.trust, timeouts: Timeouts(connect: 60, total: 30))
+            configuration.addressRanking = ranking
+            let resolver = MutableResolver(addresses: ["127.0.0.13", "127.0.0.1"].map { IPAddress($0)! })
+            let client = try HTTPClient(configuration: configuration, resolver: resolver)
+            let first = try await client.execute(HTTPRequest(url: fixture.url("a.test")))
+            #expect(try raceTime(first) >= 0.24, "the first race waits for the Connection Attempt Delay")
+            let hole13 = try #require(ranking.record(for: IPAddress("127.0.0.13")!, port: fixture.servers.httpsPort))
+            #expect((hole13.connectTime ?? 0) >= 0.24, "\(hole13)")
+            // Another host on the same addresses is a new route: raced again, best address first.
+            let second = try await client.execute(HTTPRequest(url: fixture.url("b.test")))
+            #expect(second.connection.remoteAddress == "127.0.0.1")
+            #expect(try raceTime(second) < 0.2, "the second race did not wait for the black hole")
         }
 
         @Test("the race itself starts the next address after 250 ms and reaches it")

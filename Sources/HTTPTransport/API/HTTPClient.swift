@@ -42,6 +42,11 @@ public final class HTTPClient: Sendable {
         /// once, a black-holed one after its share of the connect timeout (half of it for the first of
         /// two addresses; CURLOPT_CONNECTTIMEOUT_MS), as in the curl tool.
         public var racesAddresses: Bool = true
+        /// Orders a host's addresses by how connections to them went before they are raced, and
+        /// learns from each race (`AddressRanking`). Default: a ranking of this configuration's own,
+        /// shared by the clients made from it (`AddressRanking.shared` shares one across the
+        /// process); nil races them in the resolver's order.
+        public var addressRanking: AddressRanking? = AddressRanking()
         /// When to go through an HTTP proxy (by host name, no IP replacement). Default: curl's
         /// environment variables (`https_proxy`, `http_proxy`, `all_proxy`, `no_proxy`).
         public var proxy: ProxyPolicy = .environment
@@ -334,7 +339,8 @@ public final class HTTPClient: Sendable {
         _ addresses: [IPAddress], target: RequestTarget, pool: PoolDescriptor,
         request: HTTPRequest
     ) async throws -> (addresses: [IPAddress], raceTime: TimeInterval?) {
-        let ordered = HappyEyeballs.interleave(addresses)
+        let ranking = configuration.addressRanking
+        let ordered = HappyEyeballs.interleave(ranking?.order(addresses, port: target.port) ?? addresses)
         let key = "\(pool.id)|\(ConnectRoute.cached(host: target.host, addresses: addresses, port: target.port).name)"
         let timeout = RequestDeadlines.raceLimit(request.timeouts ?? configuration.timeouts)
         let port = target.port
@@ -345,6 +351,7 @@ public final class HTTPClient: Sendable {
         let claim = RouteMemory.shared.claim(key) {
             let outcome = await HappyEyeballs.race(ordered, port: port, timeout: timeout)
             if let winner = outcome.winner { close(winner.fd) }
+            for attempt in outcome.attempts { ranking?.report(attempt.result, address: attempt.address, port: port) }
             return outcome
         }
         let race: RouteMemory.Race

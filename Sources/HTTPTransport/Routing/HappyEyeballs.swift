@@ -49,6 +49,8 @@ enum HappyEyeballs {
         let timedOut: Bool
         /// Whether the race went on on a thread of its own (the first attempt did not connect at once).
         var onThread = false
+        /// How each attempt ended, in the order they started (for `AddressRanking`).
+        var attempts: [(address: IPAddress, result: AddressRanking.Result)] = []
     }
 
     /// Set from another thread to stop a race within `pollSlice`.
@@ -73,26 +75,30 @@ enum HappyEyeballs {
     static func race(_ addresses: [IPAddress], port: Int, timeout: TimeInterval) async -> Outcome {
         let begin = now()
         var first: Attempt?
+        var failedFirst: IPAddress?
         var next = 0
         if let address = addresses.first, timeout > 0 {
             next = 1
             switch start(address, port: port) {
             case .connected(let fd):
-                return Outcome(winner: Winner(fd: fd, address: address), elapsed: now() - begin, timedOut: false)
+                let elapsed = now() - begin
+                return Outcome(winner: Winner(fd: fd, address: address), elapsed: elapsed, timedOut: false, attempts: [(address, .connected(elapsed))])
             case .inProgress(let fd):
                 var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                 if poll(&entry, 1, 0) <= 0 || entry.revents == 0 {
-                    first = Attempt(fd: fd, address: address)
+                    first = Attempt(fd: fd, address: address, started: begin)
                 } else if connectionSucceeded(fd) {
-                    return Outcome(winner: Winner(fd: fd, address: address), elapsed: now() - begin, timedOut: false)
+                    let elapsed = now() - begin
+                    return Outcome(winner: Winner(fd: fd, address: address), elapsed: elapsed, timedOut: false, attempts: [(address, .connected(elapsed))])
                 } else {
                     close(fd)
+                    failedFirst = address
                 }
             case .failed:
-                break
+                failedFirst = address
             }
         }
-        let head = RaceStart(begin: begin, pending: first, next: next)
+        let head = RaceStart(begin: begin, pending: first, next: next, failed: failedFirst)
         let cancellation = Cancellation()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -117,6 +123,8 @@ enum HappyEyeballs {
     struct Attempt: Sendable {
         let fd: Int32
         let address: IPAddress
+        /// Uptime seconds when it started.
+        let started: TimeInterval
     }
 
     /// Where a race stands when its thread takes it over: when it began (uptime seconds), the first
@@ -125,6 +133,8 @@ enum HappyEyeballs {
         let begin: TimeInterval
         let pending: Attempt?
         let next: Int
+        /// The first address, when its attempt failed on the calling thread.
+        var failed: IPAddress? = nil
     }
 
     /// The race itself; blocks its thread in poll(2) for at most `timeout` from the race's start.
@@ -140,11 +150,19 @@ enum HappyEyeballs {
         // The next attempt waits for the Connection Attempt Delay after one still in progress, and
         // starts at once after one that failed.
         var nextStart = pending.isEmpty ? begin : begin + attemptDelay
+        var attempts: [(address: IPAddress, result: AddressRanking.Result)] = head?.failed.map { [($0, .failed)] } ?? []
         defer { for attempt in pending { close(attempt.fd) } }
-        func won(_ fd: Int32, _ address: IPAddress) -> Outcome {
-            Outcome(winner: Winner(fd: fd, address: address), elapsed: now() - begin, timedOut: false)
+        func won(_ fd: Int32, _ address: IPAddress, started: TimeInterval) -> Outcome {
+            let end = now()
+            // Attempts still pending lost to this one: they were at least as slow as they had been waiting.
+            attempts += pending.filter { $0.fd != fd }.map { ($0.address, .beaten(pendingFor: end - $0.started)) }
+            attempts.append((address, .connected(end - started)))
+            return Outcome(winner: Winner(fd: fd, address: address), elapsed: end - begin, timedOut: false, attempts: attempts)
         }
-        func lost(timedOut: Bool) -> Outcome { Outcome(winner: nil, elapsed: now() - begin, timedOut: timedOut) }
+        func lost(timedOut: Bool) -> Outcome {
+            attempts += pending.map { ($0.address, .failed) }
+            return Outcome(winner: nil, elapsed: now() - begin, timedOut: timedOut, attempts: attempts)
+        }
         while true {
             let current = now()
             if current >= deadline || cancellation?.isCancelled == true { return lost(timedOut: true) }
@@ -154,10 +172,11 @@ enum HappyEyeballs {
                 nextStart = current + attemptDelay
                 switch start(address, port: port) {
                 case .connected(let fd):
-                    return won(fd, address)
+                    return won(fd, address, started: current)
                 case .inProgress(let fd):
-                    pending.append(Attempt(fd: fd, address: address))
+                    pending.append(Attempt(fd: fd, address: address, started: current))
                 case .failed:
+                    attempts.append((address, .failed))
                     nextStart = current // a refused or unroutable address hands over at once
                     continue
                 }
@@ -174,11 +193,12 @@ enum HappyEyeballs {
             for (index, entry) in polls.enumerated() where entry.revents != 0 {
                 if connectionSucceeded(entry.fd) {
                     let winner = pending.remove(at: index)
-                    return won(winner.fd, winner.address)
+                    return won(winner.fd, winner.address, started: winner.started)
                 }
                 failed.append(index)
             }
             for index in failed.reversed() {
+                attempts.append((pending[index].address, .failed))
                 close(pending[index].fd)
                 pending.remove(at: index)
             }

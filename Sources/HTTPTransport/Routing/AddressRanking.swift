@@ -1,0 +1,103 @@
+import Foundation
+import HTTPDNSCore
+import Synchronization
+
+/// Each address's record of how connections to it went, and the order it gives a host's addresses
+/// before they are raced (RFC 8305 §4: sort by historical data): the vendors' "IP ranking" by
+/// connect time, from real connections rather than probes.
+///
+/// - An address that refused or timed out goes last, and stays last for a back-off (5 s, doubling to
+///   5 min) that its next successful connection ends.
+/// - An address beaten by a later attempt is recorded as at least as slow as it had been pending, so a
+///   black-holed address falls behind the one that won.
+/// - Among the others, the lower smoothed connect time (RTT-style, 1/4 weight to each new sample)
+///   goes first; addresses with no record keep their order, after the measured ones.
+///
+/// Kept per address and port, across hosts (an address that is dead for one name is dead for all),
+/// by each `HTTPClient.Configuration` (its `addressRanking`), or for the whole process with `shared`. Happy Eyeballs still races the ordered list, so a wrong rank costs at
+/// most the Connection Attempt Delay.
+public final class AddressRanking: Sendable {
+    /// One ranking for the process, to give several client configurations.
+    public static let shared = AddressRanking()
+
+    /// What is known of one address and port.
+    public struct Record: Sendable, Hashable {
+        /// Smoothed connect time in seconds; nil until one connected (or lost to a faster one).
+        public var connectTime: TimeInterval?
+        /// Connection failures (refused, unreachable, timed out) since the last success.
+        public var consecutiveFailures: Int
+        /// Until when (seconds on the ranking's clock) it goes last; nil: not in back-off.
+        public var backOffUntil: TimeInterval?
+    }
+
+    /// How one attempt of a race ended.
+    public enum Result: Sendable, Hashable {
+        /// It connected after this many seconds.
+        case connected(TimeInterval)
+        /// It was refused or unreachable, or the race timed out while it was pending.
+        case failed
+        /// Another address won while this one had been pending this many seconds.
+        case beaten(pendingFor: TimeInterval)
+    }
+
+    static let firstBackOff: TimeInterval = 5
+    static let longestBackOff: TimeInterval = 300
+
+    private let records = Mutex<[String: Record]>([:])
+    private let clock: @Sendable () -> TimeInterval
+
+    /// - Parameter clock: Monotonic seconds (tests give one).
+    public init(clock: @escaping @Sendable () -> TimeInterval = { TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1e9 }) {
+        self.clock = clock
+    }
+
+    private static func key(_ address: IPAddress, _ port: Int) -> String { "\(address)|\(port)" }
+
+    /// What is known of `address` on `port`.
+    public func record(for address: IPAddress, port: Int) -> Record? {
+        records.withLock { $0[Self.key(address, port)] }
+    }
+
+    /// Records how an attempt to `address` on `port` ended.
+    public func report(_ result: Result, address: IPAddress, port: Int) {
+        let now = clock()
+        records.withLock { records in
+            var record = records[Self.key(address, port)] ?? Record(connectTime: nil, consecutiveFailures: 0, backOffUntil: nil)
+            switch result {
+            case .connected(let seconds):
+                record.connectTime = record.connectTime.map { $0 * 0.75 + seconds * 0.25 } ?? seconds
+                record.consecutiveFailures = 0
+                record.backOffUntil = nil
+            case .beaten(let pending):
+                record.connectTime = max(record.connectTime ?? 0, pending)
+            case .failed:
+                record.consecutiveFailures += 1
+                let backOff = min(Self.longestBackOff, Self.firstBackOff * pow(2, Double(min(record.consecutiveFailures - 1, 10))))
+                record.backOffUntil = now + backOff
+            }
+            records[Self.key(address, port)] = record
+        }
+    }
+
+    /// `addresses` for a connection to `port`, best first: measured ones by connect time, then those
+    /// with no record (in their order), then those in back-off (in their order).
+    public func order(_ addresses: [IPAddress], port: Int) -> [IPAddress] {
+        let now = clock()
+        let known = records.withLock { records in addresses.map { records[Self.key($0, port)] } }
+        var measured: [(IPAddress, TimeInterval, Int)] = []
+        var unknown: [IPAddress] = []
+        var backingOff: [IPAddress] = []
+        for (index, address) in addresses.enumerated() {
+            guard let record = known[index] else { unknown.append(address); continue }
+            if let until = record.backOffUntil, until > now {
+                backingOff.append(address)
+            } else if let time = record.connectTime {
+                measured.append((address, time, index))
+            } else {
+                unknown.append(address)
+            }
+        }
+        measured.sort { $0.1 != $1.1 ? $0.1 < $1.1 : $0.2 < $1.2 }
+        return measured.map(\.0) + unknown + backingOff
+    }
+}

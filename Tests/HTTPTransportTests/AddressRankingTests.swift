@@ -1,0 +1,62 @@
+import Foundation
+import HTTPDNSCore
+@testable import HTTPTransport
+import Synchronization
+import Testing
+
+/// `AddressRanking`: the order it gives from connect times, failures and lost races, and its back-off.
+@Suite("Address ranking")
+struct AddressRankingTests {
+    final class Clock: Sendable {
+        let now = Mutex<TimeInterval>(1_000)
+        func advance(_ seconds: TimeInterval) { now.withLock { $0 += seconds } }
+    }
+
+    static let a = IPAddress("192.0.2.1")!
+    static let b = IPAddress("192.0.2.2")!
+    static let c = IPAddress("2001:db8::3")!
+
+    @Test("unknown addresses keep the resolver's order; a measured one goes before them, the faster first")
+    func connectTimes() {
+        let ranking = AddressRanking(clock: { 0 })
+        #expect(ranking.order([Self.a, Self.b, Self.c], port: 443) == [Self.a, Self.b, Self.c])
+        ranking.report(.connected(0.080), address: Self.c, port: 443)
+        ranking.report(.connected(0.020), address: Self.b, port: 443)
+        #expect(ranking.order([Self.a, Self.b, Self.c], port: 443) == [Self.b, Self.c, Self.a])
+        #expect(ranking.order([Self.a, Self.b, Self.c], port: 8443) == [Self.a, Self.b, Self.c], "kept per port")
+    }
+
+    @Test("the connect time is smoothed: one slow sample moves it a quarter of the way")
+    func smoothing() {
+        let ranking = AddressRanking(clock: { 0 })
+        ranking.report(.connected(0.010), address: Self.a, port: 443)
+        ranking.report(.connected(0.090), address: Self.a, port: 443)
+        #expect(abs((ranking.record(for: Self.a, port: 443)?.connectTime ?? 0) - 0.030) < 1e-9)
+    }
+
+    @Test("a failure goes last for 5 s, then 10 s, doubling; a success ends it at once")
+    func backOff() {
+        let clock = Clock()
+        let ranking = AddressRanking(clock: { clock.now.withLock { $0 } })
+        ranking.report(.connected(0.001), address: Self.a, port: 443)
+        ranking.report(.failed, address: Self.a, port: 443)
+        #expect(ranking.order([Self.a, Self.b], port: 443) == [Self.b, Self.a])
+        clock.advance(5)
+        #expect(ranking.order([Self.a, Self.b], port: 443) == [Self.a, Self.b], "the back-off is over; its connect time counts again")
+        ranking.report(.failed, address: Self.a, port: 443)
+        clock.advance(9)
+        #expect(ranking.order([Self.a, Self.b], port: 443) == [Self.b, Self.a])
+        #expect(ranking.record(for: Self.a, port: 443)?.consecutiveFailures == 2)
+        ranking.report(.connected(0.002), address: Self.a, port: 443)
+        #expect(ranking.order([Self.a, Self.b], port: 443) == [Self.a, Self.b])
+        #expect(ranking.record(for: Self.a, port: 443)?.backOffUntil == nil)
+    }
+
+    @Test("an address beaten by a later attempt counts as at least as slow as it waited")
+    func beaten() {
+        let ranking = AddressRanking(clock: { 0 })
+        ranking.report(.beaten(pendingFor: 0.260), address: Self.a, port: 443)
+        ranking.report(.connected(0.004), address: Self.b, port: 443)
+        #expect(ranking.order([Self.a, Self.b], port: 443) == [Self.b, Self.a])
+    }
+}
