@@ -278,8 +278,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return self.send(400, '{"code":"MissingArgument"}')
             if int(t) < self.now():
                 return self.send(403, '{"code":"SignatureExpired"}')
-            expected = hmac.new(options.secret.encode(), ("%s-%s-%s" % (n, options.secret, t)).encode(), hashlib.md5).hexdigest()
-            if query["s"] != expected:
+            # The account's signing secret: the first API's or /v2/d's (one account, one console secret).
+            expected = [hmac.new(key.encode(), ("%s-%s-%s" % (n, key, t)).encode(), hashlib.md5).hexdigest() for key in (options.secret, options.v2_secret)]
+            if query["s"] not in expected:
                 return self.send(403, '{"code":"InvalidSignature"}')
         self.send(200, json.dumps({"service_ip": ["127.0.0.1"], "service_ipv6": ["::1"], "service_status": "enable"}))
 

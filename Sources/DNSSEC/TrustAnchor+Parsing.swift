@@ -18,7 +18,7 @@ extension TrustAnchor {
         var pending: [Substring] = []
         var pendingLine = 0
         var depth = 0
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, rawLine) in text.textLines.enumerated() {
             let line = rawLine.prefix { $0 != ";" }
             if pending.isEmpty, depth == 0 {
                 pendingLine = index + 1

@@ -52,7 +52,7 @@ final class CookieFileJar: HTTPCookieJar, @unchecked Sendable { // `cookies` is 
     /// - Parameter option: `-b` or `--cookie`, as the command line gave it, for messages.
     static func parse(_ text: String, source: String, option: String = "-b") throws(UsageError) -> [Cookie] {
         var result: [Cookie] = []
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, rawLine) in text.textLines.enumerated() {
             var line = Substring(rawLine)
             if line.hasSuffix("\r") { line = line.dropLast() }
             var httpOnly = false

@@ -21,8 +21,8 @@ enum ResolveCommand {
             "svc.test. 300 IN HTTPS 1 . alpn=h2 port=8443 ipv4hint=192.0.2.1"), OWNER being the last alias
             target. Lines starting with ";" say which aliases were followed ("; HOST: AliasMode -> TARGET")
             or that there are none ("; HOST: no HTTPS records", exit 0). Only DNS-over-HTTPS (RFC 8484)
-            carries them: with a --provider other than doh the command fails (exit 6), as it does for a
-            malformed record, naming what is wrong with it.
+            carries them: a --provider other than doh is refused before anything is sent (exit 2); a
+            malformed record fails the name (exit 6), naming what is wrong with it.
 
             With --compare, asks the system resolver and the trusted provider side by side for each HOST
             and prints one line per name: HOST agree|disagree|trusted-failed|system-failed, then both
@@ -117,6 +117,12 @@ enum ResolveCommand {
             verbose = parsed.has("verbose")
             if let text = parsed.value("max-time") { maxTime = try TimeLimitOption.seconds(text, option: parsed.spelling("max-time"), command: "resolve") }
             if compare, let recordType { throw UsageError("--compare compares addresses; it cannot be used with --type \(recordType)", command: "resolve") }
+            // Known before any traffic: only RFC 8484 DoH carries other record types.
+            if let recordType, options.providerOptions.kind != "doh" {
+                throw UsageError(
+                    "--type \(recordType) needs --provider doh: \(options.providerOptions.kind) can carry addresses only (use an RFC 8484 DoH endpoint)",
+                    command: "resolve")
+            }
         } catch let error as UsageError {
             return HTTPDNSTool.report(error, console: console)
         } catch {

@@ -55,7 +55,7 @@ struct SecretOption: Equatable {
         }
         guard data.count <= fileLimit else { throw UsageError("\(origin): holds more than \(fileLimit) bytes; it should hold the secret alone", command: command) }
         guard var text = String(data: data, encoding: .utf8) else { throw UsageError("\(origin): is not UTF-8 text", command: command) }
-        if text.hasSuffix("\n") { text.removeLast() }
+        if text.hasSuffix("\n") || text.hasSuffix("\r\n") { text.removeLast() } // CRLF is one Character
         if text.hasSuffix("\r") { text.removeLast() }
         guard !text.isEmpty else { throw UsageError("\(origin): is empty", command: command) }
         guard !text.contains(where: \.isNewline) else {

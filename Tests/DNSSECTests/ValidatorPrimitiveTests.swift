@@ -51,6 +51,12 @@ import TestSupport
         #expect(ds.algorithm == .rsaSHA256 && ds.digestType == .sha256)
     }
 
+    @Test func trustAnchorsWithWindowsLineEndsParseAsWithLF() throws {
+        let text = try String(contentsOfFile: TrustAnchor.debianRootKey, encoding: .utf8)
+        let crlf = text.replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(try TrustAnchor.parse(crlf, source: "root.key").map(\.keyTag) == (try TrustAnchor.parse(text, source: "root.key")).map(\.keyTag))
+    }
+
     @Test func rootKSKFromRootKeyMatchesTheRootDS() throws {
         let keys = try TrustAnchor.parse(String(contentsOfFile: TrustAnchor.debianRootKey, encoding: .utf8), source: TrustAnchor.debianRootKey)
         let dsAnchors = try TrustAnchor.root()

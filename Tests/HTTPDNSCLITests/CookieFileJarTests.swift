@@ -24,6 +24,15 @@ struct CookieFileJarTests {
         #expect(cookies[2].httpOnly && cookies[2].value == "z")
     }
 
+    @Test("a file with Windows line ends (CRLF) reads as curl reads it: every line, the cookie intact")
+    func crlfLines() throws {
+        let text = "# Netscape HTTP Cookie File\r\na.test\tFALSE\t/\tFALSE\t0\tsite\ta.test\r\n.b.test\tTRUE\t/\tFALSE\t0\tother\t2\r\n"
+        let cookies = try CookieFileJar.parse(text, source: "jar")
+        #expect(cookies.map(\.name) == ["site", "other"])
+        #expect(cookies.first?.value == "a.test")
+        #expect(try CookieFileJar.parse("a.test\tFALSE\t/\tFALSE\t0\tone\t1\r\n", source: "jar").map(\.value) == ["1"])
+    }
+
     @Test("what the jar writes reads back the same", arguments: [false, true])
     func roundTrip(subdomains: Bool) throws {
         let cookie = CookieFileJar.Cookie(

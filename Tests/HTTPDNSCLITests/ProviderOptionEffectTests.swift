@@ -34,6 +34,18 @@ struct ProviderOptionEffectTests {
         #expect(throws: UsageError.self) { try options(["--secret-file", file.path + ".missing"]) }
     }
 
+    @Test(
+        "a secret file's final CRLF is dropped as a final LF is; a CRLF inside is two lines",
+        arguments: [("s3cret\r\n", "s3cret"), ("s3cret\n", "s3cret"), ("s3cret\r", "s3cret"), ("s3cret", "s3cret")])
+    func secretFileLineEnds(content: String, secret: String) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-secret-\(UUID().uuidString)")
+        try Data(content.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(try options(["--provider", "httpdns-ali", "--account-id", "1", "--secret-file", file.path]).secret?.value == secret)
+        try Data("a\r\nb\r\n".utf8).write(to: file)
+        #expect(throws: UsageError.self) { try options(["--provider", "httpdns-ali", "--account-id", "1", "--secret-file", file.path]) }
+    }
+
     @Test("the warnings go to stderr as httpdns: warning: LINE")
     func consoleWarning() throws {
         let output = LockedOutput()

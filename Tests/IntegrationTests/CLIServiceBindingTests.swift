@@ -83,12 +83,15 @@ struct CLIServiceBindingTests {
         #expect(result.stderrText.contains("SvcParam port has a 1-octet value; it must be exactly 2 (RFC 9460 §7.2)"), "\(result.stderrText)")
     }
 
-    @Test("a provider that cannot carry them fails with exit 6 and says to use DoH", arguments: ["httpdns-ali", "json"])
+    @Test("a provider that cannot carry them is a usage error (exit 2, before any traffic) that says to use DoH", arguments: ["httpdns-ali", "json"])
     func notCarried(provider: String) async throws {
         // Nothing is sent: the provider's kind decides. The address is TEST-NET-3 (RFC 5737).
-        let result = try await fixture.httpdns(["resolve", "--type", "HTTPS", "--provider", provider, "--endpoint", "https://203.0.113.1/d", "--account-id", "100000", "svc.test"])
-        #expect(result.status == 6)
-        #expect(result.stderrText == "httpdns: no provider configured can carry HTTPS records: \(provider) can carry addresses only; use an RFC 8484 DoH endpoint\n")
+        let account = provider == "httpdns-ali" ? ["--account-id", "100000"] : []
+        let result = try await fixture.httpdns(["resolve", "--type", "HTTPS", "--provider", provider, "--endpoint", "https://203.0.113.1/d", "svc.test"] + account)
+        #expect(result.status == 2)
+        #expect(
+            result.stderrText
+                == "httpdns: --type HTTPS needs --provider doh: \(provider) can carry addresses only (use an RFC 8484 DoH endpoint) (see 'httpdns help resolve')\n")
     }
 
     @Test("--compare with --type HTTPS is a usage error")

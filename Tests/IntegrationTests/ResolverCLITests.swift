@@ -164,11 +164,12 @@ extension ResolverIntegrationSuites {
             let server = try await ProviderTestServer.shared()
             let result = try await httpdns([
                 "resolve", "v4only.test", "--provider", "httpdns-ali-v2", "--account-id", server.accountID, "--endpoint", server.baseURL.absoluteString,
-                "--startup-ip", "127.0.0.1", "--region", "cn", "--cacert", fixture.servers.caCertificate.path, "--type", "A", "--no-fallback"
+                "--startup-ip", "127.0.0.1", "--region", "cn", "--cacert", fixture.servers.caCertificate.path, "--type", "A", "--no-fallback",
+                "--secret", server.v2Secret
             ])
             #expect(result.status == 0, "\(result.stderrText)")
             #expect(result.stdoutText.hasPrefix("v4only.test 127.0.0.1"), "\(result.stdoutText)")
-            #expect(!server.requests(containing: "/\(server.accountID)/ss?region=cn").isEmpty)
+            #expect(!server.requests(containing: "/\(server.accountID)/ss?region=cn&n=").isEmpty, "the scheduling request is signed with the account's secret")
             let refused = try await httpdns(["resolve", "a.test", "--provider", "doh", "--startup-ip", "127.0.0.1"])
             #expect(refused.status == 2)
             #expect(refused.stderrText.contains("--startup-ip is for --provider httpdns-ali or httpdns-ali-v2"), "\(refused.stderrText)")

@@ -51,6 +51,17 @@ extension TrustSuites {
             #expect(result.stderrText.contains("CN=a.test"))
         }
 
+        @Test("-k with a pin that fails still says verification was off, without -v, before the pin failure")
+        func insecurePinMismatchWarns() async throws {
+            let wrong = fixture.otherCA[0].publicKeyPin.description
+            let result = try await httpdns(["fetch", "-k", "--pinnedpubkey", wrong, fixture.url("wrong.test").absoluteString] + doh)
+            #expect(result.status == 90)
+            let warning = try #require(result.stderrText.range(of: "httpdns: warning: certificate verification is disabled"), "\(result.stderrText)")
+            let failure = try #require(result.stderrText.range(of: "pin"), "\(result.stderrText)")
+            #expect(warning.lowerBound < failure.lowerBound, "\(result.stderrText)")
+            #expect(!result.stderrText.contains("verified for"))
+        }
+
         /// `openssl pkey -pubout` of a leaf's key, as PEM or DER, in a fresh directory.
         func publicKeyFile(_ name: String, format: String) async throws -> URL {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-pubkey-\(UUID().uuidString)")

@@ -149,7 +149,7 @@ final class ProviderPool: Sendable {
                 if !screened.dropped.isEmpty {
                     answer = screened.answer
                     observer?.warning(
-                        "dropped \(screened.dropped.map(\.description).joined(separator: ", ")) from \(provider.url.host() ?? provider.url.absoluteString)'s answer for \(name): a public resolver's answer names a local address (DNS rebinding guard)"
+                        "dropped \(screened.dropped.map(\.description).joined(separator: ", ")) from \(provider.url.host() ?? provider.url.absoluteString)'s answer for \(name): a local address (DNS rebinding guard, \(rebindingGuard == .allProviders ? "every provider" : "public resolvers"))"
                     )
                 }
             }

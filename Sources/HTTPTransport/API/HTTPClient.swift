@@ -293,7 +293,14 @@ public final class HTTPClient: Sendable {
             response.url = request.url
             return response
         } catch var error as HTTPClientError {
-            if let report = error.pinReport { deliver(report) }
+            if let report = error.pinReport {
+                // The handshake was made, unverified under -k: said as for a response, before the pin failure.
+                if policy.verification == .insecureSkippingAllVerification, warnedAtHead?.withLock({ $0 }) != true {
+                    deliverTrustEvents(
+                        of: ConnectionReport(remoteAddress: report.remoteAddress, reusedConnection: false, verificationSkipped: true), host: target.host, port: target.port)
+                }
+                deliver(report)
+            }
             // An HTTP error's head: its fields are read here, off the transfer thread, as a response's.
             if error.responseHead != nil { error.responseHead?.headers = transfer.receivedHeaders() }
             throw error
