@@ -50,7 +50,8 @@ public enum HTTPDNSTool {
             httpdns-resolve(1), httpdns-fetch(1), httpdns-probe(1), httpdns-pins(1).
 
             Environment: HTTPDNS_DOH_URL (comma-separated DoH endpoints, when no --doh-url is given);
-            https_proxy, http_proxy, all_proxy and no_proxy for fetch, as curl reads them; TMPDIR for
+            HTTPDNS_SECRET (the secret of an httpdns-* provider, when neither --secret nor --secret-file
+            is given); https_proxy, http_proxy, all_proxy and no_proxy for fetch, as curl reads them; TMPDIR for
             fetch -o's temporary files.
             """,
         sections: [

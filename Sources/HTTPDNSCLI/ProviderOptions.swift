@@ -25,7 +25,8 @@ struct ProviderOptions {
         .init(
             names: ["--secret"], arity: .value, valueName: "SECRET", summary: "Secret, key or token of an httpdns-* provider",
             detail: """
-                The signing secret of an httpdns-ali endpoint; for httpdns-dnspod, the DES key (8 bytes;
+                The signing secret of an httpdns-ali endpoint (and of its scheduling requests); for
+                httpdns-ali-v2, the HMAC-SHA256 secret as hex; for httpdns-dnspod, the DES key (8 bytes;
                 of a longer key the first 8 are used) or AES key (16, 24 or 32 bytes) with --key-id, or
                 the HTTPS entry's token without it. Any local user can read a command line: prefer
                 --secret-file or HTTPDNS_SECRET. Never printed, in verbose output or in errors.

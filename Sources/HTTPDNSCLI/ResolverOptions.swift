@@ -15,7 +15,9 @@ struct ResolverOptions {
                     per exchange, HTTP error, malformed answer) handing over to the next. Default:
                     $HTTPDNS_DOH_URL (comma-separated), else Cloudflare (1.1.1.1, 1.0.0.1,
                     2606:4700:4700::1111), Google (8.8.8.8, 8.8.4.4, 2001:4860:4860::8888) and Quad9 (9.9.9.9,
-                    149.112.112.112), reached at those bootstrap addresses. Another endpoint's host is reached
+                    149.112.112.112), reached at those bootstrap addresses; with --provider json, dns.google and
+                    Cloudflare's JSON endpoints; httpdns-ali and httpdns-ali-v2, https://203.107.1.1;
+                    httpdns-dnspod, https://119.29.29.99. Another endpoint's host is reached
                     at the addresses of a --resolve entry for it; without one, it is looked up with the system
                     resolver (plain DNS, which can be hijacked).
                     """),
