@@ -28,7 +28,9 @@ extension DoHClient {
         switch message.serviceBindingAnswer(for: name, type: type) {
         case .records(let records, let ttl, let owner):
             return .records(records, owner: owner, ttl: aged(ttl) ?? 0)
-        case .nameError(let negativeTTL), .noData(let negativeTTL):
+        case .nameError(let negativeTTL):
+            return .nameNotFound(negativeTTL: aged(negativeTTL))
+        case .noData(let negativeTTL):
             return .none(negativeTTL: aged(negativeTTL))
         case .failure(let code):
             throw .endpointFailed(endpoint.url, reason: "\(type): DNS \(code)")

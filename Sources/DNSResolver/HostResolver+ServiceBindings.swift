@@ -123,9 +123,17 @@ extension HostResolver {
             case .success(let got): answer = got
             case .failure(let error): return .failure(error)
             }
-            guard case .records(let records, let owner, let recordTTL) = answer else {
-                guard case .none(let negativeTTL) = answer else { preconditionFailure("two cases") }
+            let records: [ServiceBinding]
+            let owner: String
+            let recordTTL: TimeInterval
+            switch answer {
+            case .records(let got, let gotOwner, let gotTTL): (records, owner, recordTTL) = (got, gotOwner, gotTTL)
+            case .none(let negativeTTL):
                 return .success(ServiceBindingRecords(name: current, aliasChain: chain, records: [], ttl: min(ttl, negativeTTL ?? 0)))
+            case .nameNotFound(let negativeTTL):
+                var none = ServiceBindingRecords(name: current, aliasChain: chain, records: [], ttl: min(ttl, negativeTTL ?? 0))
+                none.nameExists = !chain.isEmpty // an alias's missing target is no records of the name asked
+                return .success(none)
             }
             ttl = min(ttl, recordTTL)
             visited.insert(owner)

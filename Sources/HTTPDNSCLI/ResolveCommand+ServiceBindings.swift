@@ -13,6 +13,9 @@ extension ResolveCommand {
         for host in hosts {
             do {
                 let records = try await lookup(host, type: type, resolver: resolver, before: deadline, maxTime: maxTime)
+                guard records.nameExists else {
+                    throw ResolutionError.nameNotFound(host: HostName.normalize(host) ?? host, negativeTTL: records.ttl)
+                }
                 console.print(json ? jsonLine(host: host, type: type, records: records) : lines(host: host, type: type, records: records))
             } catch {
                 status = report(error, host: host, json: json, console: console)

@@ -20,7 +20,8 @@ enum ResolveCommand {
             order, as in a zone file: OWNER. TTL IN HTTPS PRIORITY TARGET PARAMS (RFC 9460 §2.1, e.g.
             "svc.test. 300 IN HTTPS 1 . alpn=h2 port=8443 ipv4hint=192.0.2.1"), OWNER being the last alias
             target. Lines starting with ";" say which aliases were followed ("; HOST: AliasMode -> TARGET")
-            or that there are none ("; HOST: no HTTPS records", exit 0). Only DNS-over-HTTPS (RFC 8484)
+            or that there are none ("; HOST: no HTTPS records", exit 0; a name that does not exist is
+            NXDOMAIN, exit 6). Only DNS-over-HTTPS (RFC 8484)
             carries them: a --provider other than doh is refused before anything is sent (exit 2); a
             malformed record fails the name (exit 6), naming what is wrong with it.
 

@@ -15,6 +15,9 @@ public struct ServiceBindingRecords: Sendable, Hashable {
     public var records: [ServiceBinding]
     /// Remaining lifetime in seconds: the least TTL over the records (and CNAMEs) used along the chain.
     public var ttl: TimeInterval
+    /// False when the name asked for does not exist (NXDOMAIN, RFC 2308 §2.1): `records` is then
+    /// empty. True otherwise, NODATA included.
+    public var nameExists = true
 
     /// Records for `name`; `aliasChain` defaults to none.
     public init(name: String, aliasChain: [String] = [], records: [ServiceBinding], ttl: TimeInterval) {

@@ -74,6 +74,17 @@ struct CLIServiceBindingTests {
         #expect(result.stdoutText == "; a.test: no HTTPS records\n")
     }
 
+    @Test("a name that does not exist is NXDOMAIN (exit 6), as for addresses, not 'no records'; --json says so too")
+    func nameNotFound() async throws {
+        let result = try await resolve(["--type", "HTTPS", "nope.test"])
+        #expect(result.status == 6, "\(result.stdoutText)")
+        #expect(result.stdoutText.isEmpty)
+        #expect(result.stderrText.contains("could not resolve host 'nope.test': name does not exist (NXDOMAIN)"), "\(result.stderrText)")
+        let json = try await resolve(["--type", "HTTPS", "--json", "nope.test"])
+        #expect(json.status == 6)
+        #expect(json.stdoutText.contains("NXDOMAIN"), "\(json.stdoutText)")
+    }
+
     @Test("a malformed record fails with exit 6 and names the problem")
     func malformed() async throws {
         let result = try await resolve(["--type", "HTTPS", "bad.svc.test"])
