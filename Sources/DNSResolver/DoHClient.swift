@@ -25,6 +25,8 @@ public struct DoHClient: Sendable {
     public let transport: any DoHTransport
     /// Responses with a larger body are endpoint failures.
     public var maxResponseBytes: Int
+    /// DNSSEC validation: queries carry DO and CD, and each parsed response is handed to it.
+    var dnssecMessages: (@Sendable (DNSRecordType, DNSMessage) -> Void)? = nil
 
     /// - Parameters:
     ///   - transport: The HTTPS client.
@@ -83,7 +85,8 @@ public struct DoHClient: Sendable {
 
     private func query(_ name: String, type: DNSRecordType) throws(Failure) -> [UInt8] {
         do {
-            return try DNSMessage.query(name: name, type: type, id: 0, paddingBlockSize: 128)
+            let dnssec = dnssecMessages != nil
+            return try DNSMessage.query(name: name, type: type, id: 0, paddingBlockSize: 128, dnssecOK: dnssec, checkingDisabled: dnssec)
         } catch {
             throw .invalidName(name, reason: error.description)
         }
@@ -126,6 +129,7 @@ public struct DoHClient: Sendable {
             return .failed(type: type, reason: "malformed DNS response: \(ProviderHTTP.oneLine(error.description))")
         }
         let answer = message.addressAnswer(for: name, type: type)
+        dnssecMessages?(type, message)
         switch answer {
         case .failure(let code):
             return .failed(type: type, reason: "DNS \(code)")

@@ -37,6 +37,8 @@ public protocol ResolverObserver: Sendable {
     /// unusable, read-only, locked past the busy timeout, rows skipped, migrated from JSON.
     /// `message` is a sentence naming the file. The default passes it to `warning(_:)`.
     func cacheFileWarning(file: URL, message: String)
+    /// DNSSEC validation (`Configuration.dnssec`) judged a provider's answer for `host`.
+    func dnssecValidated(host: String, status: DNSSECStatus)
 }
 
 /// Why a background refresh started.
@@ -79,4 +81,5 @@ extension ResolverObserver {
     public func bypassed(host: String) {}
     public func warning(_ message: String) {}
     public func cacheFileWarning(file: URL, message: String) { warning(message) }
+    public func dnssecValidated(host: String, status: DNSSECStatus) {}
 }

@@ -214,6 +214,7 @@ enum ResolveCommand {
             case .noAddresses: text = "NODATA"
             case .resolverUnavailable(_, let reasons): text = "unavailable(\(reasons.joined(separator: "; ")))"
             case .invalidHostName: text = "invalid"
+            case .dnssecBogus(_, let reason): text = "bogus(\(reason))"
             }
             return asJSON ? ["error": text] as Any : text
         }

@@ -1,0 +1,145 @@
+import Foundation
+import HTTPDNS
+import Synchronization
+import Testing
+import TestSupport
+
+/// Validated lookups (RFC 4035 §5) against unbound serving zones signed at server start
+/// (scripts/dnssec-zones.sh) behind its DoH endpoint, with `dnssec.test.`'s KSK as the trust anchor.
+/// unbound does not validate: it hands out the signed data with CD, and the resolver judges it.
+@Suite("DNSSEC-validated lookups over DoH")
+struct DNSSECResolverTests {
+    let fixture: Fixture
+    let anchors: [TrustAnchor]
+
+    init() throws {
+        fixture = try Fixture()
+        let file = try #require(fixture.servers.environment["DNSSEC_ANCHOR"])
+        anchors = try TrustAnchor.parse(String(contentsOfFile: file, encoding: .utf8), source: file)
+    }
+
+    /// Records each outcome the observer is told of.
+    final class Outcomes: ResolverObserver {
+        let seen = Mutex<[String: DNSSECStatus]>([:])
+        func dnssecValidated(host: String, status: DNSSECStatus) { seen.withLock { $0[host] = status } }
+    }
+
+    func resolver(_ policy: HostResolver.DNSSECSettings.Policy, observer: Outcomes? = nil, anchors: [TrustAnchor]? = nil) throws -> HostResolver {
+        var configuration = HostResolver.Configuration(endpoints: [fixture.endpoint], requestTimeout: TestTimeScale.scaled(5), fallbackToSystemResolver: false)
+        configuration.dnssec = HostResolver.DNSSECSettings(policy: policy, trustAnchors: anchors ?? self.anchors)
+        configuration.observer = observer
+        return try HostResolver(configuration: configuration, dohTrust: fixture.trust)
+    }
+
+    @Test("a signed name under the anchor is secure, and so is a signed child with its DS (NSEC3): CNAMEs link by link, wildcards with their proofs")
+    func secure() async throws {
+        let outcomes = Outcomes()
+        let resolver = try resolver(.require, observer: outcomes)
+        for host in ["www.dnssec.test", "www.signed.dnssec.test", "alias.dnssec.test", "alias.signed.dnssec.test", "x.wild.dnssec.test", "x.wild.signed.dnssec.test"] {
+            let resolution = try await resolver.resolve(host: host, port: 443, families: .both)
+            #expect(resolution.dnssec == .secure, "\(host): \(String(describing: resolution.dnssec))")
+            // The wildcards hold an A only: their AAAA is a secure wildcard NODATA.
+            let expected: Set = host.contains(".wild.") ? [IPAddress("127.0.0.1")!] : [IPAddress("127.0.0.1")!, IPAddress("::1")!]
+            #expect(Set(resolution.addresses) == expected, "\(host)")
+            #expect(outcomes.seen.withLock { $0[host] } == .secure, "\(host)")
+        }
+    }
+
+    @Test("an unsigned child without DS is insecure (the parent's signed NSEC proves it) and passes under require")
+    func insecure() async throws {
+        let resolver = try resolver(.require)
+        let resolution = try await resolver.resolve(host: "www.unsigned.dnssec.test", port: 443, families: .both)
+        guard case .insecure(let reason) = resolution.dnssec else {
+            Issue.record("expected insecure, got \(String(describing: resolution.dnssec))")
+            return
+        }
+        #expect(reason.contains("unsigned.dnssec.test"))
+        #expect(resolution.addresses.contains(IPAddress("127.0.0.1")!))
+    }
+
+    @Test("NXDOMAIN and NODATA with NSEC and NSEC3 proofs are secure denials")
+    func denials() async throws {
+        let outcomes = Outcomes()
+        let resolver = try resolver(.require, observer: outcomes)
+        for host in ["nope.dnssec.test", "nope.signed.dnssec.test"] {
+            await #expect(throws: ResolutionError.nameNotFound(host: host, negativeTTL: 60)) {
+                try await resolver.resolve(host: host, port: 443, families: .both)
+            }
+            #expect(outcomes.seen.withLock { $0[host] } == .secure, "\(host)")
+        }
+        let v4 = try await resolver.resolve(host: "ns.dnssec.test", port: 443, families: .both)
+        #expect(v4.addresses == [IPAddress("127.0.0.1")!])
+        #expect(v4.dnssec == .secure, "NODATA for AAAA beside a signed A: \(String(describing: v4.dnssec))")
+    }
+
+    @Test(
+        "expired and tampered signatures are bogus: the lookup fails under require, naming what failed",
+        arguments: [
+            ("www.expired.dnssec.test", "expired"), ("www.tampered.dnssec.test", "does not verify")
+        ])
+    func bogusUnderRequire(host: String, failure: String) async throws {
+        let resolver = try resolver(.require)
+        do {
+            let resolution = try await resolver.resolve(host: host, port: 443, families: .both)
+            Issue.record("\(host) resolved to \(resolution.addresses) (\(String(describing: resolution.dnssec)))")
+        } catch let error as ResolutionError {
+            guard case .dnssecBogus(let name, let reason) = error else {
+                Issue.record("expected dnssecBogus, got \(error)")
+                return
+            }
+            #expect(name == host)
+            #expect(reason.contains(failure), "\(reason)")
+            #expect(error.description.contains("DNSSEC"))
+        }
+    }
+
+    @Test("under report a bogus answer is returned, marked bogus, and the observer is told")
+    func bogusUnderReport() async throws {
+        let outcomes = Outcomes()
+        let resolver = try resolver(.report, observer: outcomes)
+        let resolution = try await resolver.resolve(host: "www.tampered.dnssec.test", port: 443, families: .ipv4)
+        #expect(resolution.addresses == [IPAddress("127.0.0.66")!])
+        guard case .bogus(let reason) = resolution.dnssec else {
+            Issue.record("expected bogus, got \(String(describing: resolution.dnssec))")
+            return
+        }
+        #expect(reason.contains("www.tampered.dnssec.test"))
+        #expect(outcomes.seen.withLock { $0["www.tampered.dnssec.test"] } == resolution.dnssec)
+    }
+
+    @Test("a name no anchor leads to is indeterminate, and the existing unsigned test. zone still resolves")
+    func indeterminate() async throws {
+        let resolver = try resolver(.require)
+        let resolution = try await resolver.resolve(host: "a.test", port: 443, families: .both)
+        guard case .indeterminate = resolution.dnssec else {
+            Issue.record("expected indeterminate, got \(String(describing: resolution.dnssec))")
+            return
+        }
+        #expect(resolution.addresses.contains(IPAddress("127.0.0.1")!))
+    }
+
+    @Test("a wrong anchor makes the chain bogus (DS mismatch); policy off sends no DO and gives no status")
+    func wrongAnchorAndOff() async throws {
+        let other = try #require(anchors.first)
+        guard case .ds(var ds) = other.key else {
+            Issue.record("the anchor file holds a DS")
+            return
+        }
+        ds.digest[0] ^= 0xFF
+        let resolver = try resolver(.require, anchors: [TrustAnchor(zone: other.zone, key: .ds(ds))])
+        do {
+            _ = try await resolver.resolve(host: "www.dnssec.test", port: 443, families: .ipv4)
+            Issue.record("resolved with a wrong anchor")
+        } catch let error as ResolutionError {
+            guard case .dnssecBogus(_, let reason) = error else {
+                Issue.record("expected dnssecBogus, got \(error)")
+                return
+            }
+            #expect(reason.contains("matches its DS or trust anchor"), "\(reason)")
+        }
+        let off = try self.resolver(.off)
+        let plain = try await off.resolve(host: "www.tampered.dnssec.test", port: 443, families: .ipv4)
+        #expect(plain.dnssec == nil)
+        #expect(plain.addresses == [IPAddress("127.0.0.66")!])
+    }
+}
