@@ -12,6 +12,8 @@ enum ResolveCommand {
             to the system resolver when every endpoint fails (unless --no-fallback). One line per address:
             HOST ADDRESS ttl=SECONDS source=doh|httpdns|cache|system|static|literal (ttl=- when the source
             gives none), and "stale" after an expired answer served stale (--stale, --stale-timeout).
+            With --dnssec, each line ends in dnssec=secure|insecure|bogus|indeterminate for an answer that
+            was validated (a cached, static or system answer has none), the reason on stderr.
             Several HOSTs go to an httpdns-ali or httpdns-dnspod provider in batches (5 or 8 names a
             request), printed in the order given.
 
@@ -31,7 +33,8 @@ enum ResolveCommand {
                             One JSON object per host instead, on one line: "host", "addresses" (a list), "ttl" (seconds, or
                             null), "source" (as in the line form), "endpoint" (the DoH or HTTPDNS URL that answered, null for
                             any other source), "provider" (its name, or null), "latency_ms" (or null) and "stale" (true or
-                            false). A host that cannot be resolved gives {"host": HOST, "error": MESSAGE}, the message
+                            false); with --dnssec also "dnssec" (secure, insecure, bogus, indeterminate, or null for an
+                            answer not validated) and "dnssec_reason" (or null). A host that cannot be resolved gives {"host": HOST, "error": MESSAGE}, the message
                             also printed on stderr.
                             """),
                     .init(
@@ -124,12 +127,13 @@ enum ResolveCommand {
                     ? try batched[index].get()
                     : try await TimeLimitOption.resolve(host, port: 443, with: resolver, before: deadline, maxTime: maxTime)
                 if json {
-                    console.print(jsonLine(host: host, resolution: resolution))
+                    console.print(jsonLine(host: host, resolution: resolution, dnssec: options.dnssec.policy != .off))
                 } else {
                     let ttl = resolution.ttl.map { String(Int($0)) } ?? "-"
                     for address in resolution.addresses {
-                        console.print("\(resolution.host) \(address) ttl=\(ttl) source=\(resolution.source)\(resolution.isStale ? " stale" : "")")
+                        console.print("\(resolution.host) \(address) ttl=\(ttl) source=\(resolution.source)\(resolution.isStale ? " stale" : "")\(dnssecField(resolution))")
                     }
+                    if let reason = resolution.dnssec?.reason { console.note("httpdns: \(resolution.host): DNSSEC \(resolution.dnssec?.name ?? ""): \(reason)") }
                 }
             } catch let timeout as TimeLimitOption.Exceeded {
                 status = HTTPDNSTool.ExitStatus.timedOut
@@ -157,7 +161,13 @@ enum ResolveCommand {
         return max(0, Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18)
     }
 
-    private static func jsonLine(host: String, resolution: HostResolution? = nil, error: String? = nil) -> String {
+    /// The line form's ` dnssec=STATUS` when the answer was validated.
+    private static func dnssecField(_ resolution: HostResolution) -> String {
+        resolution.dnssec.map { " dnssec=\($0.name)" } ?? ""
+    }
+
+    /// - Parameter dnssec: Whether `--dnssec` validates: the object then has "dnssec" and "dnssec_reason".
+    private static func jsonLine(host: String, resolution: HostResolution? = nil, error: String? = nil, dnssec: Bool = false) -> String {
         var object: [String: Any] = ["host": HostName.normalize(host) ?? host]
         if let resolution {
             object["addresses"] = resolution.addresses.map(\.description)
@@ -170,6 +180,10 @@ enum ResolveCommand {
             object["provider"] = resolution.provider as Any? ?? NSNull()
             object["latency_ms"] = resolution.latency.map { ($0 * 1_000_000).rounded() / 1000 } as Any? ?? NSNull()
             object["stale"] = resolution.isStale
+            if dnssec {
+                object["dnssec"] = resolution.dnssec?.name as Any? ?? NSNull()
+                object["dnssec_reason"] = resolution.dnssec?.reason as Any? ?? NSNull()
+            }
         }
         if let error { object["error"] = error }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
