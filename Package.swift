@@ -8,7 +8,7 @@ let package = Package(
         .library(name: "HTTPDNS", targets: ["HTTPDNS"]),
         // URLSession integration: a product of its own, so the core library does not link FoundationNetworking.
         .library(name: "HTTPDNSURLSession", targets: ["HTTPDNSURLSession"]),
-        // DNSSEC validation on its own; the resolver validates through it (Documentation/DNSSEC.md).
+        // DNSSEC validation (Documentation/DNSSEC.md); HostResolver validates through it.
         .library(name: "DNSSEC", targets: ["DNSSEC"]),
         .executable(name: "httpdns", targets: ["httpdns"])
     ],

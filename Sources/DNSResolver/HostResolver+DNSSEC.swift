@@ -27,6 +27,7 @@ extension HostResolver {
         /// The clock signature validity is checked against (the real-time clock by default).
         public var clock: any DNSSECClock
 
+        /// Settings with `policy` (off by default), `trustAnchors` (nil: the root's) and `clock`.
         public init(policy: Policy = .off, trustAnchors: [TrustAnchor]? = nil, clock: any DNSSECClock = SystemDNSSECClock()) {
             self.policy = policy
             self.trustAnchors = trustAnchors
