@@ -12,7 +12,7 @@
 # The child zones, in the order their DS records go into the parent.
 DNSSEC_CHILDREN="signed unsigned expired tampered"
 
-# A zone's records: an address pair at www, an in-zone alias, a wildcard.
+# A zone's records: an address at the apex, an address pair at www, an in-zone alias, a wildcard.
 dnssec_zone_text() {
     local origin=$1
     cat <<ZONE
@@ -20,6 +20,7 @@ dnssec_zone_text() {
 \$TTL 300
 @     IN SOA ns.dnssec.test. hostmaster.$origin. 1 3600 600 86400 60
 @     IN NS  ns.dnssec.test.
+@     IN A    127.0.0.1
 www   IN A    127.0.0.1
 www   IN AAAA ::1
 alias IN CNAME www.$origin.

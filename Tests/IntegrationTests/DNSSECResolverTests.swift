@@ -118,6 +118,76 @@ struct DNSSECResolverTests {
         #expect(resolution.addresses.contains(IPAddress("127.0.0.1")!))
     }
 
+    /// A DoH provider that lies: each response of unbound goes through `rewrite` (parsed, changed,
+    /// encoded again) before the resolver sees it.
+    struct LyingTransport: DoHTransport {
+        let real: any DoHTransport
+        let rewrite: @Sendable (inout DNSMessage) -> Void
+
+        func send(
+            url: URL, method: String, headers: [(String, String)], body: Data?, connectTo: [IPAddress], timeout: TimeInterval, maxResponseBytes: Int
+        ) async throws -> DoHHTTPResponse {
+            var response = try await real.send(
+                url: url, method: method, headers: headers, body: body, connectTo: connectTo, timeout: timeout, maxResponseBytes: maxResponseBytes)
+            var message = try DNSMessage(parsing: response.body)
+            rewrite(&message)
+            response.body = Data(try message.encoded())
+            return response
+        }
+    }
+
+    func lyingResolver(_ rewrite: @escaping @Sendable (inout DNSMessage) -> Void) throws -> HostResolver {
+        var configuration = HostResolver.Configuration(endpoints: [fixture.endpoint], requestTimeout: TestTimeScale.scaled(5), fallbackToSystemResolver: false)
+        configuration.dnssec = HostResolver.DNSSECSettings(policy: .require, trustAnchors: anchors)
+        let client = try HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: SystemResolver())
+        return try HostResolver(configuration: configuration, transport: LyingTransport(real: client, rewrite: rewrite))
+    }
+
+    func expectBogus(_ resolver: HostResolver, _ host: String, _ words: String) async {
+        do {
+            let resolution = try await resolver.resolve(host: host, port: 443, families: .ipv4)
+            Issue.record("\(host) resolved to \(resolution.addresses) (\(String(describing: resolution.dnssec)))")
+        } catch {
+            guard case ResolutionError.dnssecBogus(_, let reason) = error else {
+                Issue.record("expected dnssecBogus, got \(error)")
+                return
+            }
+            #expect(reason.contains(words), "\(reason)")
+        }
+    }
+
+    @Test("a provider that strips the RRSIGs, or forges the signer or the DS proof, is caught: bogus, never insecure or indeterminate")
+    func lyingProvider() async throws {
+        // Stripped signatures: the zone proves www is no unsigned delegation.
+        let stripped = try lyingResolver { message in
+            if message.questions.first?.type == .a { message.answers.removeAll { $0.type == .rrsig } }
+        }
+        await expectBogus(stripped, "www.signed.dnssec.test", "is no delegation")
+        // The same at a zone apex: the parent's signed DS says the zone is signed.
+        await expectBogus(stripped, "signed.dnssec.test", "has a DS, so its zone is signed")
+
+        // Every signature removed and the DS denied, unsigned: the anchor's own zone cannot be unsigned.
+        let denied = try lyingResolver { message in
+            message.answers.removeAll { $0.type == .rrsig }
+            if message.questions.first?.type == .ds {
+                message.answers.removeAll()
+                message.authorities.removeAll { $0.type == .rrsig || $0.type == .nsec || $0.type == .nsec3 }
+            }
+        }
+        await expectBogus(denied, "www.signed.dnssec.test", "trust anchor")
+
+        // An RRSIG claiming to be by a zone above the anchor (it would lead nowhere: indeterminate).
+        let above = try lyingResolver { message in
+            guard message.questions.first?.type == .a else { return }
+            for index in message.answers.indices where message.answers[index].type == .rrsig {
+                guard case .rrsig(var rrsig)? = try? message.answers[index].dnssecData() else { continue }
+                rrsig.signerName = "test"
+                message.answers[index] = try! DNSResourceRecord(name: message.answers[index].name, ttl: message.answers[index].ttl, dnssec: .rrsig(rrsig))
+            }
+        }
+        await expectBogus(above, "www.dnssec.test", "names signer test")
+    }
+
     @Test("a wrong anchor makes the chain bogus (DS mismatch); policy off sends no DO and gives no status")
     func wrongAnchorAndOff() async throws {
         let other = try #require(anchors.first)

@@ -139,9 +139,7 @@ final class DNSSECChain: Sendable {
         guard let signer = covering.first.map({ DNSCanonicalForm.name($0.signerName) ?? $0.signerName }) else {
             return (await insecurity(of: owner, unsigned: "\(Self.show(owner)) \(type)", context), nil)
         }
-        guard DNSCanonicalForm.isSameOrAncestor(signer, of: owner) else {
-            return (.bogus(reason: DNSSECValidationError.wrongSigner(owner: owner, type: type, signer: signer).description), nil)
-        }
+        if let wrong = wrongSigner(signer, owner: owner, type: type) { return (wrong, nil) }
         switch await trust(of: signer, context) {
         case .untrusted(let status):
             return (status, nil)
@@ -173,6 +171,7 @@ final class DNSSECChain: Sendable {
         else {
             return await insecurity(of: name, unsigned: "the denial of \(Self.show(name)) \(type)", context)
         }
+        if let wrong = wrongSigner(signer, owner: name, type: .soa) { return wrong }
         switch await trust(of: signer, context) {
         case .untrusted(let status):
             return status
@@ -210,6 +209,18 @@ final class DNSSECChain: Sendable {
             verified += rrset
         }
         return try DNSSECDenial(records: verified, zone: zone)
+    }
+
+    /// Bogus when `signer` cannot have signed data at `owner`: it must be the owner or an ancestor
+    /// (RFC 4035 §5.3.1), and not above the closest trust anchor enclosing the owner, whose zone
+    /// alone may start the chain (else a forged RRSIG naming a zone above the anchor would make
+    /// signed data indeterminate rather than bogus).
+    private func wrongSigner(_ signer: String, owner: String, type: DNSRecordType) -> DNSSECStatus? {
+        let closestAnchor = anchorsLoaded().map(\.zone).filter { DNSCanonicalForm.isSameOrAncestor($0, of: owner) }.max { $0.count < $1.count }
+        guard DNSCanonicalForm.isSameOrAncestor(signer, of: owner), closestAnchor.map({ DNSCanonicalForm.isSameOrAncestor($0, of: signer) }) ?? true else {
+            return .bogus(reason: DNSSECValidationError.wrongSigner(owner: owner, type: type, signer: signer).description)
+        }
+        return nil
     }
 
     /// A name as messages show it: the root as ".".
@@ -256,6 +267,7 @@ final class DNSSECChain: Sendable {
             }
             let signatures = Self.signatures(in: message.authorities)
             if let signer = signatures.first.map({ DNSCanonicalForm.name($0.rrsig.signerName) ?? $0.rrsig.signerName }) {
+                if let wrong = wrongSigner(signer, owner: candidate, type: .ds) { return wrong }
                 switch await trust(of: signer, context) {
                 case .untrusted(let status):
                     return status
@@ -329,7 +341,7 @@ final class DNSSECChain: Sendable {
                 _ = await keyResponse
                 return (.untrusted(.bogus(reason: DNSSECValidationError.missingSignature(owner: zone, type: .ds).description)), Int64(ds[0].ttl))
             }
-            guard parent != zone, DNSCanonicalForm.isSameOrAncestor(parent, of: zone) else {
+            guard parent != zone, wrongSigner(parent, owner: zone, type: .ds) == nil else {
                 _ = await keyResponse
                 return (.untrusted(.bogus(reason: DNSSECValidationError.wrongSigner(owner: zone, type: .ds, signer: parent).description)), Int64(ds[0].ttl))
             }
