@@ -13,7 +13,8 @@ enum ResolveCommand {
             HOST ADDRESS ttl=SECONDS source=doh|httpdns|cache|system|static|literal (ttl=- when the source
             gives none), and "stale" after an expired answer served stale (--stale, --stale-timeout).
             With --dnssec, each line ends in dnssec=secure|insecure|bogus|indeterminate for an answer that
-            was validated (a cached, static or system answer has none), the reason on stderr.
+            was validated (a cached, static or system answer has none), the reason on stderr; a name
+            answered NXDOMAIN or NODATA prints HOST - dnssec=STATUS for its proof.
             Several HOSTs go to an httpdns-ali or httpdns-dnspod provider in batches (5 or 8 names a
             request), printed in the order given.
 
@@ -34,7 +35,8 @@ enum ResolveCommand {
                             null), "source" (as in the line form), "endpoint" (the DoH or HTTPDNS URL that answered, null for
                             any other source), "provider" (its name, or null), "latency_ms" (or null) and "stale" (true or
                             false); with --dnssec also "dnssec" (secure, insecure, bogus, indeterminate, or null for an
-                            answer not validated) and "dnssec_reason" (or null). A host that cannot be resolved gives {"host": HOST, "error": MESSAGE}, the message
+                            answer not validated) and "dnssec_reason" (or null), in the error object too when the answer
+                            was validated (NXDOMAIN, NODATA, bogus). A host that cannot be resolved gives {"host": HOST, "error": MESSAGE}, the message
                             also printed on stderr.
                             """),
                     .init(
@@ -106,8 +108,12 @@ enum ResolveCommand {
         }
 
         let resolver: HostResolver
+        // With --dnssec: each name's outcome, a negative answer's included.
+        var outcomes: DNSSECOutcomeObserver?
         do {
-            resolver = try options.makeResolver(families: families, observer: console.resolverObserver(verbose: verbose))
+            let observer = console.resolverObserver(verbose: verbose)
+            outcomes = options.dnssec.policy == .off ? nil : DNSSECOutcomeObserver(observer)
+            resolver = try options.makeResolver(families: families, observer: outcomes ?? observer)
         } catch {
             return HTTPDNSTool.report(UsageError("\(error)", command: "resolve"), console: console)
         }
@@ -141,8 +147,12 @@ enum ResolveCommand {
                 console.note("httpdns: \(timeout)")
             } catch {
                 status = HTTPDNSTool.ExitStatus.couldNotResolve
+                let outcome = outcomes?.outcome(host)
                 if json {
-                    console.print(jsonLine(host: host, error: options.withBootstrapHint("\(error)")))
+                    console.print(jsonLine(host: host, error: options.withBootstrapHint("\(error)"), outcome: outcome))
+                } else if let outcome, outcome.name != "bogus" || options.dnssec.policy == .report {
+                    // NXDOMAIN and NODATA are answers: say what validation made of their proof.
+                    console.print("\(HostName.normalize(host) ?? host) - dnssec=\(outcome.name)")
                 }
                 console.note("httpdns: \(options.withBootstrapHint("\(error)"))")
             }
@@ -166,8 +176,12 @@ enum ResolveCommand {
         resolution.dnssec.map { " dnssec=\($0.name)" } ?? ""
     }
 
-    /// - Parameter dnssec: Whether `--dnssec` validates: the object then has "dnssec" and "dnssec_reason".
-    private static func jsonLine(host: String, resolution: HostResolution? = nil, error: String? = nil, dnssec: Bool = false) -> String {
+    /// - Parameters:
+    ///   - dnssec: Whether `--dnssec` validates: an answer's object then has "dnssec" and "dnssec_reason".
+    ///   - outcome: For an error, the outcome of a negative answer's validation, added the same way.
+    private static func jsonLine(
+        host: String, resolution: HostResolution? = nil, error: String? = nil, dnssec: Bool = false, outcome: DNSSECStatus? = nil
+    ) -> String {
         var object: [String: Any] = ["host": HostName.normalize(host) ?? host]
         if let resolution {
             object["addresses"] = resolution.addresses.map(\.description)
@@ -186,6 +200,10 @@ enum ResolveCommand {
             }
         }
         if let error { object["error"] = error }
+        if let outcome {
+            object["dnssec"] = outcome.name
+            object["dnssec_reason"] = outcome.reason as Any? ?? NSNull()
+        }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }

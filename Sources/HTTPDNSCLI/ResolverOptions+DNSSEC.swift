@@ -71,3 +71,40 @@ extension FetchCommand {
         return status == .secure ? ", DNSSEC-validated (secure)" : ", DNSSEC \(status.name): \(status.reason ?? "")"
     }
 }
+
+/// `resolve --dnssec`: keeps each name's DNSSEC outcome (a negative answer's too, which reaches the
+/// caller as an error without a `HostResolution`) and passes every event on to `inner`.
+final class DNSSECOutcomeObserver: ResolverObserver {
+    let inner: any ResolverObserver
+    private let outcomes = LockedValue<[String: DNSSECStatus]>([:])
+
+    init(_ inner: any ResolverObserver) { self.inner = inner }
+
+    /// The last outcome for the normalized `host`.
+    func outcome(_ host: String) -> DNSSECStatus? { outcomes.withLock { $0[HostName.normalize(host) ?? host] } }
+
+    func dnssecValidated(host: String, status: DNSSECStatus) {
+        outcomes.withLock { $0[host] = status }
+        inner.dnssecValidated(host: host, status: status)
+    }
+    func cacheHit(host: String, resolution: HostResolution) { inner.cacheHit(host: host, resolution: resolution) }
+    func negativeCacheHit(host: String, error: ResolutionError) { inner.negativeCacheHit(host: host, error: error) }
+    func cacheMiss(host: String) { inner.cacheMiss(host: host) }
+    func staleAnswerServed(host: String, resolution: HostResolution, expiredFor: TimeInterval, reason: StaleAnswerReason) {
+        inner.staleAnswerServed(host: host, resolution: resolution, expiredFor: expiredFor, reason: reason)
+    }
+    func refreshStarted(host: String, reason: RefreshReason) { inner.refreshStarted(host: host, reason: reason) }
+    func providerAnswered(host: String, provider: String, endpoint: URL, latency: TimeInterval, answer: ProviderAnswer) {
+        inner.providerAnswered(host: host, provider: provider, endpoint: endpoint, latency: latency, answer: answer)
+    }
+    func endpointFailed(host: String, provider: String, endpoint: URL, reason: String, latency: TimeInterval) {
+        inner.endpointFailed(host: host, provider: provider, endpoint: endpoint, reason: reason, latency: latency)
+    }
+    func endpointSkipped(host: String, endpoint: URL, consecutiveFailures: Int, retryAfter: TimeInterval) {
+        inner.endpointSkipped(host: host, endpoint: endpoint, consecutiveFailures: consecutiveFailures, retryAfter: retryAfter)
+    }
+    func fellBackToSystemResolver(host: String, reasons: [String]) { inner.fellBackToSystemResolver(host: host, reasons: reasons) }
+    func bypassed(host: String) { inner.bypassed(host: host) }
+    func warning(_ message: String) { inner.warning(message) }
+    func cacheFileWarning(file: URL, message: String) { inner.cacheFileWarning(file: file, message: message) }
+}

@@ -53,6 +53,18 @@ struct DNSSECCLITests {
         #expect(result.stderrText.contains("expired"), "\(result.stderrText)")
     }
 
+    @Test("a negative answer's proof is printed too: HOST - dnssec=STATUS, and in the JSON error object")
+    func negative() async throws {
+        let text = try await httpdns(["resolve", "--dnssec", "require", "--trust-anchor", anchorFile, "nope.signed.dnssec.test"])
+        #expect(text.status == HTTPDNSTool.ExitStatus.couldNotResolve)
+        #expect(text.stdoutText == "nope.signed.dnssec.test - dnssec=secure\n")
+        #expect(text.stderrText.contains("NXDOMAIN"))
+        let json = try await httpdns(["resolve", "--json", "--dnssec", "require", "--trust-anchor", anchorFile, "nope.dnssec.test", "www.expired.dnssec.test"])
+        let objects = jsonLines(json.stdoutText)
+        #expect(objects.map { $0["dnssec"] as? String } == ["secure", "bogus"])
+        #expect(objects.allSatisfy { $0["error"] is String })
+    }
+
     @Test("bad --dnssec and --trust-anchor values are usage errors (exit 2)")
     func usage() async throws {
         let policy = try await httpdns(["resolve", "--dnssec", "maybe", "a.test"])
