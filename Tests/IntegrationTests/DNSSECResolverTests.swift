@@ -188,6 +188,48 @@ struct DNSSECResolverTests {
         await expectBogus(above, "www.dnssec.test", "names signer test")
     }
 
+    /// Counts the queries sent, by type, and whether each had CD set.
+    final class QueryLog: Sendable {
+        let queries = Mutex<[(type: DNSRecordType, checkingDisabled: Bool)]>([])
+        func record(_ url: URL) {
+            guard let value = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first(where: { $0.name == "dns" })?.value else { return }
+            var text = value.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            while text.count % 4 != 0 { text += "=" }
+            guard let bytes = Data(base64Encoded: text), let query = try? DNSMessage(parsing: bytes), let type = query.questions.first?.type else { return }
+            queries.withLock { $0.append((type, query.checkingDisabled)) }
+        }
+    }
+
+    struct LoggingTransport: DoHTransport {
+        let real: any DoHTransport
+        let log: QueryLog
+
+        func send(
+            url: URL, method: String, headers: [(String, String)], body: Data?, connectTo: [IPAddress], timeout: TimeInterval, maxResponseBytes: Int
+        ) async throws -> DoHHTTPResponse {
+            log.record(url)
+            return try await real.send(url: url, method: method, headers: headers, body: body, connectTo: connectTo, timeout: timeout, maxResponseBytes: maxResponseBytes)
+        }
+    }
+
+    @Test("queries carry CD; the chain (DNSKEY and DS of the child, DNSKEY of the anchor's zone) is fetched once and then cached")
+    func chainIsCached() async throws {
+        let log = QueryLog()
+        var configuration = HostResolver.Configuration(endpoints: [fixture.endpoint], requestTimeout: TestTimeScale.scaled(5), fallbackToSystemResolver: false)
+        configuration.families = .ipv4
+        configuration.dnssec = HostResolver.DNSSECSettings(policy: .require, trustAnchors: anchors)
+        let client = try HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: SystemResolver())
+        let resolver = try HostResolver(configuration: configuration, transport: LoggingTransport(real: client, log: log))
+        let first = try await resolver.resolve(host: "www.signed.dnssec.test", port: 443)
+        #expect(first.dnssec == .secure)
+        let cold = log.queries.withLock { $0 }
+        #expect(cold.map(\.type.rawValue).sorted() == [DNSRecordType.a, .ds, .dnskey, .dnskey].map(\.rawValue).sorted(), "\(cold)")
+        #expect(cold.allSatisfy { $0.checkingDisabled })
+        let second = try await resolver.resolve(host: "alias.signed.dnssec.test", port: 443)
+        #expect(second.dnssec == .secure)
+        #expect(log.queries.withLock { $0.count } == cold.count + 1, "a warm chain: the address query alone")
+    }
+
     @Test("a wrong anchor makes the chain bogus (DS mismatch); policy off sends no DO and gives no status")
     func wrongAnchorAndOff() async throws {
         let other = try #require(anchors.first)
