@@ -8,7 +8,7 @@ let package = Package(
         .library(name: "HTTPDNS", targets: ["HTTPDNS"]),
         // URLSession integration: a product of its own, so the core library does not link FoundationNetworking.
         .library(name: "HTTPDNSURLSession", targets: ["HTTPDNSURLSession"]),
-        // DNSSEC validation, not yet wired into the resolver (Documentation/DNSSEC.md).
+        // DNSSEC validation (Documentation/DNSSEC.md); HostResolver validates through it.
         .library(name: "DNSSEC", targets: ["DNSSEC"]),
         .executable(name: "httpdns", targets: ["httpdns"])
     ],
@@ -49,9 +49,9 @@ let package = Package(
         .target(name: "HTTPTransport", dependencies: ["HTTPDNSCore", "TLSTrust", "CCurl", "COpenSSL", "CHTTPDNSShims"]),
         // DoH client, system resolver, TTL cache and fallback. Sends its HTTPS exchanges through its
         // own `DoHTransport` protocol: the HTTP client's conformance lives in HTTPDNS.
-        .target(name: "DNSResolver", dependencies: ["HTTPDNSCore", "DNSWire", "COpenSSL", "CSQLite"]),
+        .target(name: "DNSResolver", dependencies: ["HTTPDNSCore", "DNSWire", "DNSSEC", "COpenSSL", "CSQLite"]),
         // The library users import.
-        .target(name: "HTTPDNS", dependencies: ["HTTPDNSCore", "DNSWire", "TLSTrust", "HTTPTransport", "DNSResolver"]),
+        .target(name: "HTTPDNS", dependencies: ["HTTPDNSCore", "DNSWire", "DNSSEC", "TLSTrust", "HTTPTransport", "DNSResolver"]),
         // URLProtocol routing URLSession requests through the IP-direct client (FoundationNetworking).
         .target(name: "HTTPDNSURLSession", dependencies: ["HTTPDNS"]),
         // The command-line tool: commands live in a library so tests can drive them in-process.

@@ -20,6 +20,8 @@ readonly READY_TIMEOUT=10   # seconds to wait for each server to listen on its p
 readonly START_ATTEMPTS=3   # a port picked as free can be taken by someone else before we bind it
 
 script=$(readlink -f "${BASH_SOURCE[0]}")
+# shellcheck source=scripts/dnssec-zones.sh
+source "$(dirname "$script")/dnssec-zones.sh"
 readonly script
 
 die() {
@@ -557,12 +559,9 @@ server:
 
 # An auth-zone rather than local-data: local-data answers a CNAME alone, while an authoritative
 # zone follows in-zone CNAME chains in one answer, as the recursive DoH servers in the wild do.
-auth-zone:
-    name: "test."
-    zonefile: "$dir/test.zone"
-    for-downstream: yes
-    for-upstream: no
-    fallback-enabled: no
+$(auth_zone_clause test "$dir/test.zone")
+
+$(dnssec_auth_zones "$dir/dnssec")
 
 remote-control:
     control-enable: no
@@ -644,6 +643,8 @@ UNTRUSTED_CLIENT_P12=$PKI_DIR/untrusted-client.p12
 CLIENT_PASSWORD=secret
 SELF_SIGNED_CERT=$PKI_DIR/self-signed.test.pem
 EXPIRED_CERT=$PKI_DIR/expired.test.pem
+DNSSEC_DIR=$dir/dnssec
+DNSSEC_ANCHOR=$dir/dnssec/anchor.ds
 EOF
 }
 
@@ -661,6 +662,7 @@ cmd_start() {
     PKI_DIR=$dir/pki
     WWW_DIR=$dir/www
     make_pki "$PKI_DIR"
+    make_dnssec_zones "$dir/dnssec"
     mkdir -p "$WWW_DIR"
     head -c $((16 * 1024 * 1024)) /dev/urandom >"$WWW_DIR/large.bin"
     truncate -s $((128 * 1024 * 1024)) "$WWW_DIR/huge.bin"

@@ -25,6 +25,8 @@ public struct DoHClient: Sendable {
     public let transport: any DoHTransport
     /// Responses with a larger body are endpoint failures.
     public var maxResponseBytes: Int
+    /// DNSSEC validation: queries carry DO and CD, and each parsed response is handed to it.
+    var dnssecMessages: (@Sendable (DNSRecordType, DNSMessage) -> Void)? = nil
 
     /// - Parameters:
     ///   - transport: The HTTPS client.
@@ -83,7 +85,9 @@ public struct DoHClient: Sendable {
 
     func query(_ name: String, type: DNSRecordType, clientSubnet: EDNSClientSubnet? = nil) throws(Failure) -> [UInt8] {
         do {
-            return try DNSMessage.query(name: name, type: type, id: 0, paddingBlockSize: 128, clientSubnet: clientSubnet)
+            let dnssec = dnssecMessages != nil
+            return try DNSMessage.query(
+                name: name, type: type, id: 0, paddingBlockSize: 128, dnssecOK: dnssec, checkingDisabled: dnssec, clientSubnet: clientSubnet)
         } catch {
             throw .invalidName(name, reason: error.description)
         }
@@ -99,6 +103,7 @@ public struct DoHClient: Sendable {
         case .failure(let failure): return .failed(type: type, reason: failure.reason)
         }
         let answer = message.addressAnswer(for: name, type: type)
+        dnssecMessages?(type, message)
         switch answer {
         case .failure(let code):
             return .failed(type: type, reason: "DNS \(code)")

@@ -134,6 +134,8 @@ extension HostResolver {
         public var routeProbe: RouteProbe = RouteProbe()
         /// Receives cache, provider, failover and fallback events. Default none.
         public var observer: (any ResolverObserver)? = nil
+        /// DNSSEC validation of RFC 8484 answers (`HostResolver+DNSSEC.swift`). Default: off.
+        public var dnssec: DNSSECSettings = .off
 
         public init(
             endpoints: [DoHEndpoint] = DoHEndpoint.wellKnown,

@@ -54,6 +54,8 @@ public final class HostResolver: HostResolving {
     let preResolution = LockedValue<Task<Void, Never>?>(nil)
     /// SVCB/HTTPS answers and queries (`HostResolver+ServiceBindings.swift`).
     let serviceBindingState = LockedValue(ServiceBindingState())
+    /// The DNSSEC chain and its cache, when `configuration.dnssec` validates.
+    let dnssecChain: DNSSECChain?
 
     /// - Parameters:
     ///   - configuration: Providers, families, timeouts, fallback, static entries, cache policy.
@@ -83,6 +85,7 @@ public final class HostResolver: HostResolving {
         self.policy = CachePolicy(configuration)
         self.staleRetention = policy.staleRetention
         self.providers = ProviderPool(configuration: configuration, transport: transport, clock: clock)
+        self.dnssecChain = DNSSECChain(configuration, transport: transport)
         let observer = configuration.observer
         let opened = configuration.persistentCacheFile.flatMap { file in
             ResolverCacheStore.open(
@@ -447,6 +450,7 @@ public final class HostResolver: HostResolving {
     /// Asks the providers for `key` (failover, health, racing), then the system resolver if allowed.
     func query(_ key: LookupCoalescer.Key) async -> LookupOutcome {
         let name = key.name
+        if let dnssecChain { return await validatedQuery(key, chain: dnssecChain) }
         let reasons: [String]
         switch await providers.query(name, families: key.cacheKey.families) {
         case .answered(let answer, let provider):

@@ -40,6 +40,8 @@ public protocol ResolverObserver: Sendable {
     /// The HTTPS (or SVCB) records of `host` could not be had and are left out of its resolution (the
     /// addresses stand): `error` says why (a provider failure, a malformed record, an alias loop).
     func serviceBindingsDropped(host: String, error: ServiceBindingError)
+    /// DNSSEC validation (`Configuration.dnssec`) judged a provider's answer for `host`.
+    func dnssecValidated(host: String, status: DNSSECStatus)
 }
 
 /// Why a background refresh started.
@@ -83,4 +85,5 @@ extension ResolverObserver {
     public func warning(_ message: String) {}
     public func cacheFileWarning(file: URL, message: String) { warning(message) }
     public func serviceBindingsDropped(host: String, error: ServiceBindingError) {}
+    public func dnssecValidated(host: String, status: DNSSECStatus) {}
 }

@@ -130,6 +130,28 @@ public struct DNSSECDenial: Sendable {
         return .wildcardNoData
     }
 
+    /// Proves `name` is an unsigned delegation, which makes the zone below it insecure (RFC 4035 §5.2):
+    /// NODATA for DS at a name whose NSEC or NSEC3 lists NS and not SOA, or (NSEC3) an Opt-Out span
+    /// covering the name (RFC 5155 §8.6). A name without DS that is no delegation proves nothing.
+    /// - Returns: `.noData` or `.optOutDelegation`.
+    /// - Throws: `DNSSECValidationError.missingDenialProof` naming the gap (`.notADelegation` for a
+    ///   name that exists without NS).
+    public func proveInsecureDelegation(_ name: String) throws(DNSSECValidationError) -> DNSSECDenialProof {
+        let name = DNSCanonicalForm.name(name) ?? name
+        let fail = { (gap: DNSSECDenialGap) in DNSSECValidationError.missingDenialProof(name: name, type: .ds, gap) }
+        let proof = try proveNoData(name, type: .ds)
+        switch proof {
+        case .optOutDelegation:
+            return proof
+        case .noData:
+            let types = nsecs.isEmpty ? try nsec3Match(name, fail: fail)?.nsec3.types : nsecs.first(where: { $0.owner == name })?.nsec.types
+            guard let types, types.contains(.ns), !types.contains(.soa) else { throw fail(.notADelegation(name)) }
+            return proof
+        case .nameError, .wildcardNoData:
+            throw fail(.notADelegation(name))
+        }
+    }
+
     /// Proves that a wildcard answer was the right one (RFC 4035 §5.3.4, RFC 5155 §8.8): an answer whose
     /// RRSIG labels field is less than the name's label count was made from `*.<source>`, where the
     /// source is the rightmost `signatureLabels` labels, and is only valid when the name itself (with

@@ -22,6 +22,9 @@ public enum DNSSECDenialGap: Hashable, Sendable, CustomStringConvertible {
     /// NSEC3 records use a hash algorithm other than SHA-1, or more than `NSEC3Hash.maximumIterations`
     /// iterations: insecure, not bogus (RFC 5155 §8.1, RFC 9276 §3.2).
     case unsupportedNSEC3Parameters(hashAlgorithm: UInt8, iterations: UInt16)
+    /// The name has no DS but is not a delegation (its record lacks NS, or has SOA): an unsigned
+    /// answer below it cannot be insecure (RFC 4035 §5.2).
+    case notADelegation(String)
 
     /// The gap as the end of a sentence.
     public var description: String {
@@ -36,6 +39,7 @@ public enum DNSSECDenialGap: Hashable, Sendable, CustomStringConvertible {
         case .noClosestEncloser: "no NSEC3 record proves the closest encloser (RFC 5155 §8.3)"
         case .unsupportedNSEC3Parameters(let algorithm, let iterations):
             "NSEC3 hash algorithm \(algorithm) with \(iterations) iterations is not supported (RFC 9276 §3.2)"
+        case .notADelegation(let name): "\(DNSSECValidationError.show(name)) has no DS but is no delegation either (no NS, or an SOA)"
         }
     }
 }

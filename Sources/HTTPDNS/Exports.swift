@@ -4,3 +4,4 @@
 @_exported import TLSTrust
 @_exported import HTTPTransport
 @_exported import DNSResolver
+@_exported import DNSSEC

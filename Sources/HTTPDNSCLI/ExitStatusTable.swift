@@ -26,9 +26,10 @@ enum ExitStatusTable {
             meaning:
                 "usage error or bad input, found before any traffic: an unknown option, a malformed URL, a file or value an option names that cannot be used (not --cache-file: an unusable cache file is a warning, and lookups go on without it)",
             commands: all),
-        Entry(status: "\(Status.couldNotResolve)", meaning: "could not resolve host", commands: ["fetch", "probe", "pins"]),
+        Entry(status: "\(Status.couldNotResolve)", meaning: "could not resolve host (with --dnssec require: its answer failed DNSSEC validation)", commands: ["fetch", "probe", "pins"]),
         Entry(
-            status: "\(Status.couldNotResolve)", meaning: "a name could not be resolved; with --compare: one side failed for a name, and none disagreed",
+            status: "\(Status.couldNotResolve)",
+            meaning: "a name could not be resolved (with --dnssec require: its answer failed DNSSEC validation); with --compare: one side failed for a name, and none disagreed",
             commands: ["resolve"]),
         Entry(status: "\(Status.couldNotConnect)", meaning: "could not connect", commands: ["fetch", "pins"]),
         // libcurl's own codes, which the library keeps for transfers that fail (FailureTable).

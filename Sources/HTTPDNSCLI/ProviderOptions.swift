@@ -412,6 +412,7 @@ struct ConsoleResolverObserver: ResolverObserver {
     func bypassed(host: String) { say("\(host) bypasses HTTPDNS (system resolver)") }
     func warning(_ message: String) { say("warning: \(message)") }
     func cacheFileWarning(file: URL, message: String) { warning(CacheFileOption.warning(message, file: file)) }
+    func dnssecValidated(host: String, status: DNSSECStatus) { say("DNSSEC \(host): \(status)") }
 }
 
 /// `--cache-file`'s warnings name the option, so that the user knows which one they are about.

@@ -12,6 +12,9 @@ enum ResolveCommand {
             to the system resolver when every endpoint fails (unless --no-fallback). One line per address:
             HOST ADDRESS ttl=SECONDS source=doh|httpdns|cache|system|static|literal (ttl=- when the source
             gives none), and "stale" after an expired answer served stale (--stale, --stale-timeout).
+            With --dnssec, each line ends in dnssec=secure|insecure|bogus|indeterminate for an answer that
+            was validated (a cached, static or system answer has none), the reason on stderr; a name
+            answered NXDOMAIN or NODATA prints HOST - dnssec=STATUS for its proof.
             Several HOSTs go to an httpdns-ali or httpdns-dnspod provider in batches (5 or 8 names a
             request), printed in the order given.
 
@@ -41,7 +44,9 @@ enum ResolveCommand {
                             One JSON object per host instead, on one line: "host", "addresses" (a list), "ttl" (seconds, or
                             null), "source" (as in the line form), "endpoint" (the DoH or HTTPDNS URL that answered, null for
                             any other source), "provider" (its name, or null), "latency_ms" (or null) and "stale" (true or
-                            false). A host that cannot be resolved gives {"host": HOST, "error": MESSAGE}, the message
+                            false); with --dnssec also "dnssec" (secure, insecure, bogus, indeterminate, or null for an
+                            answer not validated) and "dnssec_reason" (or null), in the error object too when the answer
+                            was validated (NXDOMAIN, NODATA, bogus). A host that cannot be resolved gives {"host": HOST, "error": MESSAGE}, the message
                             also printed on stderr. With --type HTTPS or SVCB: "host", "type", "name" (the records' owner),
                             "alias_chain" (the AliasMode targets followed), "ttl" and "records", each with "priority",
                             "target" (with its trailing dot), "presentation" (the line form's RDATA) and "params": "alpn",
@@ -132,8 +137,12 @@ enum ResolveCommand {
 
         console.warnOfOptionsWithoutEffect(options.providerOptions)
         let resolver: HostResolver
+        // With --dnssec: each name's outcome, a negative answer's included.
+        var outcomes: DNSSECOutcomeObserver?
         do {
-            resolver = try options.makeResolver(families: families, observer: console.resolverObserver(verbose: verbose))
+            let observer = console.resolverObserver(verbose: verbose)
+            outcomes = options.dnssec.policy == .off ? nil : DNSSECOutcomeObserver(observer)
+            resolver = try options.makeResolver(families: families, observer: outcomes ?? observer)
         } catch {
             return HTTPDNSTool.report(UsageError("\(error)", command: "resolve"), console: console)
         }
@@ -154,15 +163,28 @@ enum ResolveCommand {
                     ? try batched[index].get()
                     : try await TimeLimitOption.resolve(host, port: 443, with: resolver, before: deadline, maxTime: maxTime)
                 if json {
-                    console.print(jsonLine(host: host, resolution: resolution))
+                    console.print(jsonLine(host: host, resolution: resolution, dnssec: options.dnssec.policy != .off))
                 } else {
                     let ttl = resolution.ttl.map { String(Int($0)) } ?? "-"
                     for address in resolution.addresses {
-                        console.print("\(resolution.host) \(address) ttl=\(ttl) source=\(resolution.source)\(resolution.isStale ? " stale" : "")")
+                        console.print("\(resolution.host) \(address) ttl=\(ttl) source=\(resolution.source)\(resolution.isStale ? " stale" : "")\(dnssecField(resolution))")
                     }
+                    if let reason = resolution.dnssec?.reason { console.note("httpdns: \(resolution.host): DNSSEC \(resolution.dnssec?.name ?? ""): \(reason)") }
                 }
             } catch {
-                status = report(error, host: host, json: json, console: console) { options.withBootstrapHint($0) }
+                if error is TimeLimitOption.Exceeded {
+                    status = report(error, host: host, json: json, console: console)
+                    continue
+                }
+                status = HTTPDNSTool.ExitStatus.couldNotResolve
+                let outcome = outcomes?.outcome(host)
+                if json {
+                    console.print(jsonLine(host: host, error: options.withBootstrapHint("\(error)"), outcome: outcome))
+                } else if let outcome, outcome.name != "bogus" || options.dnssec.policy == .report {
+                    // NXDOMAIN and NODATA are answers: say what validation made of their proof.
+                    console.print("\(HostName.normalize(host) ?? host) - dnssec=\(outcome.name)")
+                }
+                console.note("httpdns: \(options.withBootstrapHint("\(error)"))")
             }
         }
         // A stale answer starts a background refresh: let it finish (and reach the cache file)
@@ -189,7 +211,17 @@ enum ResolveCommand {
         return max(0, Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18)
     }
 
-    private static func jsonLine(host: String, resolution: HostResolution? = nil, error: String? = nil) -> String {
+    /// The line form's ` dnssec=STATUS` when the answer was validated.
+    private static func dnssecField(_ resolution: HostResolution) -> String {
+        resolution.dnssec.map { " dnssec=\($0.name)" } ?? ""
+    }
+
+    /// - Parameters:
+    ///   - dnssec: Whether `--dnssec` validates: an answer's object then has "dnssec" and "dnssec_reason".
+    ///   - outcome: For an error, the outcome of a negative answer's validation, added the same way.
+    private static func jsonLine(
+        host: String, resolution: HostResolution? = nil, error: String? = nil, dnssec: Bool = false, outcome: DNSSECStatus? = nil
+    ) -> String {
         var object: [String: Any] = ["host": HostName.normalize(host) ?? host]
         if let resolution {
             object["addresses"] = resolution.addresses.map(\.description)
@@ -202,8 +234,16 @@ enum ResolveCommand {
             object["provider"] = resolution.provider as Any? ?? NSNull()
             object["latency_ms"] = resolution.latency.map { ($0 * 1_000_000).rounded() / 1000 } as Any? ?? NSNull()
             object["stale"] = resolution.isStale
+            if dnssec {
+                object["dnssec"] = resolution.dnssec?.name as Any? ?? NSNull()
+                object["dnssec_reason"] = resolution.dnssec?.reason as Any? ?? NSNull()
+            }
         }
         if let error { object["error"] = error }
+        if let outcome {
+            object["dnssec"] = outcome.name
+            object["dnssec_reason"] = outcome.reason as Any? ?? NSNull()
+        }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
@@ -246,6 +286,7 @@ enum ResolveCommand {
             case .noAddresses: text = "NODATA"
             case .resolverUnavailable(_, let reasons): text = "unavailable(\(reasons.joined(separator: "; ")))"
             case .invalidHostName: text = "invalid"
+            case .dnssecBogus(_, let reason): text = "bogus(\(reason))"
             }
             return asJSON ? ["error": text] as Any : text
         }

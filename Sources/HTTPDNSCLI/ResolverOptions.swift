@@ -55,7 +55,7 @@ struct ResolverOptions {
                     Resolve these names into the cache at start, repeatable; the command waits for them (within
                     its time limit) before it writes the cache file and exits.
                     """)
-        ] + ProviderOptions.parserOptions
+        ] + ProviderOptions.parserOptions + dnssecOptions
 
     static let dohMethodOption = ArgumentParser.Option(
         names: ["--doh-method"], arity: .value, valueName: "GET|POST",
@@ -109,6 +109,8 @@ struct ResolverOptions {
     var staleTimeout: TimeInterval?
     /// `--pre-resolve`: names resolved into the cache at start.
     var preResolve: [String] = []
+    /// `--dnssec`, `--trust-anchor`.
+    var dnssec: HostResolver.DNSSECSettings = .off
 
     /// - Throws: `UsageError` for a bad URL, `--resolve` entry or certificate file.
     init(_ parsed: ArgumentParser.Parsed, environment: Environment, command: String) throws(UsageError) {
@@ -126,6 +128,7 @@ struct ResolverOptions {
         trust = .anchors(anchors)
         dohTrust = try Self.dohTrust(parsed, anchors: anchors, command: command)
         fallback = !parsed.has("no-fallback")
+        dnssec = try Self.dnssecSettings(parsed, command: command)
         if let text = parsed.value("stale-timeout") {
             staleTimeout = try OptionValue.seconds(text, option: "--stale-timeout", bounds: .atLeast(0), command: command)
         }
@@ -241,6 +244,7 @@ struct ResolverOptions {
         providerOptions.apply(to: &configuration)
         configuration.serveStale = staleTimeout.map { .init(clientResponseTimeout: $0) }
         configuration.preResolveHosts = preResolve
+        configuration.dnssec = dnssec
         guard let connectTimeout else { return try HostResolver(configuration: configuration, dohTrust: dohTrust) }
         let client = try HTTPClient(
             configuration: HTTPClient.Configuration(trust: dohTrust, timeouts: Timeouts(connect: connectTimeout)),

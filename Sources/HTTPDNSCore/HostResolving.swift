@@ -63,6 +63,10 @@ public struct HostResolution: Sendable, Hashable {
     /// were asked for or found.
     public var serviceBindings: [ServiceBinding] { serviceBindingRecords?.records ?? [] }
 
+    /// What DNSSEC validation made of the answer when the resolver validates (its DNSSEC policy is
+    /// not off) and the answer came from a provider; `nil` otherwise (cache hits included).
+    public var dnssec: DNSSECStatus? = nil
+
     public init(
         host: String, addresses: [IPAddress], ttl: TimeInterval?, source: ResolutionSource,
         provider: String? = nil, latency: TimeInterval? = nil, isStale: Bool = false,
@@ -106,6 +110,9 @@ public enum ResolutionError: Error, Sendable, Hashable, CustomStringConvertible 
     case noAddresses(host: String, negativeTTL: TimeInterval?)
     /// No resolver gave an answer; `reasons` lists each endpoint's failure, in order tried.
     case resolverUnavailable(host: String, reasons: [String])
+    /// DNSSEC validation under the `require` policy found the answer bogus (RFC 4035 §5.5): `reason`
+    /// names what failed (an expired signature, no matching key, a DS mismatch, a missing denial proof).
+    case dnssecBogus(host: String, reason: String)
 
     public var description: String {
         switch self {
@@ -123,6 +130,8 @@ public enum ResolutionError: Error, Sendable, Hashable, CustomStringConvertible 
                 }.joined(separator: "\n")
         case .resolverUnavailable(let host, let reasons):
             "could not resolve host '\(host)': no resolver answered (\(reasons.joined(separator: "; ")))"
+        case .dnssecBogus(let host, let reason):
+            "could not resolve host '\(host)': the answer failed DNSSEC validation (\(reason))"
         }
     }
 }

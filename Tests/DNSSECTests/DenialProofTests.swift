@@ -54,6 +54,16 @@ import DNSWire
         }
     }
 
+    @Test("an unsigned delegation is proven insecure; a name without DS that is no delegation is not", arguments: 0..<3)
+    func insecureDelegation(zoneIndex: Int) throws {
+        let (denial, _) = try Self.denial(Self.allZones[zoneIndex].1)
+        // ldns-signzone keeps the delegation's own NSEC3 in the Opt-Out zone too.
+        #expect(try denial.proveInsecureDelegation("insecure.test") == .noData)
+        #expect(throws: DNSSECValidationError.missingDenialProof(name: "www.test", type: .ds, .notADelegation("www.test"))) {
+            try denial.proveInsecureDelegation("www.test")
+        }
+    }
+
     @Test(arguments: 0..<3) func missingTypeAtAnExistingNameIsProvenNODATA(zoneIndex: Int) throws {
         let (denial, _) = try Self.denial(Self.allZones[zoneIndex].1)
         #expect(try denial.proveNoData("www.test", type: .txt) == .noData)
@@ -128,6 +138,7 @@ import DNSWire
 
     @Test func delegationCoveredByAnOptOutSpanIsAnOptOutDelegation() throws {
         #expect(try Self.optOutSpan(optOut: true).proveNoData("insecure.test", type: .ds) == .optOutDelegation)
+        #expect(try Self.optOutSpan(optOut: true).proveInsecureDelegation("insecure.test") == .optOutDelegation)
     }
 
     @Test func delegationCoveredByASpanWithoutOptOutHasNoDSProof() throws {
