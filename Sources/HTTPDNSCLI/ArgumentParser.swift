@@ -53,6 +53,14 @@ struct ArgumentParser {
         /// The name the last value of `key` was given with (the one `value(_:)` returns): `-E` or
         /// `--cert`; `--KEY` when it was not given.
         func spelling(_ key: String) -> String { spellings[key]?.last ?? "--\(key)" }
+
+        /// For a "no URL/host given" refusal: when the last option given took a value, which option and
+        /// value (`" ('-m' took 'https://a.test/' as its value)"`), as a value meant for an option is
+        /// often missing and the URL became it; empty otherwise.
+        var swallowedValueHint: String {
+            guard let key = order.last, let value = values[key]?.last, !flags.contains(key) else { return "" }
+            return " ('\(spelling(key))' took '\(value)' as its value)"
+        }
         /// Each value of `key` with the name it was given with, in command-line order.
         func allSpelled(_ key: String) -> [(value: String, spelling: String)] {
             Array(zip(all(key), spellings[key] ?? []))

@@ -323,7 +323,7 @@ enum FetchCommand {
     /// order, as curl pairs them) and the rest of the options in common.
     /// - Throws: `UsageError` for bad input, found before any traffic.
     static func makePlans(_ parsed: ArgumentParser.Parsed, environment: Environment) throws(UsageError) -> [Plan] {
-        guard !parsed.positionals.isEmpty else { throw UsageError("no URL given", command: "fetch") }
+        guard !parsed.positionals.isEmpty else { throw UsageError("no URL given\(parsed.swallowedValueHint)", command: "fetch") }
         var urls: [URL] = []
         for text in parsed.positionals {
             guard !text.contains(where: { $0.isWhitespace }) else {

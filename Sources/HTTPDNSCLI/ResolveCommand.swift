@@ -99,7 +99,7 @@ enum ResolveCommand {
                 try console.print(reference.help(for: parsed))
                 return HTTPDNSTool.ExitStatus.success
             }
-            guard !parsed.positionals.isEmpty else { throw UsageError("no host given", command: "resolve") }
+            guard !parsed.positionals.isEmpty else { throw UsageError("no host given\(parsed.swallowedValueHint)", command: "resolve") }
             for host in parsed.positionals where HostName.normalize(host) == nil {
                 throw UsageError("invalid host name '\(host)'" + HostName.numericHostHint(host), command: "resolve")
             }

@@ -20,6 +20,15 @@ struct FetchOptionParsingTests {
         }
     }
 
+    @Test("a URL taken as the last option's value: 'no URL given' says which option took it; a flag last gives no hint")
+    func swallowedURL() throws {
+        #expect(refusal(["-m", "https://a.test/"])?.message == "no URL given ('-m' took 'https://a.test/' as its value)")
+        #expect(refusal(["--max-time", "https://a.test/"])?.message == "no URL given ('--max-time' took 'https://a.test/' as its value)")
+        #expect(refusal(["-v"])?.message == "no URL given")
+        let resolve = try ResolveCommand.parser.parse(["-m", "abc"])
+        #expect(resolve.swallowedValueHint == " ('-m' took 'abc' as its value)")
+    }
+
     @Test(
         "-u USER:PASSWORD sends Basic credentials of the whole value; the password may hold ':'",
         arguments: ["-u", "--user"])
