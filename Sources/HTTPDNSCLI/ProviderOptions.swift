@@ -34,7 +34,7 @@ struct ProviderOptions {
         .init(
             names: ["--secret-file"], arity: .value, valueName: "FILE", summary: "Read the --secret from FILE",
             detail: """
-                Read the secret from FILE (its one line; a final line break is dropped), keeping it off
+                Read the secret from FILE (its one line; a final line break is dropped; - for standard input), keeping it off
                 the command line. A FILE its group or other users can read is warned about. Without
                 --secret and --secret-file, the HTTPDNS_SECRET environment variable is used when set.
                 """),

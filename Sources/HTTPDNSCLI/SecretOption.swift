@@ -43,13 +43,14 @@ struct SecretOption: Equatable {
         return nil
     }
 
-    /// The secret in the file at `path`: its one line, a final LF or CRLF dropped.
+    /// The secret in the file at `path` (`-`: standard input, as curl's `@-`): its one line, a
+    /// final LF or CRLF dropped.
     static func file(_ path: String, command: String) throws(UsageError) -> SecretOption {
         guard !path.isEmpty else { throw UsageError("--secret-file needs a path", command: command) }
         let origin = "--secret-file \(path)"
         let data: Data
         do {
-            data = try FileContents.read(path, limit: fileLimit)
+            data = try FileContents.read(pathOrStandardInput: path, limit: fileLimit)
         } catch {
             throw OptionValue.refusal(error, option: "--secret-file", command: command)
         }
@@ -61,7 +62,7 @@ struct SecretOption: Equatable {
         guard !text.contains(where: \.isNewline) else {
             throw UsageError("\(origin): holds more than one line; it should hold the secret alone", command: command)
         }
-        return SecretOption(value: text, origin: origin, warning: permissionWarning(path))
+        return SecretOption(value: text, origin: origin, warning: path == "-" ? nil : permissionWarning(path))
     }
 
     /// A warning when the file's mode lets its group or other users read it, as ssh warns of a key.

@@ -159,6 +159,22 @@ extension ResolverIntegrationSuites {
             #expect(wrong.status == 2)
         }
 
+        @Test("--secret-file - reads the secret from standard input, as curl's @-: the signed request is accepted")
+        func secretFromStandardInput() async throws {
+            let server = try await ProviderTestServer.shared()
+            let arguments = [
+                "resolve", "a.test", "--provider", "httpdns-ali", "--account-id", server.accountID, "--secret-file", "-", "--endpoint",
+                server.baseURL.absoluteString, "--resolve", "dns.test:\(server.port):127.0.0.1", "--cacert", fixture.servers.caCertificate.path,
+                "--type", "A", "--no-fallback"
+            ]
+            let result = try await Command.runDetached(
+                URL(fileURLWithPath: "/bin/sh"), ["-c", #"printf '%s\r\n' "$SECRET" | exec "$0" "$@""#, PackagePaths.builtProduct("httpdns").path] + arguments,
+                environment: ["SECRET": server.secret, "PATH": "/usr/bin:/bin"], timeout: 60)
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(result.stdoutText.hasPrefix("a.test 127.0.0.1"), "\(result.stdoutText)")
+            #expect(!server.requests(containing: "/\(server.accountID)/sign_d?host=a.test").isEmpty)
+        }
+
         @Test("--startup-ip asks the scheduling API for the service IPs and resolves through them; it is refused for other providers")
         func startupIP() async throws {
             let server = try await ProviderTestServer.shared()
