@@ -159,12 +159,18 @@ extension HostResolver {
         var kinds: [String] = []
         for index in providers.order(for: name) {
             let provider = providers.providers[index]
+            let started = clock.now()
             do {
                 if let answer = try await provider.lookupServiceBindings(name, type: type, transport: transport, timeout: configuration.requestTimeout) {
+                    let count: Int
+                    if case .records(let records, _, _) = answer { count = records.count } else { count = 0 }
+                    configuration.observer?.serviceBindingsAnswered(
+                        host: name, type: type, provider: provider.kind, endpoint: provider.url, latency: clock.now() - started, count: count)
                     return .success(answer)
                 }
                 kinds.append(provider.kind)
             } catch {
+                configuration.observer?.serviceBindingsFailed(host: name, type: type, provider: provider.kind, endpoint: provider.url, reason: error.description)
                 reasons.append(error.description)
             }
         }

@@ -1,3 +1,4 @@
+import DNSWire
 import Foundation
 import HTTPDNSCore
 
@@ -42,6 +43,11 @@ public protocol ResolverObserver: Sendable {
     func serviceBindingsDropped(host: String, error: ServiceBindingError)
     /// DNSSEC validation (`Configuration.dnssec`) judged a provider's answer for `host`.
     func dnssecValidated(host: String, status: DNSSECStatus)
+    /// A provider answered an SVCB or HTTPS query for `host` (`type`) after `latency` seconds, with
+    /// `count` records (AliasMode included; 0: none of the type, or NXDOMAIN).
+    func serviceBindingsAnswered(host: String, type: DNSRecordType, provider: String, endpoint: URL, latency: TimeInterval, count: Int)
+    /// A provider failed an SVCB or HTTPS query for `host` (`type`); the next that carries them is tried.
+    func serviceBindingsFailed(host: String, type: DNSRecordType, provider: String, endpoint: URL, reason: String)
 }
 
 /// Why a background refresh started.
@@ -86,4 +92,6 @@ extension ResolverObserver {
     public func cacheFileWarning(file: URL, message: String) { warning(message) }
     public func serviceBindingsDropped(host: String, error: ServiceBindingError) {}
     public func dnssecValidated(host: String, status: DNSSECStatus) {}
+    public func serviceBindingsAnswered(host: String, type: DNSRecordType, provider: String, endpoint: URL, latency: TimeInterval, count: Int) {}
+    public func serviceBindingsFailed(host: String, type: DNSRecordType, provider: String, endpoint: URL, reason: String) {}
 }

@@ -393,6 +393,12 @@ struct ConsoleResolverObserver: ResolverObserver {
         say("stale answer for \(host) (expired \(Int(expiredFor)) s ago): \(why)")
     }
     func refreshStarted(host: String, reason: RefreshReason) { say("refreshing \(host) (\(reason.rawValue))") }
+    func serviceBindingsAnswered(host: String, type: DNSRecordType, provider: String, endpoint: URL, latency: TimeInterval, count: Int) {
+        say("\(provider) \(endpoint.absoluteString) answered \(host) \(type) in \(Self.ms(latency)): \(count) \(count == 1 ? "record" : "records")")
+    }
+    func serviceBindingsFailed(host: String, type: DNSRecordType, provider: String, endpoint: URL, reason: String) {
+        say("\(provider) \(endpoint.absoluteString) failed \(host) \(type): \(reason)")
+    }
     func providerAnswered(host: String, provider: String, endpoint: URL, latency: TimeInterval, answer: DoHClient.Answer) {
         let what: String
         switch answer {

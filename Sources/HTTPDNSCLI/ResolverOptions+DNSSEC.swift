@@ -107,4 +107,11 @@ final class DNSSECOutcomeObserver: ResolverObserver {
     func bypassed(host: String) { inner.bypassed(host: host) }
     func warning(_ message: String) { inner.warning(message) }
     func cacheFileWarning(file: URL, message: String) { inner.cacheFileWarning(file: file, message: message) }
+    func serviceBindingsDropped(host: String, error: ServiceBindingError) { inner.serviceBindingsDropped(host: host, error: error) }
+    func serviceBindingsAnswered(host: String, type: DNSRecordType, provider: String, endpoint: URL, latency: TimeInterval, count: Int) {
+        inner.serviceBindingsAnswered(host: host, type: type, provider: provider, endpoint: endpoint, latency: latency, count: count)
+    }
+    func serviceBindingsFailed(host: String, type: DNSRecordType, provider: String, endpoint: URL, reason: String) {
+        inner.serviceBindingsFailed(host: host, type: type, provider: provider, endpoint: endpoint, reason: reason)
+    }
 }

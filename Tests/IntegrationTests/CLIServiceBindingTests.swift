@@ -85,6 +85,17 @@ struct CLIServiceBindingTests {
         #expect(json.stdoutText.contains("NXDOMAIN"), "\(json.stdoutText)")
     }
 
+    @Test("-v says which provider answered the HTTPS query, in how long and with how many records, and which failed")
+    func verbose() async throws {
+        let result = try await resolve(["--type", "HTTPS", "-v", "svc.test"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stderrText.contains("* resolver: doh \(fixture.servers.dohURL.absoluteString) answered svc.test HTTPS in "), "\(result.stderrText)")
+        #expect(result.stderrText.contains(": 2 records"), "\(result.stderrText)")
+        let bad = try await resolve(["--type", "HTTPS", "-v", "bad.svc.test"])
+        #expect(bad.status == 6)
+        #expect(bad.stderrText.contains("failed bad.svc.test HTTPS: "), "\(bad.stderrText)")
+    }
+
     @Test("a malformed record fails with exit 6 and names the problem")
     func malformed() async throws {
         let result = try await resolve(["--type", "HTTPS", "bad.svc.test"])
