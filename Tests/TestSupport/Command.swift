@@ -11,10 +11,9 @@ public enum Command {
     /// Standard input, output and error go through temporary files rather than pipes: output of any
     /// size cannot fill a pipe and deadlock, and nothing waits for an end of file on them.
     ///
-    /// - Warning: A command that leaves a process running (a daemon) must not let it keep the
-    ///   descriptors it inherited: Foundation only sees the command exit once every holder of a
-    ///   socket it passes down has closed it. Such a command ends in `CommandError.timedOut` with
-    ///   `leftDescendants: true`.
+    /// A command that exits while a process it started (or one another test spawned meanwhile)
+    /// still holds Foundation's exit-watching socket is seen to exit all the same: its status is
+    /// read from `/proc` while it waits to be reaped.
     ///
     /// - Parameters:
     ///   - executable: Absolute path of the program (no `PATH` search).
@@ -55,8 +54,18 @@ public enum Command {
             throw CommandError.launchFailed(executable: executable.path, reason: "\(error)")
         }
 
-        if exited.wait(timeout: .now() + timeout) == .success {
-            return CommandResult(status: process.terminationStatus, stdout: files.readOutput(), stderr: files.readError())
+        // Foundation sees an exit only when a socket it passed to the child reaches end of file; a
+        // process another thread of this test process spawned meanwhile can inherit that socket and
+        // keep it open for its whole life. So the child is also watched for having exited (a zombie,
+        // not reaped: Foundation reaps it), and its status read from /proc.
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if exited.wait(timeout: .now() + 0.25) == .success {
+                return CommandResult(status: process.terminationStatus, stdout: files.readOutput(), stderr: files.readError())
+            }
+            if let status = Self.exitStatusOfZombie(process.processIdentifier) {
+                return CommandResult(status: status, stdout: files.readOutput(), stderr: files.readError())
+            }
         }
 
         // Foundation notices an exit when a socket it passed to the child reaches end of file, so a
@@ -72,6 +81,19 @@ public enum Command {
             executable: executable.path, arguments: arguments, seconds: timeout, partial: partial,
             leftDescendants: exitedAlready
         )
+    }
+
+    /// The exit status of `pid` when it has exited but not been reaped (state `Z`): `/proc/PID/stat`'s
+    /// field 52, `exit_code`, in waitpid(2)'s form, as `Process.terminationStatus` gives it (the exit
+    /// code, or the signal number); nil while it runs.
+    private static func exitStatusOfZombie(_ pid: Int32) -> Int32? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // Field 3 (state) is the first after the name; field 52 (exit_code) is the 50th after it.
+        guard fields.first == "Z", fields.count >= 50, let code = Int32(fields[49].trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
+        return code & 0x7F == 0 ? (code >> 8) & 0xFF : code & 0x7F
     }
 
     /// Whether `pid` has exited but not been reaped (state `Z` in `/proc/PID/stat`).
