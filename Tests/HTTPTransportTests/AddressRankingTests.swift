@@ -59,4 +59,21 @@ struct AddressRankingTests {
         ranking.report(.connected(0.004), address: Self.b, port: 443)
         #expect(ranking.order([Self.a, Self.b], port: 443) == [Self.b, Self.a])
     }
+
+    @Test("past its capacity the table drops records not reported for 10 minutes and not in back-off, and keeps the rest")
+    func boundedTable() {
+        let clock = Clock()
+        let ranking = AddressRanking(clock: { clock.now.withLock { $0 } })
+        ranking.report(.failed, address: Self.a, port: 443)
+        for index in 0..<AddressRanking.capacity {
+            ranking.report(.connected(0.01), address: IPAddress(bytes: [10, UInt8(index >> 16 & 0xFF), UInt8(index >> 8 & 0xFF), UInt8(index & 0xFF)])!, port: 443)
+        }
+        clock.advance(601)
+        ranking.report(.connected(0.01), address: Self.b, port: 443)
+        #expect(ranking.record(for: IPAddress("10.0.0.1")!, port: 443) == nil)
+        #expect(ranking.record(for: Self.b, port: 443) != nil)
+        #expect(ranking.record(for: Self.a, port: 443) == nil, "its 5 s back-off is long over")
+        ranking.report(.failed, address: Self.c, port: 443)
+        #expect(ranking.record(for: Self.c, port: 443)?.consecutiveFailures == 1)
+    }
 }

@@ -28,6 +28,8 @@ public final class AddressRanking: Sendable {
         public var consecutiveFailures: Int
         /// Until when (seconds on the ranking's clock) it goes last; nil: not in back-off.
         public var backOffUntil: TimeInterval?
+        /// When (seconds on the ranking's clock) the last attempt was reported.
+        public var lastReported: TimeInterval
     }
 
     /// How one attempt of a race ended.
@@ -42,6 +44,10 @@ public final class AddressRanking: Sendable {
 
     static let firstBackOff: TimeInterval = 5
     static let longestBackOff: TimeInterval = 300
+    /// Past this many records, those not in back-off and not reported for `staleAfter` seconds go,
+    /// so a long-running process that meets many addresses keeps a bounded table.
+    static let capacity = 4_096
+    static let staleAfter: TimeInterval = 600
 
     private let records = Mutex<[String: Record]>([:])
     private let clock: @Sendable () -> TimeInterval
@@ -62,7 +68,8 @@ public final class AddressRanking: Sendable {
     public func report(_ result: Result, address: IPAddress, port: Int) {
         let now = clock()
         records.withLock { records in
-            var record = records[Self.key(address, port)] ?? Record(connectTime: nil, consecutiveFailures: 0, backOffUntil: nil)
+            var record = records[Self.key(address, port)] ?? Record(connectTime: nil, consecutiveFailures: 0, backOffUntil: nil, lastReported: now)
+            record.lastReported = now
             switch result {
             case .connected(let seconds):
                 record.connectTime = record.connectTime.map { $0 * 0.75 + seconds * 0.25 } ?? seconds
@@ -76,6 +83,9 @@ public final class AddressRanking: Sendable {
                 record.backOffUntil = now + backOff
             }
             records[Self.key(address, port)] = record
+            if records.count > Self.capacity {
+                records = records.filter { ($0.value.backOffUntil ?? 0) > now || now - $0.value.lastReported < Self.staleAfter }
+            }
         }
     }
 
