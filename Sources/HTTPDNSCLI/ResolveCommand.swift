@@ -141,7 +141,7 @@ enum ResolveCommand {
         var outcomes: DNSSECOutcomeObserver?
         do {
             let observer = console.resolverObserver(verbose: verbose)
-            outcomes = options.dnssec.policy == .off ? nil : DNSSECOutcomeObserver(observer)
+            outcomes = options.dnssec.validatesAny ? DNSSECOutcomeObserver(observer) : nil
             resolver = try options.makeResolver(families: families, observer: outcomes ?? observer)
         } catch {
             return HTTPDNSTool.report(UsageError("\(error)", command: "resolve"), console: console)
@@ -163,7 +163,7 @@ enum ResolveCommand {
                     ? try batched[index].get()
                     : try await TimeLimitOption.resolve(host, port: 443, with: resolver, before: deadline, maxTime: maxTime)
                 if json {
-                    console.print(jsonLine(host: host, resolution: resolution, dnssec: options.dnssec.policy != .off))
+                    console.print(jsonLine(host: host, resolution: resolution, dnssec: options.dnssec.validatesAny))
                 } else {
                     let ttl = resolution.ttl.map { String(Int($0)) } ?? "-"
                     for address in resolution.addresses {
@@ -180,7 +180,7 @@ enum ResolveCommand {
                 let outcome = outcomes?.outcome(host)
                 if json {
                     console.print(jsonLine(host: host, error: options.withBootstrapHint("\(error)"), outcome: outcome))
-                } else if let outcome, outcome.name != "bogus" || options.dnssec.policy == .report {
+                } else if let outcome, outcome.name != "bogus" || options.dnssec.policy(for: HostName.normalize(host) ?? host) == .report {
                     // NXDOMAIN and NODATA are answers: say what validation made of their proof.
                     console.print("\(HostName.normalize(host) ?? host) - dnssec=\(outcome.name)")
                 }

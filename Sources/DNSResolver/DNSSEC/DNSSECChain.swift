@@ -42,9 +42,9 @@ final class DNSSECChain: Sendable {
     /// Zone (canonical text) → verdict and when it expires, in the DNSSEC clock's seconds.
     private let zones = LockedValue<[String: (trust: ZoneTrust, expires: Int64)]>([:])
 
-    /// nil when `configuration.dnssec.policy` is `.off`.
+    /// nil when no host is validated (`configuration.dnssec`'s policies are all `.off`).
     init?(_ configuration: HostResolver.Configuration, transport: any DoHTransport) {
-        guard configuration.dnssec.policy != .off else { return nil }
+        guard configuration.dnssec.validatesAny else { return nil }
         self.settings = configuration.dnssec
         self.transport = transport
         self.maxResponseBytes = configuration.maxResponseBytes
