@@ -69,7 +69,7 @@ let package = Package(
         ),
 
         // Starts real nginx and unbound on free loopback ports with a PKI made at test time.
-        .target(name: "TestSupport", dependencies: ["HTTPDNSCore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["HTTPDNSCore", "DNSResolver"], path: "Tests/TestSupport"),
         // One test target per module: a suite lives with the module it tests.
         .testTarget(name: "HTTPDNSCoreTests", dependencies: ["HTTPDNSCore"]),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),

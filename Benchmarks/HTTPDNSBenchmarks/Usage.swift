@@ -22,6 +22,8 @@ enum Usage {
           --resolver-only           Only the resolver workloads (cached lookups, DoH beside dnspython,
                                     cold start beside curl --doh-url; needs python3-venv and PyPI).
           --cache-only              Only the cached lookups.
+          --dnssec-only             Only the DNSSEC workloads: cold and cached lookups of the signed
+                                    test zones, validated and not (also part of --resolver-only).
           --profile-resolver cached|distinct|distinct-file|fill|immediate
                                     One resolver workload alone, for perf record: --lookups cached
                                     lookups (1 task), or 1,000 new names without or with a cache
@@ -47,7 +49,7 @@ enum Usage {
         "--requests", "--rounds", "--memory-requests", "--memory-version", "--lookups", "--profile", "--profile-concurrent", "--profile-raw-concurrent", "--profile-raw", "--busy-core-cpu",
         "--profile-resolver"
     ]
-    private static let flags: Set<String> = ["--busy-core", "--keep-alive-only", "--no-urlsession", "--no-memory", "--memory-only", "--resolver-only", "--cache-only", "--on-executor"]
+    private static let flags: Set<String> = ["--busy-core", "--keep-alive-only", "--no-urlsession", "--no-memory", "--memory-only", "--resolver-only", "--cache-only", "--dnssec-only", "--on-executor"]
 
     /// nil when the arguments are fine; "" for --help; else what is wrong.
     static func check(_ arguments: [String]) -> String? {

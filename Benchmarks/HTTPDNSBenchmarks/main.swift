@@ -4,7 +4,7 @@
 //
 //   swift build -c release && .build/release/httpdns-bench [--requests N] [--rounds R] [--memory-requests N]
 //       [--memory-version h1|h2] [--no-urlsession] [--no-memory] [--lookups N]
-//   ... --memory-only | --resolver-only | --cache-only: one group of workloads alone
+//   ... --memory-only | --resolver-only | --cache-only | --dnssec-only: one group of workloads alone
 //   ... --profile[-raw] h1|h2 | --profile[-raw]-concurrent h1|h2 [--on-executor] [--requests N]: one loop alone,
 //       for perf record or valgrind (HTTPDNS_TEST_SERVERS_DIR: servers started beforehand; scripts/bench-instructions.sh)
 //   ... --busy-core | --busy-core-cpu N: every keep-alive comparison again beside a spinning process
@@ -105,9 +105,16 @@ struct Benchmarks {
             MemoryWorkload.print(report, version: memoryVersion)
             return
         }
-        // --resolver-only: workloads 2-4 (ResolverWorkloads.swift).
+        // --dnssec-only: validated lookups beside unvalidated ones (DNSSECWorkloads.swift).
+        if arguments.contains("--dnssec-only") {
+            try await DNSSECWorkloads.run(servers: servers, ca: ca, lookups: lookups)
+            return
+        }
+        // --resolver-only: workloads 2-4 (ResolverWorkloads.swift), and the DNSSEC ones.
         if arguments.contains("--resolver-only") {
             try await ResolverWorkloads.run(servers: servers, ca: ca, lookups: lookups)
+            print("")
+            try await DNSSECWorkloads.run(servers: servers, ca: ca, lookups: lookups)
             return
         }
 

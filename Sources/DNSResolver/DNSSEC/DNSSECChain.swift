@@ -43,6 +43,9 @@ final class DNSSECChain: Sendable {
     private let anchors = LockedValue<Result<[TrustAnchor], DNSSECValidationError>?>(nil)
     /// Zone (canonical text) → verdict and when it expires, in the DNSSEC clock's seconds.
     private let zones = LockedValue<[String: (trust: ZoneTrust, expires: Int64)]>([:])
+    /// Zone → the fetch of its verdict under way, which concurrent lookups (and the anchor zone's
+    /// fetch started beside the address queries) share.
+    private let fetching = LockedValue<[String: Task<ZoneTrust, Never>]>([:])
 
     /// nil when no host is validated (`configuration.dnssec`'s policies are all `.off`).
     init?(_ configuration: HostResolver.Configuration, transport: any DoHTransport) {
@@ -61,9 +64,14 @@ final class DNSSECChain: Sendable {
         let messages = LockedValue<[(DNSRecordType, DNSMessage)]>([])
         var client = DoHClient(transport: transport, maxResponseBytes: maxResponseBytes)
         client.dnssecMessages = { type, message in messages.withLock { $0.append((type, message)) } }
+        let context = Context(endpoint: endpoint, timeout: timeout)
+        // Every chain to the name starts at the closest anchor's zone: its keys are asked for beside
+        // the address queries, so they need no round trip of their own.
+        if let anchorZone = closestAnchorZone(of: name), !isKnown(anchorZone) {
+            Task { _ = await trust(of: anchorZone, context) }
+        }
         var answer = try await client.lookup(name, families: families, endpoint: endpoint, timeout: timeout)
         let received = messages.withLock { $0 }
-        let context = Context(endpoint: endpoint, timeout: timeout)
         var statuses: [DNSSECStatus] = []
         var ttlCap: UInt32?
         for (type, message) in received {
@@ -218,7 +226,7 @@ final class DNSSECChain: Sendable {
     /// alone may start the chain (else a forged RRSIG naming a zone above the anchor would make
     /// signed data indeterminate rather than bogus).
     private func wrongSigner(_ signer: String, owner: String, type: DNSRecordType) -> DNSSECStatus? {
-        let closestAnchor = anchorsLoaded().map(\.zone).filter { DNSCanonicalForm.isSameOrAncestor($0, of: owner) }.max { $0.count < $1.count }
+        let closestAnchor = closestAnchorZone(of: owner)
         guard DNSCanonicalForm.isSameOrAncestor(signer, of: owner), closestAnchor.map({ DNSCanonicalForm.isSameOrAncestor($0, of: signer) }) ?? true else {
             return .bogus(reason: DNSSECValidationError.wrongSigner(owner: owner, type: type, signer: signer).description)
         }
@@ -270,6 +278,10 @@ final class DNSSECChain: Sendable {
             let signatures = Self.signatures(in: message.authorities)
             if let signer = signatures.first.map({ DNSCanonicalForm.name($0.rrsig.signerName) ?? $0.rrsig.signerName }) {
                 if let wrong = wrongSigner(signer, owner: candidate, type: .ds) { return wrong }
+                // A DS, and its denial, come from the parent's side of the cut (RFC 4035 §5.2).
+                if signer == candidate, !candidate.isEmpty {
+                    return .bogus(reason: DNSSECValidationError.wrongSigner(owner: candidate, type: .ds, signer: signer).description)
+                }
                 switch await trust(of: signer, context) {
                 case .untrusted(let status):
                     return status
@@ -303,9 +315,32 @@ final class DNSSECChain: Sendable {
         let zone = DNSCanonicalForm.name(zone) ?? zone
         let now = settings.clock.secondsSince1970()
         if let cached = zones.withLock({ $0[zone] }), cached.expires > now { return cached.trust }
-        let (trust, ttl) = await fetchTrust(of: zone, context)
-        zones.withLock { $0[zone] = (trust, now + ttl) }
-        return trust
+        // The task removes itself under the same lock it is added under, so it cannot end unseen.
+        let task = fetching.withLock { running -> Task<ZoneTrust, Never> in
+            if let task = running[zone] { return task }
+            let task = Task {
+                let (trust, ttl) = await self.fetchTrust(of: zone, context)
+                self.zones.withLock { $0[zone] = (trust, now + ttl) }
+                self.fetching.withLock { _ = $0.removeValue(forKey: zone) }
+                return trust
+            }
+            running[zone] = task
+            return task
+        }
+        return await task.value
+    }
+
+    /// Whether `zone`'s verdict is cached and live, or being fetched.
+    private func isKnown(_ zone: String) -> Bool {
+        let now = settings.clock.secondsSince1970()
+        if let cached = zones.withLock({ $0[zone] }), cached.expires > now { return true }
+        return fetching.withLock { $0[zone] != nil }
+    }
+
+    /// The zone of the closest trust anchor at or above `name` (canonical), if any.
+    private func closestAnchorZone(of name: String) -> String? {
+        let owner = DNSCanonicalForm.name(name) ?? name
+        return anchorsLoaded().map(\.zone).filter { DNSCanonicalForm.isSameOrAncestor($0, of: owner) }.max { $0.count < $1.count }
     }
 
     private func fetchTrust(of zone: String, _ context: Context) async -> (ZoneTrust, Int64) {
