@@ -13,7 +13,7 @@ enum ResolveCommand {
             HOST ADDRESS ttl=SECONDS source=doh|httpdns|cache|system|static|literal (ttl=- when the source
             gives none), and "stale" after an expired answer served stale (--stale, --stale-timeout).
             With --dnssec, each line ends in dnssec=secure|insecure|bogus|indeterminate for an answer that
-            was validated (a cached, static or system answer has none), the reason on stderr; a name
+            was validated (a cache hit has its answer's, a static or system answer none), the reason on stderr; a name
             answered NXDOMAIN or NODATA prints HOST - dnssec=STATUS for its proof.
             Several HOSTs go to an httpdns-ali or httpdns-dnspod provider in batches (5 or 8 names a
             request), printed in the order given.

@@ -96,7 +96,7 @@ extension ResolverOptions {
 
 extension FetchCommand {
     /// What `-v`'s "resolved" line adds about DNSSEC: the outcome for a validated answer (`--dnssec`),
-    /// else that the address was not validated (cache hits, other sources, and `--dnssec off`).
+    /// cache hits included, else that the address was not validated (other sources, `--dnssec off`).
     static func dnssecNote(_ resolution: HostResolution) -> String {
         guard let status = resolution.dnssec else { return ", not DNSSEC-validated" }
         return status == .secure ? ", DNSSEC-validated (secure)" : ", DNSSEC \(status.name): \(status.reason ?? "")"

@@ -26,6 +26,16 @@ extension DNSSECCLITests {
         #expect(onlyLines.contains { $0.hasPrefix("www.tampered.dnssec.test 127.0.0.66 ") && !$0.contains("dnssec=") }, "\(only.stdoutText)")
     }
 
+    @Test("a name resolved twice: the cache hit prints the outcome validation gave its answer")
+    func cachedOutcome() async throws {
+        let result = try await httpdns(["resolve", "--dnssec", "require", "--trust-anchor", anchorFile, "-4", "www.signed.dnssec.test", "www.signed.dnssec.test"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let lines = result.stdoutText.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.first?.contains("source=doh dnssec=secure") == true, "\(result.stdoutText)")
+        #expect(lines.last?.contains("source=cache dnssec=secure") == true, "\(result.stdoutText)")
+    }
+
     @Test("--dnssec with a bad pattern, or one pattern given two policies, is a usage error (exit 2)")
     func hostPolicyUsage() async throws {
         let bad = try await httpdns(["resolve", "--dnssec", "require:a.*.test", "a.test"])

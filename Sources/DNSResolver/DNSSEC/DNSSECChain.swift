@@ -66,10 +66,10 @@ final class DNSSECChain: Sendable {
         client.dnssecMessages = { type, message in messages.withLock { $0.append((type, message)) } }
         let context = Context(endpoint: endpoint, timeout: timeout)
         // Every chain to the name starts at the closest anchor's zone: its keys are asked for beside
-        // the address queries, so they need no round trip of their own.
-        if let anchorZone = closestAnchorZone(of: name), !isKnown(anchorZone) {
-            Task { _ = await trust(of: anchorZone, context) }
-        }
+        // the address queries (a child task, so the lookup owns it), and need no round trip of their own.
+        let anchorZone = closestAnchorZone(of: name).flatMap { isKnown($0) ? nil : $0 }
+        // Not awaited: validation below asks for the same zone and shares the fetch under way.
+        async let _ = prefetchTrust(of: anchorZone, context)
         var answer = try await client.lookup(name, families: families, endpoint: endpoint, timeout: timeout)
         let received = messages.withLock { $0 }
         var statuses: [DNSSECStatus] = []
@@ -328,6 +328,11 @@ final class DNSSECChain: Sendable {
             return task
         }
         return await task.value
+    }
+
+    /// `trust(of:)` for its cache, when there is a zone.
+    private func prefetchTrust(of zone: String?, _ context: Context) async {
+        if let zone { _ = await trust(of: zone, context) }
     }
 
     /// Whether `zone`'s verdict is cached and live, or being fetched.
