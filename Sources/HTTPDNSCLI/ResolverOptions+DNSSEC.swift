@@ -29,7 +29,8 @@ extension ResolverOptions {
             **.example.com: any number, none included), repeatable; the most specific pattern wins, and
             a POLICY alone is for every other host: --dnssec 'report' --dnssec 'require:**.bank.example'.
             Only RFC 8484 endpoints carry signatures: under report another provider (json, httpdns-*)
-            is asked only after them, its answers indeterminate; under require it is never asked.
+            is asked only after them, its answers indeterminate; under require it is never asked (so
+            --dnssec require with another --provider is refused, exit 2).
             """,
         values: HostResolver.DNSSECSettings.Policy.allCases.map(\.rawValue))
 

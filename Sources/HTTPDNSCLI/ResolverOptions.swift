@@ -182,6 +182,12 @@ struct ResolverOptions {
             for index in endpoints.indices { endpoints[index].method = method }
         }
         providers = try providerOptions.providers(urls: urls, endpoints: endpoints, command: command)
+        // Known before any traffic: under require such a provider is never asked (no signatures).
+        if dnssec.policy == .require, providerOptions.kind != "doh" {
+            throw UsageError(
+                "--dnssec require needs --provider doh: \(providerOptions.kind) carries no DNSSEC signatures, so it is never asked under require (use report, or require:PATTERN for some hosts)",
+                command: command)
+        }
     }
 
     /// What a `--resolve` that removes an entry looks like, for its refusal.

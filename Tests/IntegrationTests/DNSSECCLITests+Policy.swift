@@ -50,5 +50,8 @@ extension DNSSECCLITests {
         #expect(twice.stderrText.contains("a.test is given both require and report"), "\(twice.stderrText)")
         let anchorOnly = try await httpdns(["resolve", "--dnssec", "off:a.test", "--trust-anchor", anchorFile, "a.test"])
         #expect(anchorOnly.status == HTTPDNSTool.ExitStatus.usage)
+        let vendor = try await fixture.httpdns(["resolve", "--provider", "httpdns-dnspod", "--dnssec", "require", "a.test"])
+        #expect(vendor.status == HTTPDNSTool.ExitStatus.usage)
+        #expect(vendor.stderrText.contains("--dnssec require needs --provider doh: httpdns-dnspod carries no DNSSEC signatures"), "\(vendor.stderrText)")
     }
 }
