@@ -42,11 +42,20 @@ public final class HTTPClient: Sendable {
         /// once, a black-holed one after its share of the connect timeout (half of it for the first of
         /// two addresses; CURLOPT_CONNECTTIMEOUT_MS), as in the curl tool.
         public var racesAddresses: Bool = true
-        /// Orders a host's addresses by how connections to them went before they are raced, and
-        /// learns from each race (`AddressRanking`). Default: a ranking of this configuration's own,
+        /// Orders a host's addresses by how connections to them went before they are raced (or, with
+        /// `racesAddresses` off, handed to libcurl, which tries them in order), and learns from each
+        /// race, from each new connection libcurl makes without one, and from `probedPorts`' and
+        /// `probeConnections`' TCP probes (`AddressRanking`). Default: a ranking of this configuration's own,
         /// shared by the clients made from it (`AddressRanking.shared` shares one across the
         /// process); nil races them in the resolver's order.
         public var addressRanking: AddressRanking? = AddressRanking()
+        /// Host names whose addresses are TCP-connect probed (`ConnectProbe`) on the given port, in the
+        /// background, after a resolution that brings an address `addressRanking` has not probed in
+        /// the last minute: the vendors' "IP ranking list" (Alibaba's `setIPRankingList`, host → port).
+        /// The probes rank the addresses before any request has connected to them; each is one TCP
+        /// handshake, closed at once, bounded by the connect time limit. Exact names, as the URL's host
+        /// (lowercase). Default: none (only real connections rank addresses). Needs `addressRanking`.
+        public var probedPorts: [String: Int] = [:]
         /// When to go through an HTTP proxy (by host name, no IP replacement). Default: curl's
         /// environment variables (`https_proxy`, `http_proxy`, `all_proxy`, `no_proxy`).
         public var proxy: ProxyPolicy = .environment
@@ -237,6 +246,9 @@ public final class HTTPClient: Sendable {
             }
             lookupTime = (ContinuousClock.now - begin).seconds
             spend()
+            if !configuration.probedPorts.isEmpty, let port = configuration.probedPorts[target.host], let ranking = configuration.addressRanking, let list = addresses {
+                ranking.probeInBackground(list, port: port, timeout: ConnectProbe.timeout(forConnectLimit: limits.connect))
+            }
         }
         try Task.checkCancellation()
         let engine = self.engine
@@ -256,6 +268,9 @@ public final class HTTPClient: Sendable {
                 throw error
             }
             spend()
+        } else if let ranking = configuration.addressRanking, let list = addresses, list.count > 1, !target.isIPLiteral {
+            // libcurl tries them in order: the ranking's, as a race would have started with it.
+            addresses = ranking.order(list, port: target.port)
         }
         // Without verification, the warning (a trust event) goes out when the head arrives, before
         // any body byte reaches a destination that streams it, as curl's verbose lines precede the body.
@@ -291,8 +306,14 @@ public final class HTTPClient: Sendable {
             response.headers = transfer.receivedHeaders()
             if warnedAtHead?.withLock({ $0 }) != true { deliverTrustEvents(of: response.connection, host: target.host, port: target.port) }
             response.url = request.url
+            if raceTime == nil, let ranking = configuration.addressRanking, let offered = addresses, !target.isIPLiteral {
+                ranking.learn(from: response.connection, offered: offered, port: target.port)
+            }
             return response
         } catch var error as HTTPClientError {
+            if raceTime == nil, let ranking = configuration.addressRanking, let offered = addresses, !target.isIPLiteral {
+                ranking.learn(from: error, offered: offered, port: target.port)
+            }
             if let report = error.pinReport {
                 // The handshake was made, unverified under -k: said as for a response, before the pin failure.
                 if policy.verification == .insecureSkippingAllVerification, warnedAtHead?.withLock({ $0 }) != true {
