@@ -218,7 +218,9 @@ make_pki() {
     make_leaf "$pki/ca" "$pki/default.test" "DNS:default.test"
     make_leaf "$pki/ca" "$pki/other.test" "DNS:other.test"
     make_leaf "$pki/ca" "$pki/localhost" "DNS:localhost,IP:127.0.0.1,IP:::1"
-    make_leaf "$pki/ca" "$pki/dns.test" "DNS:dns.test"
+    # The DoH server's certificate also names the plain resolver's address: RFC 9462 §4.2's check
+    # for Discovery of Designated Resolvers.
+    make_leaf "$pki/ca" "$pki/dns.test" "DNS:dns.test,IP:127.0.0.1"
     # bücher.test as its IDNA A-label (RFC 3492), for Unicode host names end to end.
     make_leaf "$pki/ca" "$pki/xn--bcher-kva.test" "DNS:xn--bcher-kva.test"
     # A CA no client trusts, with a leaf that is right in every other way (not served yet).
@@ -556,6 +558,12 @@ server:
     # test. is one of unbound's built-in NXDOMAIN zones (RFC 6761); "transparent" lets queries
     # through to the auth-zone below instead.
     local-zone: "test." transparent
+    # Discovery of Designated Resolvers (RFC 9462): the plain resolver designates its DoH server
+    # (dns.test, whose certificate names 127.0.0.1, found by its A record) and, first, a.test, whose
+    # certificate does not name 127.0.0.1 and so must fail verification.
+    local-zone: "resolver.arpa." static
+    local-data: "_dns.resolver.arpa. 300 IN SVCB 1 a.test. alpn=h2 port=$HTTPS_PORT ipv4hint=127.0.0.1 key7=/dns-query{?dns}"
+    local-data: "_dns.resolver.arpa. 300 IN SVCB 2 dns.test. alpn=h2 port=$DOH_PORT key7=/dns-query{?dns}"
 
 # An auth-zone rather than local-data: local-data answers a CNAME alone, while an authoritative
 # zone follows in-zone CNAME chains in one answer, as the recursive DoH servers in the wild do.

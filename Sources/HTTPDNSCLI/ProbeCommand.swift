@@ -75,7 +75,7 @@ enum ProbeCommand {
 
     static func run(_ arguments: [String], raw: [[UInt8]], console: Console, environment: Environment) async -> Int32 {
         let url: URL
-        let options: ResolverOptions
+        var options: ResolverOptions
         let trustOptions: TrustOptions
         var timeouts = Timeouts(connect: 5, total: 15)
         let json: Bool
@@ -118,6 +118,7 @@ enum ProbeCommand {
             return HTTPDNSTool.ExitStatus.usage
         }
         console.warnOfOptionsWithoutEffect(options.providerOptions)
+        await options.upgradeToDesignatedResolvers(console: console, verbose: verbose, command: "probe")
         let resolver: HostResolver
         do {
             resolver = try options.makeResolver(observer: console.resolverObserver(verbose: verbose), connectTimeout: timeouts.connect)

@@ -55,7 +55,7 @@ struct ResolverOptions {
                     Resolve these names into the cache at start, repeatable; the command waits for them (within
                     its time limit) before it writes the cache file and exits.
                     """)
-        ] + ProviderOptions.parserOptions + dnssecOptions
+        ] + ProviderOptions.parserOptions + dnssecOptions + [designatedResolverOption]
 
     static let dohMethodOption = ArgumentParser.Option(
         names: ["--doh-method"], arity: .value, valueName: "GET|POST",
@@ -111,6 +111,10 @@ struct ResolverOptions {
     var preResolve: [String] = []
     /// `--dnssec`, `--trust-anchor`.
     var dnssec: HostResolver.DNSSECSettings = .off
+    /// `--upgrade-resolver`: the unencrypted resolvers whose designated DoH servers go first.
+    var designatedResolverServers: [PlainDNSServer] = []
+    /// Whether the endpoints came from --doh-url or HTTPDNS_DOH_URL rather than the built-in list.
+    var endpointsAreExplicit = false
 
     /// - Throws: `UsageError` for a bad URL, `--resolve` entry or certificate file.
     init(_ parsed: ArgumentParser.Parsed, environment: Environment, command: String) throws(UsageError) {
@@ -150,6 +154,7 @@ struct ResolverOptions {
             urls = fromEnvironment.split(separator: ",").map { String($0) }
             origin = "HTTPDNS_DOH_URL"
         }
+        endpointsAreExplicit = !urls.isEmpty
         if urls.isEmpty {
             endpoints = DoHEndpoint.wellKnown
         } else {
@@ -182,6 +187,10 @@ struct ResolverOptions {
             for index in endpoints.indices { endpoints[index].method = method }
         }
         providers = try providerOptions.providers(urls: urls, endpoints: endpoints, command: command)
+        designatedResolverServers = try Self.designatedResolverServers(parsed.all("upgrade-resolver"), command: command)
+        if !designatedResolverServers.isEmpty, providerOptions.kind != "doh" {
+            throw UsageError("--upgrade-resolver finds RFC 8484 DoH servers; --provider \(providerOptions.kind) is another protocol", command: command)
+        }
     }
 
     /// What a `--resolve` that removes an entry looks like, for its refusal.
