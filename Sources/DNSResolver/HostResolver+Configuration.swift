@@ -130,8 +130,12 @@ extension HostResolver {
 
         // MARK: Families and observation
 
-        /// Decides `AddressFamilies.auto`.
+        /// Decides `AddressFamilies.auto`: probed for each lookup, or once per network change when
+        /// a `NetworkChangeWatcher` (or `reprobeFamilies()`) has probed.
         public var routeProbe: RouteProbe = RouteProbe()
+        /// What `networkChanged(_:)` does with the cache when the network changes (default
+        /// `.flush`). Nothing watches the network unless a `NetworkChangeWatcher` is made.
+        public var networkChangePolicy: NetworkChangePolicy = .flush
         /// Receives cache, provider, failover and fallback events. Default none.
         public var observer: (any ResolverObserver)? = nil
         /// DNSSEC validation of RFC 8484 answers (`HostResolver+DNSSEC.swift`). Default: off.

@@ -225,6 +225,19 @@ public final class HTTPClient: Sendable {
         await engine.closeIdleConnections(of: pool)
     }
 
+    /// What to do when the host's network changed (`NetworkChangeWatcher` calls it): closes this
+    /// client's pool as `closeIdleConnections()` does (the same pool, shared by the clients of the
+    /// same three settings), and when a transfer is in flight in it, as soon as the last one ends,
+    /// so that no connection from an address the host no longer has, or over a route that is gone,
+    /// is reused (the pool reuses a connection for the same host, port and address set, whatever
+    /// the network). Forgets `configuration.addressRanking`'s records (`AddressRanking.forgetAll()`).
+    /// - Returns: false when the pool was busy and is closed later.
+    @discardableResult
+    public func networkChanged() async -> Bool {
+        configuration.addressRanking?.forgetAll()
+        return await engine.retire(pool)
+    }
+
     /// One request without redirects; `discardsBody` (see `Transfer.discardsBody`) lets the
     /// redirect loop drop the bodies of redirects it will follow.
     func perform(

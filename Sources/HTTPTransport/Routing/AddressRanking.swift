@@ -66,6 +66,13 @@ public final class AddressRanking: Sendable {
         records.withLock { $0[Self.key(address, port)] }
     }
 
+    /// Forgets every record, as after a network change: connect times and failures measured on the
+    /// old network say nothing of the new one, and an address that failed only because the network
+    /// went away is tried again at once.
+    public func forgetAll() {
+        records.withLock { $0.removeAll() }
+    }
+
     /// Records how an attempt to `address` on `port` ended.
     public func report(_ result: Result, address: IPAddress, port: Int) {
         let now = clock()
