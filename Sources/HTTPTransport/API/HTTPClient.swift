@@ -43,7 +43,7 @@ public final class HTTPClient: Sendable {
         /// two addresses; CURLOPT_CONNECTTIMEOUT_MS), as in the curl tool.
         public var racesAddresses: Bool = true
         /// Orders a host's addresses by how connections to them went before they are raced (or, with
-        /// `racesAddresses` off, handed to libcurl, which tries them in order), and learns from each
+        /// `racesAddresses` off, a resolver's list handed to libcurl, which tries it in order), and learns from each
         /// race, from each new connection libcurl makes without one, and from `probedPorts`' and
         /// `probeConnections`' TCP probes (`AddressRanking`). Default: a ranking of this configuration's own,
         /// shared by the clients made from it (`AddressRanking.shared` shares one across the
@@ -330,8 +330,9 @@ public final class HTTPClient: Sendable {
                 throw error
             }
             spend()
-        } else if let ranking = configuration.addressRanking, let list = addresses, list.count > 1, !target.isIPLiteral {
-            // libcurl tries them in order: the ranking's, as a race would have started with it.
+        } else if let ranking = configuration.addressRanking, request.connectTo == nil, let list = addresses, list.count > 1, !target.isIPLiteral {
+            // libcurl tries the resolver's addresses in order: the ranking's, as a race would have
+            // started with it. A caller's own `connectTo` order is kept.
             addresses = ranking.order(list, port: connectPort)
         }
         // Without verification, the warning (a trust event) goes out when the head arrives, before
