@@ -20,7 +20,7 @@ extension HTTPClient {
         var upgraded = false
         if !target.isHTTPS {
             guard configuration.upgradesToHTTPS, ServiceBindingRoute.upgradesToHTTPS(records: records, port: target.port),
-                let url = Self.upgradedURL(request.url)
+                let url = ServiceBindingRoute.upgradedURL(request.url)
             else { return nil }
             request.url = url
             target = try RequestTarget(url: url)
@@ -61,14 +61,5 @@ extension HTTPClient {
             route.httpVersion = nil
         }
         return route
-    }
-
-    /// `url` as `https`, port 80 given explicitly dropped (RFC 9460 §9.5: "If the http URL
-    /// explicitly specifies port 80, specify port 443"; 443 is https's default); nil when it cannot be rebuilt.
-    static func upgradedURL(_ url: URL) -> URL? {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
-        components.scheme = "https"
-        if components.port == 80 { components.port = nil }
-        return components.url
     }
 }

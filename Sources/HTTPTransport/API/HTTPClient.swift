@@ -286,7 +286,8 @@ public final class HTTPClient: Sendable {
             guard limits.total != nil else { return }
             request.timeouts = deadlines.remaining(at: .now)
         }
-        let connectPort = serviceRoute?.record != nil ? serviceRoute?.port ?? target.port : target.port
+        let connectPort =
+            if let route = serviceRoute, route.record != nil { route.port } else if request.connectTo != nil, let port = request.connectPort, (1...65535).contains(port) { port } else { target.port }
         try Task.checkCancellation()
         let engine = self.engine
         let version = request.httpVersion ?? configuration.httpVersion
@@ -324,6 +325,7 @@ public final class HTTPClient: Sendable {
             configuration: configuration, destination: destination, pool: pool,
             proxy: proxy, memo: optionLists)
         transfer.discardsBody = discardsBody
+        transfer.serviceBindingRoute = serviceRoute
         transfer.addressRaceTime = raceTime
         transfer.nameLookupTime = lookupTime
         transfer.startTime = (ContinuousClock.now - begin).seconds
