@@ -71,6 +71,17 @@ struct CLIServiceBindingRouteTests {
         #expect(result.stderrText.contains("could not connect to zero.svc.test:443"))
     }
 
+    @Test("fetch -v says that the record's endpoint could not be reached and where the request went instead")
+    func fetchUnreachable() async throws {
+        let result = try await run("fetch", ["-v", "https://dead.svc.test/"])
+        #expect(result.status == 7, "\(result.stderrText)")
+        #expect(
+            result.stderrText.contains(
+                "* HTTPS record priority 1: dead.svc.test port 9 could not be reached; connecting to dead.svc.test's addresses on port 443\n"),
+            "\(result.stderrText)")
+        #expect(result.stderrText.contains("could not connect to dead.svc.test:443"))
+    }
+
     @Test("probe prints what the record changed and probes the record's port")
     func probe() async throws {
         let port = try recordPort
