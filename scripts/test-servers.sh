@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The real servers that the integration tests and the README demo talk to, all on loopback:
-#   nginx   - one TLS port (HTTP/1.1 + HTTP/2) with name-based virtual hosts chosen by SNI, and a plain-HTTP port
+#   nginx   - one TLS port (HTTP/1.1 + HTTP/2) with name-based virtual hosts chosen by SNI, and a plain-HTTP port;
+#             and SVCB_PORT, the TLS port the HTTPS records under svc.test name (also on 127.0.0.51)
 #   unbound - DNS-over-HTTPS (RFC 8484) at https://dns.test:DOH_PORT/dns-query, and plain DNS on DNS_PORT,
 #             answering authoritatively for the zone "test." and refusing everything else
 # plus a throw-away PKI whose root CA the clients are told to trust.
