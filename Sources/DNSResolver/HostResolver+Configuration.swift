@@ -120,6 +120,13 @@ extension HostResolver {
         /// The most AliasMode records followed from one name (default 8; RFC 9460 §3.1 asks for a
         /// limit). A longer chain, or a loop, gives no records and is reported to the observer.
         public var serviceBindingAliasLimit: Int = 8
+        /// How long, in seconds, a lookup waits for the HTTPS answer once its addresses are known
+        /// (default 0.5; nil waits as long as the HTTPS query takes, up to its providers' request
+        /// time limits). Past it the addresses go without records, and the query runs on for the
+        /// cache, so the next lookup has them. Browsers bound this wait in the same way: a provider
+        /// or path that drops HTTPS queries must not slow every lookup (or a stale answer served
+        /// from the cache) by a request time-out. Measured on `clock`.
+        public var serviceBindingWait: TimeInterval? = 0.5
 
         // MARK: When not to use the providers
 
@@ -130,8 +137,12 @@ extension HostResolver {
 
         // MARK: Families and observation
 
-        /// Decides `AddressFamilies.auto`.
+        /// Decides `AddressFamilies.auto`: probed for each lookup, or once per network change when
+        /// a `NetworkChangeWatcher` (or `reprobeFamilies()`) has probed.
         public var routeProbe: RouteProbe = RouteProbe()
+        /// What `networkChanged(_:)` does with the cache when the network changes (default
+        /// `.flush`). Nothing watches the network unless a `NetworkChangeWatcher` is made.
+        public var networkChangePolicy: NetworkChangePolicy = .flush
         /// Receives cache, provider, failover and fallback events. Default none.
         public var observer: (any ResolverObserver)? = nil
         /// DNSSEC validation of RFC 8484 answers (`HostResolver+DNSSEC.swift`). Default: off.

@@ -54,6 +54,11 @@ public final class HostResolver: HostResolving {
     let preResolution = LockedValue<Task<Void, Never>?>(nil)
     /// SVCB/HTTPS answers and queries (`HostResolver+ServiceBindings.swift`).
     let serviceBindingState = LockedValue(ServiceBindingState())
+    /// The families `reprobeFamilies()` last found, used for `.auto` instead of a probe per lookup;
+    /// nil until it is first called (a network watcher calls it).
+    let probedFamilies = LockedValue<AddressFamilies?>(nil)
+    /// The re-resolution the last network change started (`HostResolver+NetworkChange.swift`).
+    let networkReresolution = LockedValue<Task<Void, Never>?>(nil)
     /// The DNSSEC chain and its cache, when `configuration.dnssec` validates.
     let dnssecChain: DNSSECChain?
 
@@ -419,7 +424,8 @@ public final class HostResolver: HostResolving {
     }
 
     func concrete(_ families: AddressFamilies) -> AddressFamilies {
-        families == .auto ? configuration.routeProbe.families() : families
+        guard families == .auto else { return families }
+        return probedFamilies.withLock { $0 } ?? configuration.routeProbe.families()
     }
 
     // MARK: - Coalescing

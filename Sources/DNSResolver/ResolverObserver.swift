@@ -50,6 +50,9 @@ public protocol ResolverObserver: Sendable {
     func serviceBindingsAnswered(host: String, type: DNSRecordType, provider: String, endpoint: URL, latency: TimeInterval, count: Int)
     /// A provider failed an SVCB or HTTPS query for `host` (`type`); the next that carries them is tried.
     func serviceBindingsFailed(host: String, type: DNSRecordType, provider: String, endpoint: URL, reason: String)
+    /// The network changed (`HostResolver.networkChanged(_:)`): the families were probed again
+    /// (`families`) and `policy` is about to be applied to the cache.
+    func networkChanged(_ change: NetworkChange, families: AddressFamilies, policy: NetworkChangePolicy)
 }
 
 /// Why a background refresh started.
@@ -96,4 +99,5 @@ extension ResolverObserver {
     public func dnssecValidated(host: String, status: DNSSECStatus) {}
     public func serviceBindingsAnswered(host: String, type: DNSRecordType, provider: String, endpoint: URL, latency: TimeInterval, count: Int) {}
     public func serviceBindingsFailed(host: String, type: DNSRecordType, provider: String, endpoint: URL, reason: String) {}
+    public func networkChanged(_ change: NetworkChange, families: AddressFamilies, policy: NetworkChangePolicy) {}
 }

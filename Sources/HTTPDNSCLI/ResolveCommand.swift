@@ -93,7 +93,7 @@ enum ResolveCommand {
 
     static func run(_ arguments: [String], raw: [[UInt8]], console: Console, environment: Environment) async -> Int32 {
         let hosts: [String]
-        let options: ResolverOptions
+        var options: ResolverOptions
         let families: AddressFamilies
         let json: Bool
         let compare: Bool
@@ -146,6 +146,7 @@ enum ResolveCommand {
         let resolver: HostResolver
         // With --dnssec: each name's outcome, a negative answer's included.
         var outcomes: DNSSECOutcomeObserver?
+        await options.upgradeToDesignatedResolvers(console: console, verbose: verbose, command: "resolve")
         do {
             let observer = console.resolverObserver(verbose: verbose)
             outcomes = options.dnssec.validatesAny ? DNSSECOutcomeObserver(observer) : nil

@@ -146,4 +146,7 @@ final class DNSSECOutcomeObserver: ResolverObserver {
     func serviceBindingsFailed(host: String, type: DNSRecordType, provider: String, endpoint: URL, reason: String) {
         inner.serviceBindingsFailed(host: host, type: type, provider: provider, endpoint: endpoint, reason: reason)
     }
+    func networkChanged(_ change: NetworkChange, families: AddressFamilies, policy: NetworkChangePolicy) {
+        inner.networkChanged(change, families: families, policy: policy)
+    }
 }

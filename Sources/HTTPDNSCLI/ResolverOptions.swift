@@ -55,7 +55,7 @@ struct ResolverOptions {
                     Resolve these names into the cache at start, repeatable; the command waits for them (within
                     its time limit) before it writes the cache file and exits.
                     """)
-        ] + ProviderOptions.parserOptions + dnssecOptions
+        ] + ProviderOptions.parserOptions + dnssecOptions + [designatedResolverOption]
 
     static let dohMethodOption = ArgumentParser.Option(
         names: ["--doh-method"], arity: .value, valueName: "GET|POST",
@@ -111,6 +111,10 @@ struct ResolverOptions {
     var preResolve: [String] = []
     /// `--dnssec`, `--trust-anchor`.
     var dnssec: HostResolver.DNSSECSettings = .off
+    /// `--upgrade-resolver`: the unencrypted resolvers whose designated DoH servers go first.
+    var designatedResolverServers: [PlainDNSServer] = []
+    /// Whether the endpoints came from --doh-url or HTTPDNS_DOH_URL rather than the built-in list.
+    var endpointsAreExplicit = false
 
     /// - Throws: `UsageError` for a bad URL, `--resolve` entry or certificate file.
     init(_ parsed: ArgumentParser.Parsed, environment: Environment, command: String) throws(UsageError) {
@@ -150,6 +154,7 @@ struct ResolverOptions {
             urls = fromEnvironment.split(separator: ",").map { String($0) }
             origin = "HTTPDNS_DOH_URL"
         }
+        endpointsAreExplicit = !urls.isEmpty
         if urls.isEmpty {
             endpoints = DoHEndpoint.wellKnown
         } else {
@@ -187,6 +192,10 @@ struct ResolverOptions {
             throw UsageError(
                 "--dnssec require needs --provider doh: \(providerOptions.kind) carries no DNSSEC signatures, so it is never asked under require (use report, or require:PATTERN for some hosts)",
                 command: command)
+        }
+        designatedResolverServers = try Self.designatedResolverServers(parsed.all("upgrade-resolver"), command: command)
+        if !designatedResolverServers.isEmpty, providerOptions.kind != "doh" {
+            throw UsageError("--upgrade-resolver finds RFC 8484 DoH servers; --provider \(providerOptions.kind) is another protocol", command: command)
         }
     }
 
@@ -234,13 +243,16 @@ struct ResolverOptions {
     ///   calls itself: each DoH or HTTPDNS exchange gets at most that long to connect (as curl gives
     ///   its DoH requests the transfer's connect timeout, lib/doh.c), within the resolver's 5 s per
     ///   exchange. nil: 5 s. (Through `HTTPClient`, the client's connect limit covers resolution.)
+    /// - Parameter asksForServiceBindings: ask for HTTPS records beside the addresses (`fetch` and
+    ///   `probe`, unless `--no-https-records`).
     /// - Throws: `InvalidDurationError` for a duration the options let through that the resolver
     ///   refuses (the options check theirs first, so none is expected): a usage error.
     func makeResolver(
         families: AddressFamilies = .both, observer: (any ResolverObserver)? = nil,
-        connectTimeout: Double? = nil
+        connectTimeout: Double? = nil, asksForServiceBindings: Bool = false
     ) throws(InvalidDurationError) -> HostResolver {
         var configuration = HostResolver.Configuration(endpoints: endpoints)
+        configuration.asksForServiceBindings = asksForServiceBindings
         configuration.providers = providers
         configuration.staticEntries = staticEntries
         configuration.fallbackToSystemResolver = fallback

@@ -57,6 +57,9 @@ final class ConnectionPool {
     /// reused (`TransferEngine.end`). `closeIdle` leaves a pool with transfers in it alone.
     var activeTransfers = 0
     var oversubscriptions = 0
+    /// Set by `TransferEngine.retire` (a network change) while transfers were in
+    /// flight: the pool is closed once the last of them ends.
+    var closesWhenIdle = false
     /// Transfers in the multi handle that may be setting up a connection, and how many set-ups
     /// the pool's transfers have begun. A set-up begins when a transfer opens a socket (counted
     /// for those with CURLOPT_SOCKOPTFUNCTION set: under a connection limit, or waiting to

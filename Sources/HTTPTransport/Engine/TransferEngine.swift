@@ -29,6 +29,9 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
         case start(Transfer)
         case cancel(Transfer)
         case closeIdle(PoolDescriptor, CheckedContinuation<Bool, Never>)
+        case retire(PoolDescriptor, CheckedContinuation<Bool, Never>)
+        /// A pool `retire` marked while busy has become idle (`end`).
+        case closeRetired(PoolDescriptor)
         case inspect(PoolDescriptor, CheckedContinuation<SocketState, Never>)
     }
 
@@ -185,6 +188,13 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
     /// in it. - Returns: false when the pool was busy and left as it was.
     func closeIdleConnections(of descriptor: PoolDescriptor) async -> Bool {
         await withCheckedContinuation { continuation in enqueue(.closeIdle(descriptor, continuation)) }
+    }
+
+    /// Closes `descriptor`'s pool as `closeIdleConnections(of:)` does, or, when a transfer is in
+    /// flight in it, once its last transfer ends (a network change: no connection of it is to be
+    /// reused). - Returns: false when the close was put off.
+    func retire(_ descriptor: PoolDescriptor) async -> Bool {
+        await withCheckedContinuation { continuation in enqueue(.retire(descriptor, continuation)) }
     }
 
     /// The sockets of `descriptor`'s pool in the epoll set, the parked ones among them, and whether
@@ -356,6 +366,11 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
             case .cancel(let transfer): state.withLock { _ in stop(transfer) }
             case .closeIdle(let descriptor, let continuation): continuation.resume(returning: state.withLock { _ in closeIdle(descriptor) })
             case .inspect(let descriptor, let continuation): continuation.resume(returning: state.withLock { _ in socketState(of: descriptor) })
+            case .retire(let descriptor, let continuation): continuation.resume(returning: state.withLock { _ in retire(descriptor) })
+            case .closeRetired(let descriptor):
+                state.withLock { _ in
+                    if pools[descriptor.id]?.closesWhenIdle == true { _ = closeIdle(descriptor) }
+                }
             }
         }
         drained.removeAll(keepingCapacity: true)
@@ -458,6 +473,14 @@ final class TransferEngine: TaskExecutor, @unchecked Sendable { // loop state is
         if decision == .keepOptions { transfer.pool.handlesKeptWithOptions.add(1, ordering: .relaxed) }
         transfer.prepareHandle(decision)
         transfer.finish(result)
+        // Closed on the next turn: `end` may run inside a walk of this pool's messages.
+        if pool.closesWhenIdle, pool.activeTransfers == 0 { enqueue(.closeRetired(pool.descriptor)) }
+    }
+
+    private func retire(_ descriptor: PoolDescriptor) -> Bool {
+        if closeIdle(descriptor) { return true }
+        pools[descriptor.id]?.closesWhenIdle = true
+        return false
     }
 
     private func closeIdle(_ descriptor: PoolDescriptor) -> Bool {
