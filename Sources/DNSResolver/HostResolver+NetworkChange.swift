@@ -3,7 +3,8 @@ import HTTPDNSCore
 
 extension HostResolver {
     /// Applies `Configuration.networkChangePolicy` to the cache after the host's network changed,
-    /// and probes the address families again (`reprobeFamilies()`) first, on the calling thread.
+    /// and probes the address families again (`reprobeFamilies()`) first, on the calling thread;
+    /// a discovered NAT64 prefix is forgotten (the next lookup that needs one asks again).
     ///
     /// With `.reresolve` the names cached with addresses are collected, the cache is flushed, and a
     /// background task resolves `Configuration.preResolveHosts` (all of them, cached or not), then
@@ -14,6 +15,7 @@ extension HostResolver {
     ///   address or route counts), the observer gets it.
     public func networkChanged(_ change: NetworkChange) {
         let families = reprobeFamilies()
+        forgetNAT64Prefix()
         let policy = configuration.networkChangePolicy
         configuration.observer?.networkChanged(change, families: families, policy: policy)
         switch policy {
