@@ -116,4 +116,106 @@ struct NAT64Tests {
         }
         #expect(NAT64PrefixDiscovery.prefixes(in: [IPAddress("2001:db8::1")!, IPAddress("192.0.0.170")!]).isEmpty)
     }
+
+    /// `ipv4only.arpa` as an authoritative zone for unbound's iterator (`for-upstream`), so the
+    /// dns64 module synthesizes its AAAA records from the two A records, as a network's DNS64 does
+    /// (a `local-data` answer would skip the modules).
+    static let ipv4onlyZone = """
+        $ORIGIN ipv4only.arpa.
+        @ 3600 IN SOA localhost. nobody.invalid. 1 3600 600 86400 300
+        @ 3600 IN NS localhost.
+        @ 3600 IN A 192.0.0.170
+        @ 3600 IN A 192.0.0.171
+
+        """
+
+    static func unboundConfiguration(_ directory: URL) -> String {
+        """
+        server:
+            interface: ::1
+            port: 53
+            do-daemonize: no
+            use-syslog: no
+            logfile: ""
+            chroot: ""
+            username: ""
+            pidfile: ""
+            directory: "\(directory.path)"
+            module-config: "dns64 iterator"
+            dns64-prefix: 64:ff9b::/96
+            access-control: ::1/128 allow
+            do-not-query-localhost: no
+            verbosity: 1
+        auth-zone:
+            name: "ipv4only.arpa."
+            zonefile: "\(directory.path)/ipv4only.zone"
+            for-downstream: no
+            for-upstream: yes
+            fallback-enabled: no
+
+        """
+    }
+
+    /// Runs `httpdns arguments` in `namespace` beside unbound's DNS64 on [::1]:53 (the namespace's
+    /// resolv.conf) and an HTTP server on [64:ff9b::c000:221]:8080 (192.0.2.33 synthesized in the
+    /// Well-Known Prefix, on the namespace's loopback) serving `/hello.txt`.
+    func inIPv6OnlyNetwork(_ namespace: NetworkNamespace, _ arguments: [String]) async throws -> CommandResult {
+        let directory = try fixture.scratchDirectory("nat64")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("www"), withIntermediateDirectories: true)
+        try "through nat64\n".write(to: directory.appendingPathComponent("www/hello.txt"), atomically: true, encoding: .utf8)
+        try Self.ipv4onlyZone.write(to: directory.appendingPathComponent("ipv4only.zone"), atomically: true, encoding: .utf8)
+        try Self.unboundConfiguration(directory).write(to: directory.appendingPathComponent("unbound.conf"), atomically: true, encoding: .utf8)
+        // ip netns exec mounts /etc/netns/NAME/resolv.conf over /etc/resolv.conf for what it runs.
+        let netnsEtc = URL(fileURLWithPath: "/etc/netns")
+        let etc = netnsEtc.appendingPathComponent(namespace.name)
+        try FileManager.default.createDirectory(at: etc, withIntermediateDirectories: true)
+        defer {
+            try? FileManager.default.removeItem(at: etc)
+            if (try? FileManager.default.contentsOfDirectory(atPath: netnsEtc.path))?.isEmpty == true { try? FileManager.default.removeItem(at: netnsEtc) }
+        }
+        try "nameserver ::1\noptions timeout:2 attempts:2\n".write(to: etc.appendingPathComponent("resolv.conf"), atomically: true, encoding: .utf8)
+        try await namespace.ip("address", "add", "64:ff9b::c000:221/128", "dev", "lo")
+        let path = directory.path
+        let script = """
+            /usr/sbin/unbound -d -c '\(path)/unbound.conf' >'\(path)/unbound.log' 2>&1 </dev/null &
+            dns=$!
+            python3 -m http.server --bind 64:ff9b::c000:221 --directory '\(path)/www' 8080 >'\(path)/http.log' 2>&1 </dev/null &
+            web=$!
+            for _ in $(seq 200); do
+                grep -q 'start of service' '\(path)/unbound.log' && ss -Hltn 'sport = :8080' | grep -q 8080 && break
+                sleep 0.05
+            done
+            "$@"
+            status=$?
+            # SIGKILL: the test process may hand its children SIGTERM blocked.
+            kill -KILL $dns $web; wait $dns $web 2>/dev/null
+            exit $status
+            """
+        return try await Command.runDetached(
+            URL(fileURLWithPath: "/usr/sbin/ip"),
+            ["netns", "exec", namespace.name, "/bin/bash", "-c", script, "bash", PackagePaths.builtProduct("httpdns").path] + arguments, timeout: 60)
+    }
+
+    @Test("end to end: httpdns in the namespace discovers 64:ff9b::/96 through unbound's dns64 and resolves an IPv4-only name into it")
+    func resolveDiscovers() async throws {
+        let namespace = try await ipv6OnlyNamespace()
+        defer { namespace.remove() }
+        let result = try await inIPv6OnlyNetwork(namespace, ["resolve", "-v", "--nat64", "discover", "--resolve", "v4only.test:*:192.0.2.33", "v4only.test"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stdoutText == "v4only.test 64:ff9b::c000:221 ttl=- source=static nat64=64:ff9b::/96\n")
+        #expect(result.stderrText.contains("* nat64: prefix 64:ff9b::/96, discovered through ipv4only.arpa (RFC 7050); no IPv4 route: IPv4-only names are synthesized"))
+    }
+
+    @Test("end to end: fetch connects to an IPv4-only name through the synthesized address")
+    func fetchConnects() async throws {
+        let namespace = try await ipv6OnlyNamespace()
+        defer { namespace.remove() }
+        let result = try await inIPv6OnlyNetwork(
+            namespace, ["fetch", "-v", "--nat64", "discover", "--resolve", "v4only.test:8080:192.0.2.33", "http://v4only.test:8080/hello.txt"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stdoutText == "through nat64\n")
+        #expect(result.stderrText.contains("64:ff9b::c000:221"), "\(result.stderrText)")
+        #expect(result.stderrText.contains("synthesized in NAT64 prefix 64:ff9b::/96 (no IPv4 route)"), "\(result.stderrText)")
+    }
 }
