@@ -11,7 +11,8 @@ enum ProbeCommand {
         description: """
             Resolves URL's host (as fetch does) and, for each address, connects with SNI set to the host,
             verifies the certificate for the host, sends GET and reports on it. The first line says what
-            the name resolved to: '# HOST: ADDRESS, ADDRESS (source SOURCE)' (none for an IP literal).
+            the name resolved to: '# HOST: ADDRESS, ADDRESS (source SOURCE)' (none for an IP literal;
+            ', synthesized in NAT64 prefix PREFIX' after SOURCE when --nat64 made the addresses).
             Then one line per address: ADDRESS ok|FAILED connect=MS tls=MS VERSION sni=NAME
             verified=true|false verification=verified|disabled status=CODE total=MS cert="SUBJECT"
             expires=DATE, or ADDRESS FAILED and the failure in words (could not connect, TLS handshake
@@ -131,7 +132,8 @@ enum ProbeCommand {
                 let resolution = try await TimeLimitOption.resolve(host, port: port, with: resolver, before: maxTime.map { .now + .seconds($0) }, maxTime: maxTime)
                 addresses = resolution.addresses
                 if !json {
-                    console.print("# \(resolution.host): \(addresses.map(\.description).joined(separator: ", ")) (source \(resolution.source))")
+                    let nat64 = resolution.nat64Prefix.map { ", synthesized in NAT64 prefix \($0)" } ?? ""
+                    console.print("# \(resolution.host): \(addresses.map(\.description).joined(separator: ", ")) (source \(resolution.source)\(nat64))")
                 }
             } catch let timeout as TimeLimitOption.Exceeded {
                 if json { console.print(encode(["host": host, "healthy": false, "error": "timedOut", "message": timeout.description])) }

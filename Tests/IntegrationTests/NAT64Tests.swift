@@ -218,4 +218,15 @@ struct NAT64Tests {
         #expect(result.stderrText.contains("64:ff9b::c000:221"), "\(result.stderrText)")
         #expect(result.stderrText.contains("synthesized in NAT64 prefix 64:ff9b::/96 (no IPv4 route)"), "\(result.stderrText)")
     }
+
+    @Test("end to end: probe's first line says the addresses were synthesized, and the address answers")
+    func probeSaysSo() async throws {
+        let namespace = try await ipv6OnlyNamespace()
+        defer { namespace.remove() }
+        let result = try await inIPv6OnlyNetwork(
+            namespace, ["probe", "--nat64", "discover", "--resolve", "v4only.test:8080:192.0.2.33", "http://v4only.test:8080/hello.txt"])
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines.first == "# v4only.test: 64:ff9b::c000:221 (source static, synthesized in NAT64 prefix 64:ff9b::/96)", "\(result.stdoutText)\(result.stderrText)")
+        #expect(lines.dropFirst().first?.hasPrefix("64:ff9b::c000:221 ok") == true, "\(result.stdoutText)\(result.stderrText)")
+    }
 }
