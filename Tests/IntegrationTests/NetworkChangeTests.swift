@@ -103,6 +103,18 @@ struct NetworkChangeTests {
         #expect(second.description == "default via 10.23.1.2 dev #\(v1)")
     }
 
+    @Test("a released monitor stops: its thread ends and nothing more is reported")
+    func releasedMonitorIsSilent() async throws {
+        let (namespace, _, _) = try await namespaceWithVethPair()
+        defer { namespace.remove() }
+        let changes = Changes()
+        var monitor: NetworkMonitor? = try await namespace.enter { try NetworkMonitor(quietPeriod: 0.2) { changes.record($0) } }
+        #expect(monitor != nil)
+        monitor = nil
+        try await namespace.ip("address", "add", "10.23.0.1/24", "dev", "v0")
+        #expect(await changes.next(within: 1.5) { _ in true } == nil)
+    }
+
     @Test("a stopped monitor reports nothing more")
     func stoppedMonitorIsSilent() async throws {
         let (namespace, _, _) = try await namespaceWithVethPair()
