@@ -23,7 +23,8 @@ struct NAT64Tests {
     func ipv6OnlyNamespace() async throws -> NetworkNamespace {
         let namespace = try NetworkNamespace()
         try await namespace.batch([
-            "link add v0 type veth peer name v1", "link set v0 up", "link set v1 up", "address add fd23::1/64 dev v0 nodad",
+            "link add v0 type veth peer name v1", "link set v0 addrgenmode none", "link set v1 addrgenmode none", "link set v0 up", "link set v1 up",
+            "address add fd23::1/64 dev v0 nodad",
             "route add default via fd23::2 dev v0"
         ])
         return namespace
