@@ -218,7 +218,11 @@ make_pki() {
     make_leaf "$pki/ca" "$pki/default.test" "DNS:default.test"
     make_leaf "$pki/ca" "$pki/other.test" "DNS:other.test"
     make_leaf "$pki/ca" "$pki/localhost" "DNS:localhost,IP:127.0.0.1,IP:::1"
-    make_leaf "$pki/ca" "$pki/dns.test" "DNS:dns.test"
+    # The DoH server's certificate also names the plain resolver's address: RFC 9462 §4.2's check
+    # for Discovery of Designated Resolvers.
+    make_leaf "$pki/ca" "$pki/dns.test" "DNS:dns.test,IP:127.0.0.1"
+    # The names under svc.test whose HTTPS records (RFC 9460) send clients to SVCB_PORT.
+    make_leaf "$pki/ca" "$pki/svc.test" "DNS:svc.test,DNS:*.svc.test"
     # bücher.test as its IDNA A-label (RFC 3492), for Unicode host names end to end.
     make_leaf "$pki/ca" "$pki/xn--bcher-kva.test" "DNS:xn--bcher-kva.test"
     # A CA no client trusts, with a leaf that is right in every other way (not served yet).
@@ -449,6 +453,15 @@ $(nginx_server self-signed.test self-signed.test self-signed.test "")
     server {
 $(nginx_server wild.test "*.wild.test" wild.test "")
     }
+    # The port the HTTPS records under svc.test name (SVCB_PORT), on 127.0.0.1 and on 127.0.0.51,
+    # the address of their hints (so a test sees whether a hint or the A answer was used).
+    # X-Server-Port and X-Server-Address say where the connection arrived.
+    server {
+$(nginx_server svc.test "svc.test *.svc.test" svc.test "" "        listen 127.0.0.1:$SVCB_PORT ssl http2;
+        listen 127.0.0.51:$SVCB_PORT ssl http2;
+        add_header X-Server-Port \"\$server_port\" always;
+        add_header X-Server-Address \"\$server_addr\" always;")
+    }
     # Requires a client certificate from the client CA; without one (or with another) nginx
     # completes the handshake and answers 400.
     server {
@@ -518,6 +531,36 @@ mandatory.svc.test. 300 IN TYPE65 \# 9 000100000000020003
 pointer.svc.test. 300 IN A  127.0.0.1
 pointer.svc.test. 300 IN TYPE65 \# 4 0001c00c
 EOF
+    write_port_records >>"$1/test.zone"
+}
+
+# HTTPS records that send clients to nginx's SVCB_PORT (its svc.test block), for the client's use of
+# them: port, ALPN (h2 only, http/1.1 only, h3 beside h2), a TargetName with a hint at 127.0.0.51
+# (its A answer is 127.0.0.1), an upgrade of http://, ech, AliasMode to one of them; and hostile
+# ones naming the same port, which a client must not use: port 0 (in the generic form) and an
+# IPv4-mapped ipv6hint. (Keys out of order cannot be served: unbound sorts them.)
+write_port_records() {
+    cat <<EOF
+port.svc.test.     300 IN A     127.0.0.1
+port.svc.test.     300 IN HTTPS 1 . alpn=h2 port=$SVCB_PORT
+h1.svc.test.       300 IN A     127.0.0.1
+h1.svc.test.       300 IN HTTPS 1 . alpn=http/1.1 port=$SVCB_PORT
+h3.svc.test.       300 IN A     127.0.0.1
+h3.svc.test.       300 IN HTTPS 1 . alpn=h3,h2 port=$SVCB_PORT
+target.svc.test.   300 IN A     127.0.0.1
+target.svc.test.   300 IN HTTPS 1 real.svc.test. alpn=h2 port=$SVCB_PORT ipv4hint=127.0.0.51
+real.svc.test.     300 IN A     127.0.0.1
+up.svc.test.       300 IN A     127.0.0.1
+up.svc.test.       300 IN HTTPS 1 . port=$SVCB_PORT
+echport.svc.test.  300 IN A     127.0.0.1
+echport.svc.test.  300 IN HTTPS 1 . alpn=h2 port=$SVCB_PORT ech=AAT+DQAA
+aliasport.svc.test. 300 IN A    127.0.0.1
+aliasport.svc.test. 300 IN HTTPS 0 port.svc.test.
+zero.svc.test.     300 IN A     127.0.0.1
+zero.svc.test.     300 IN TYPE65 \# 9 000100000300020000
+mapped.svc.test.   300 IN A     127.0.0.1
+mapped.svc.test.   300 IN HTTPS 1 . port=$SVCB_PORT ipv6hint=::ffff:127.0.0.1
+EOF
 }
 
 write_unbound_conf() {
@@ -556,6 +599,12 @@ server:
     # test. is one of unbound's built-in NXDOMAIN zones (RFC 6761); "transparent" lets queries
     # through to the auth-zone below instead.
     local-zone: "test." transparent
+    # Discovery of Designated Resolvers (RFC 9462): the plain resolver designates its DoH server
+    # (dns.test, whose certificate names 127.0.0.1, found by its A record) and, first, a.test, whose
+    # certificate does not name 127.0.0.1 and so must fail verification.
+    local-zone: "resolver.arpa." static
+    local-data: "_dns.resolver.arpa. 300 IN SVCB 1 a.test. alpn=h2 port=$HTTPS_PORT ipv4hint=127.0.0.1 key7=/dns-query{?dns}"
+    local-data: "_dns.resolver.arpa. 300 IN SVCB 2 dns.test. alpn=h2 port=$DOH_PORT key7=/dns-query{?dns}"
 
 # An auth-zone rather than local-data: local-data answers a CNAME alone, while an authoritative
 # zone follows in-zone CNAME chains in one answer, as the recursive DoH servers in the wild do.
@@ -582,8 +631,8 @@ start_unbound() {
 # turned out to be in use (worth retrying), 1 otherwise.
 start_once() {
     local dir=$1 picked
-    picked=$(pick_ports 4)
-    read -r IPV6 HTTPS_PORT HTTP_PORT DOH_PORT DNS_PORT <<<"$picked"
+    picked=$(pick_ports 5)
+    read -r IPV6 HTTPS_PORT HTTP_PORT DOH_PORT DNS_PORT SVCB_PORT <<<"$picked"
 
     write_nginx_conf "$dir"
     write_unbound_conf "$dir"
@@ -594,6 +643,7 @@ start_once() {
 
     if wait_for_port nginx "$NGINX_PID" "$HTTPS_PORT" "$dir/nginx-error.log" &&
         wait_for_port nginx "$NGINX_PID" "$HTTP_PORT" "$dir/nginx-error.log" &&
+        wait_for_port nginx "$NGINX_PID" "$SVCB_PORT" "$dir/nginx-error.log" &&
         wait_for_port unbound "$UNBOUND_PID" "$DOH_PORT" "$dir/unbound.log" &&
         wait_for_port unbound "$UNBOUND_PID" "$DNS_PORT" "$dir/unbound.log"; then
         return 0
@@ -617,6 +667,7 @@ DOH_PORT=$DOH_PORT
 DOH_URL=https://dns.test:$DOH_PORT/dns-query
 DOH_ADDRESS=127.0.0.1
 DNS_PORT=$DNS_PORT
+SVCB_PORT=$SVCB_PORT
 CA_CERT=$PKI_DIR/ca.pem
 OTHER_CA_CERT=$PKI_DIR/other-ca.pem
 PKI_DIR=$PKI_DIR

@@ -339,12 +339,19 @@ static int verify_callback(X509_STORE_CTX *ctx, void *arg) {
     }
 
     int ok = X509_verify_cert(ctx);
+    if (ok == 1 && trust != NULL && trust->required_ip_length > 0 &&
+        (leaf == NULL || X509_check_ip(leaf, trust->required_ip, trust->required_ip_length, 0) != 1)) {
+        X509_STORE_CTX_set_error(ctx, X509_V_ERR_IP_ADDRESS_MISMATCH);
+        return 0;
+    }
     if (ok != 1) {
         int error = X509_STORE_CTX_get_error(ctx);
         // A pinned leaf may stand in for an anchor (self-signed servers), never for the name.
         if (pinned && transfer->pins_are_anchors && leaf != NULL && error != X509_V_ERR_HOSTNAME_MISMATCH &&
             certificate_is_pinned(transfer, leaf) &&
             (name == NULL || X509_check_host(leaf, name, 0, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS, NULL) == 1) &&
+            (trust == NULL || trust->required_ip_length == 0 ||
+             X509_check_ip(leaf, trust->required_ip, trust->required_ip_length, 0) == 1) &&
             X509_cmp_current_time(X509_get0_notBefore(leaf)) < 0 &&
             X509_cmp_current_time(X509_get0_notAfter(leaf)) > 0) {
             transfer->pin_outcome = HTTPDNS_PIN_ANCHORED;

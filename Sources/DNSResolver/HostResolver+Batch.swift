@@ -21,7 +21,7 @@ extension HostResolver {
         for host in hosts {
             guard let name = HostName.normalize(host), IPAddress(name) == nil, !bypasses(name), !pending.contains(name) else { continue }
             if hasStaticEntries, staticResolver.addresses(host: name, port: port) != nil { continue }
-            if cache.value(for: ResolutionCache.Key(name: name, families: batchFamilies), now: now) == nil { pending.append(name) }
+            if cachedValue(for: ResolutionCache.Key(name: name, families: batchFamilies), now: now) == nil { pending.append(name) }
         }
         let outcomes = pending.count > 1 ? await batchOutcomes(pending, families: batchFamilies) : [:]
         var results: [Result<HostResolution, any Error>] = []
@@ -41,8 +41,12 @@ extension HostResolver {
 
     /// Asks the first available provider for `names` in batches (nothing when it has no batch API),
     /// caches each answer with a TTL above 0 (as `resolve` would), and tells the observer of each.
+    /// Names under a DNSSEC policy other than off are left to the validated lookup: the batch APIs
+    /// are vendor APIs, which carry no signatures.
     /// - Returns: The outcome for each name the provider answered.
     func batchOutcomes(_ names: [String], families: AddressFamilies) async -> [String: LookupOutcome] {
+        let names = dnssecChain == nil ? names : names.filter { configuration.dnssec.policy(for: $0) == .off }
+        guard !names.isEmpty else { return [:] }
         let started = clock.now()
         guard let (answers, provider) = await providers.batchLookup(names, families: families) else { return [:] }
         let stamp = clock.now()

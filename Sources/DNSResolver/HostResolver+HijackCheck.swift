@@ -1,3 +1,4 @@
+import DNSSEC
 import Foundation
 import HTTPDNSCore
 
@@ -23,12 +24,27 @@ public struct HijackComparison: Sendable, Hashable {
     /// `getaddrinfo`'s answer.
     public var system: Result<[IPAddress], ResolutionError>
     public var verdict: Verdict
+    /// When the resolver validates the name (its DNSSEC policy for it is not off): what validation
+    /// made of the trusted answer, a bogus one included (it is compared, not refused); nil otherwise.
+    public var trustedDNSSEC: DNSSECStatus?
+    /// When the resolver validates the name: what the zone's signatures, as the trusted provider
+    /// handed them over, make of the system's answer. `secure` when they verify over its addresses
+    /// (so a provider that changed the addresses but not the RRSIGs is caught: the trusted side is
+    /// bogus, the system's secure); `bogus` when the zone's trusted keys signed something else;
+    /// `insecure` or `indeterminate` when nothing signed judges it. nil when not validated or the
+    /// system resolver failed.
+    public var systemDNSSEC: DNSSECStatus?
 
-    public init(host: String, trusted: Result<[IPAddress], ResolutionError>, system: Result<[IPAddress], ResolutionError>) {
+    public init(
+        host: String, trusted: Result<[IPAddress], ResolutionError>, system: Result<[IPAddress], ResolutionError>,
+        trustedDNSSEC: DNSSECStatus? = nil, systemDNSSEC: DNSSECStatus? = nil
+    ) {
         self.host = host
         self.trusted = trusted
         self.system = system
         self.verdict = Self.verdict(trusted: trusted, system: system)
+        self.trustedDNSSEC = trustedDNSSEC
+        self.systemDNSSEC = systemDNSSEC
     }
 
     private static func verdict(trusted: Result<[IPAddress], ResolutionError>, system: Result<[IPAddress], ResolutionError>) -> Verdict {
@@ -51,6 +67,12 @@ extension HostResolver {
     /// Asks the trusted providers (never the cache, never the system fallback) and the system resolver
     /// for `host` side by side and compares the answers, to detect DNS hijacking on this network.
     ///
+    /// When the resolver validates the name (`Configuration.dnssec`), the trusted answer is validated
+    /// (a bogus one is still compared) and the system's is judged by the zone's signatures that came
+    /// with it (`trustedDNSSEC`, `systemDNSSEC`): on a signed zone the comparison says which side's
+    /// answer validates, not only that they differ. Providers are then asked as a validated lookup
+    /// asks them (RFC 8484 first; the others, which carry no signatures, only under `report`).
+    ///
     /// - Parameter host: A host name (Unicode allowed).
     /// - Returns: Both answers and the verdict; an invalid name gives `trustedFailed` with
     ///   `.invalidHostName` on both sides.
@@ -72,8 +94,54 @@ extension HostResolver {
                 return .failure(.resolverUnavailable(host: name, reasons: ["system resolver: \(error)"]))
             }
         }()
+        if let dnssecChain, case let dnssecPolicy = configuration.dnssec.policy(for: name), dnssecPolicy != .off {
+            let validated = await validatedTrustedQuery(name, families: families, chain: dnssecChain, policy: dnssecPolicy)
+            let system = await systemAnswer
+            var systemStatus: DNSSECStatus?
+            if let lookup = validated.lookup, let endpoint = validated.endpoint {
+                systemStatus = await dnssecChain.judge(system, name: name, by: lookup, .init(endpoint: endpoint, timeout: configuration.requestTimeout))
+            } else if let status = validated.status, (try? system.get()) != nil {
+                systemStatus = status // no signatures came: nothing judges the system's answer either
+            }
+            return HijackComparison(host: name, trusted: validated.result, system: system, trustedDNSSEC: validated.status, systemDNSSEC: systemStatus)
+        }
         let trustedAnswer = await trustedQuery(name, families: families)
         return HijackComparison(host: name, trusted: trustedAnswer, system: await systemAnswer)
+    }
+
+    /// The trusted answer for a hijack check under a DNSSEC policy: the first RFC 8484 provider's,
+    /// validated, with the responses that judge the other side; else (under `report`) another
+    /// provider's, indeterminate.
+    private func validatedTrustedQuery(
+        _ name: String, families: AddressFamilies, chain: DNSSECChain, policy dnssecPolicy: DNSSECSettings.Policy
+    ) async -> (result: Result<[IPAddress], ResolutionError>, status: DNSSECStatus?, lookup: DNSSECChain.Lookup?, endpoint: DoHEndpoint?) {
+        var reasons: [String] = []
+        for case let endpoint as DoHEndpoint in configuration.providers {
+            do {
+                let lookup = try await chain.lookup(name, families: families, endpoint: endpoint, timeout: configuration.requestTimeout)
+                let result = policy.outcome(of: lookup.answer, name: name, provider: endpoint).result.map(\.addresses)
+                return (result, lookup.status, lookup, endpoint)
+            } catch {
+                if case .invalidName = error { return (.failure(.invalidHostName(name)), nil, nil, nil) }
+                reasons.append(error.description)
+            }
+        }
+        for provider in configuration.providers where !(provider is DoHEndpoint) {
+            let why = Self.carriesNoSignatures(provider)
+            guard dnssecPolicy == .report else {
+                reasons.append("\(provider.url.absoluteString): not asked under the DNSSEC require policy, \(why)")
+                continue
+            }
+            do {
+                let answer = try await provider.lookup(name, families: families, transport: transport, timeout: configuration.requestTimeout)
+                return (policy.outcome(of: answer, name: name, provider: provider).result.map(\.addresses), .indeterminate(reason: why), nil, nil)
+            } catch {
+                if case .invalidName = error { return (.failure(.invalidHostName(name)), nil, nil, nil) }
+                reasons.append(error.description)
+            }
+        }
+        if configuration.providers.isEmpty { reasons.append("no provider configured") }
+        return (.failure(.resolverUnavailable(host: name, reasons: reasons)), nil, nil, nil)
     }
 
     /// The providers' answer for `name`, without cache or system fallback.

@@ -14,7 +14,7 @@ extension HostResolver {
         var names: [String] = []
         for host in hosts {
             guard let name = HostName.normalize(host), IPAddress(name) == nil, !bypasses(name), !names.contains(name) else { continue }
-            if cache.value(for: ResolutionCache.Key(name: name, families: families), now: now) == nil { names.append(name) }
+            if cachedValue(for: ResolutionCache.Key(name: name, families: families), now: now) == nil { names.append(name) }
         }
         _ = await batchOutcomes(names, families: families)
         await withTaskGroup(of: Void.self) { group in

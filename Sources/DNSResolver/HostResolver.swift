@@ -230,6 +230,8 @@ public final class HostResolver: HostResolving {
         var isStale = false
         /// For a stale answer: seconds since it expired.
         var expiredFor: TimeInterval = 0
+        /// A cached answer's DNSSEC outcome, when it was validated.
+        var dnssec: DNSSECStatus? = nil
 
         var resolution: HostResolution {
             let source: ResolutionSource =
@@ -238,7 +240,9 @@ public final class HostResolver: HostResolving {
                 case .staticMapping: .staticMapping
                 case .cache: .cache
                 }
-            return HostResolution(host: host, addresses: addresses, ttl: ttl, source: source, provider: provider, latency: latency, isStale: isStale)
+            var resolution = HostResolution(host: host, addresses: addresses, ttl: ttl, source: source, provider: provider, latency: latency, isStale: isStale)
+            resolution.dnssec = dnssec
+            return resolution
         }
     }
 
@@ -264,12 +268,17 @@ public final class HostResolver: HostResolving {
         {
             (found, fromBothFamilies) = (other, true)
         }
-        guard let hit = found else {
+        // Under a validating policy an entry must carry an outcome the policy accepts (one the file
+        // loaded was never validated here); checked only when it holds no secure verdict.
+        guard let hit = found, dnssecChain == nil || acceptsCached(hit.dnssec, name: name) else {
             return .miss(key, started: started, stale: nil)
         }
         guard case .addresses(let addresses) = hit.value else {
             let result = Self.answer(from: hit, name: name)
-            if case .failure(let error) = result { configuration.observer?.negativeCacheHit(host: name, error: error) }
+            if case .failure(let error) = result {
+                if let status = hit.dnssec { configuration.observer?.dnssecValidated(host: name, status: status) }
+                configuration.observer?.negativeCacheHit(host: name, error: error)
+            }
             return .answered(try result.get())
         }
         // The fresh hit decided here rather than by `policy.use`: this is the path every request takes.
@@ -278,20 +287,20 @@ public final class HostResolver: HostResolving {
             // Made where it is returned, and again for an observer: one made before the call and
             // returned after it was copied and destroyed again on every hit.
             if let observer = configuration.observer {
-                observer.cacheHit(
-                    host: name,
-                    resolution: HostResolution(
-                        host: name, addresses: addresses, ttl: hit.remaining, source: .cache,
-                        provider: hit.provider, latency: latency))
+                var resolution = HostResolution(host: name, addresses: addresses, ttl: hit.remaining, source: .cache, provider: hit.provider, latency: latency)
+                resolution.dnssec = hit.dnssec
+                observer.cacheHit(host: name, resolution: resolution)
             }
             if let window = configuration.refreshAheadWindow, hit.remaining <= window {
                 refreshInBackground(LookupCoalescer.Key(cacheKey: fromBothFamilies ? ResolutionCache.Key(name: name, families: .both) : key, port: port), reason: .refreshAhead)
             }
-            return .hit(HostResolution(host: name, addresses: addresses, ttl: hit.remaining, source: .cache, provider: hit.provider, latency: latency))
+            var resolution = HostResolution(host: name, addresses: addresses, ttl: hit.remaining, source: .cache, provider: hit.provider, latency: latency)
+            resolution.dnssec = hit.dnssec
+            return .hit(resolution)
         }
         var answer = Answer(
             host: name, addresses: addresses, ttl: 0, source: .cache,
-            provider: hit.provider, latency: now() - started, isStale: true)
+            provider: hit.provider, latency: now() - started, isStale: true, dnssec: hit.dnssec)
         switch policy.use(remaining: hit.remaining) {
         case .fresh:
             break
@@ -321,6 +330,24 @@ public final class HostResolver: HostResolving {
         return hit
     }
 
+    /// The live cache entry for `key` (`ResolutionCache.value(for:now:)`), when its DNSSEC outcome
+    /// lets it answer under the name's policy.
+    func cachedValue(for key: ResolutionCache.Key, now: TimeInterval) -> (value: ResolutionCache.Value, remaining: TimeInterval, dnssec: DNSSECStatus?)? {
+        guard let entry = cache.value(for: key, now: now), dnssecChain == nil || acceptsCached(entry.dnssec, name: key.name) else { return nil }
+        return entry
+    }
+
+    /// Whether a cached entry with DNSSEC outcome `status` may answer `name` under its policy: one
+    /// that was never validated only where the policy is off (the file's rows, answers kept before),
+    /// a bogus one never under `require`. A secure, insecure or indeterminate one always may.
+    private func acceptsCached(_ status: DNSSECStatus?, name: String) -> Bool {
+        switch status {
+        case .secure?, .insecure?, .indeterminate?: true
+        case .bogus?: configuration.dnssec.policy(for: name) != .require
+        case nil: configuration.dnssec.policy(for: name) == .off
+        }
+    }
+
     /// `clock.now()`, without the protocol's dispatch for the system clock (a hit reads it twice).
     private func now() -> TimeInterval {
         clockIsMonotonic ? MonotonicClock.now() : clock.now()
@@ -344,13 +371,13 @@ public final class HostResolver: HostResolving {
         guard let name = HostName.normalize(host) else { return nil }
         let families = concrete(families ?? configuration.families)
         let now = clock.now()
-        var found = cache.value(for: ResolutionCache.Key(name: name, families: families), now: now).map {
-            ResolutionCache.Hit(value: $0.value, remaining: $0.remaining, provider: nil)
+        var found = cachedValue(for: ResolutionCache.Key(name: name, families: families), now: now).map {
+            ResolutionCache.Hit(value: $0.value, remaining: $0.remaining, provider: nil, dnssec: $0.dnssec)
         }
         if found == nil, families != .both, let other = bothFamiliesHit(name, families, now: now), !other.isStale {
-            found = ResolutionCache.Hit(value: other.value, remaining: other.remaining, provider: nil)
+            found = ResolutionCache.Hit(value: other.value, remaining: other.remaining, provider: nil, dnssec: other.dnssec)
         }
-        guard let hit = found, case .success(let resolution) = Self.resolution(from: hit, name: name) else { return nil }
+        guard let hit = found, dnssecChain == nil || acceptsCached(hit.dnssec, name: name), case .success(let resolution) = Self.resolution(from: hit, name: name) else { return nil }
         return resolution
     }
 
@@ -468,9 +495,9 @@ public final class HostResolver: HostResolving {
 
     /// The answer for `key` from the query under way or a new one (or the cache, filled meanwhile).
     func sharedLookup(_ key: LookupCoalescer.Key) async throws -> HostResolution {
-        try await coalescer.lookup(key, work: work) { [cache, clock] in
-            guard let hit = cache.value(for: key.cacheKey, now: clock.now()) else { return nil }
-            return Self.resolution(from: .init(value: hit.value, remaining: hit.remaining, provider: nil), name: key.name)
+        try await coalescer.lookup(key, work: work) { [self] in
+            guard let hit = cachedValue(for: key.cacheKey, now: clock.now()) else { return nil }
+            return Self.resolution(from: .init(value: hit.value, remaining: hit.remaining, provider: nil, dnssec: hit.dnssec), name: key.name)
         }
     }
 
@@ -478,7 +505,7 @@ public final class HostResolver: HostResolving {
     private func keep(_ outcome: LookupOutcome, for key: ResolutionCache.Key) {
         guard let value = outcome.cacheValue, let ttl = outcome.cacheTTL, ttl > 0 else { return }
         let provider = try? outcome.result.get().provider
-        cache.insert(value, for: key, ttl: ttl, now: clock.now(), provider: provider)
+        cache.insert(value, for: key, ttl: ttl, now: clock.now(), provider: provider, dnssec: outcome.dnssec)
         persist(value, for: key, ttl: ttl, provider: provider)
         staleHolds.withLock { _ = $0.removeValue(forKey: key) }
     }
@@ -488,7 +515,10 @@ public final class HostResolver: HostResolving {
     /// Asks the providers for `key` (failover, health, racing), then the system resolver if allowed.
     func query(_ key: LookupCoalescer.Key) async -> LookupOutcome {
         let name = key.name
-        if let dnssecChain { return await validatedQuery(key, chain: dnssecChain) }
+        if let dnssecChain {
+            let dnssecPolicy = configuration.dnssec.policy(for: name)
+            if dnssecPolicy != .off { return await validatedQuery(key, chain: dnssecChain, policy: dnssecPolicy) }
+        }
         let reasons: [String]
         switch await providers.query(name, families: key.cacheKey.families) {
         case .answered(let answer, let provider):
@@ -521,7 +551,7 @@ public final class HostResolver: HostResolving {
             .success(
                 Answer(
                     host: name, addresses: addresses, ttl: max(0, hit.remaining), source: .cache,
-                    provider: hit.provider, isStale: hit.isStale))
+                    provider: hit.provider, isStale: hit.isStale, dnssec: hit.dnssec))
         case .nameNotFound:
             .failure(.nameNotFound(host: name, negativeTTL: hit.remaining))
         case .noAddresses:

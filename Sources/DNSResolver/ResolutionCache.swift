@@ -64,6 +64,8 @@ final class ResolutionCache: Sendable {
         var expires: TimeInterval
         /// The provider kind that answered (`doh`, `json`, ...).
         var provider: String?
+        /// What DNSSEC validation made of the answer; nil when it was not validated.
+        var dnssec: DNSSECStatus?
         /// Use order, for LRU eviction (`insertStamp`, `hitStamp`).
         var lastUsed: UInt64
     }
@@ -73,6 +75,7 @@ final class ResolutionCache: Sendable {
         var value: Value
         var remaining: TimeInterval
         var provider: String?
+        var dnssec: DNSSECStatus? = nil
         var isStale: Bool { remaining <= 0 }
     }
 
@@ -174,37 +177,38 @@ final class ResolutionCache: Sendable {
             guard let staleLimit, case .addresses = entry.value, -remaining <= staleLimit else { return nil }
         }
         entry.lastUsed = stamp
-        return Hit(value: entry.value, remaining: remaining, provider: entry.provider)
+        return Hit(value: entry.value, remaining: remaining, provider: entry.provider, dnssec: entry.dnssec)
     }
 
-    /// The live entry for `key` and its remaining lifetime; an expired entry is left in place (it may
-    /// still be served stale) but not returned.
-    func value(for key: Key, now: TimeInterval) -> (value: Value, remaining: TimeInterval)? {
+    /// The live entry for `key`, its remaining lifetime and DNSSEC outcome; an expired entry is left
+    /// in place (it may still be served stale) but not returned.
+    func value(for key: Key, now: TimeInterval) -> (value: Value, remaining: TimeInterval, dnssec: DNSSECStatus?)? {
         let use = hitStamp()
-        return shard(for: key).withLock { entries -> (value: Value, remaining: TimeInterval)? in
+        return shard(for: key).withLock { entries -> (value: Value, remaining: TimeInterval, dnssec: DNSSECStatus?)? in
             guard let index = entries.index(forKey: key) else { return nil }
             let entry = entries.values[index]
             guard entry.expires - now > 0 else { return nil }
             entries.values[index].lastUsed = use
-            return (entry.value, entry.expires - now)
+            return (entry.value, entry.expires - now, entry.dnssec)
         }
     }
 
     /// Remembers `value` for `ttl` seconds; a `ttl` of 0 or less stores nothing. When full, the least
     /// recently used entry makes room. Inserts must not run concurrently with each other (the resolver
     /// makes them under its lock).
-    func insert(_ value: Value, for key: Key, ttl: TimeInterval, now: TimeInterval, provider: String? = nil) {
+    func insert(_ value: Value, for key: Key, ttl: TimeInterval, now: TimeInterval, provider: String? = nil, dnssec: DNSSECStatus? = nil) {
         guard ttl > 0 else { return }
-        insert(value, for: key, expires: now + ttl, provider: provider)
+        insert(value, for: key, expires: now + ttl, provider: provider, dnssec: dnssec)
     }
 
-    /// Remembers `value` until `expires` (which may be past, for an entry only usable stale).
-    func insert(_ value: Value, for key: Key, expires: TimeInterval, provider: String?) {
+    /// Remembers `value` until `expires` (which may be past, for an entry only usable stale), with
+    /// the DNSSEC outcome it was validated to, if it was.
+    func insert(_ value: Value, for key: Key, expires: TimeInterval, provider: String?, dnssec: DNSSECStatus? = nil) {
         guard capacity > 0 else { return }
         let target = shard(for: key)
         let isNew = target.withLock { $0[key] == nil }
         if isNew, count >= capacity { evictLeastRecentlyUsed() }
-        let entry = Entry(value: value, expires: expires, provider: provider, lastUsed: insertStamp())
+        let entry = Entry(value: value, expires: expires, provider: provider, dnssec: dnssec, lastUsed: insertStamp())
         let added = target.withLock { $0.updateValue(entry, forKey: key) == nil }
         if added { total.add(1, ordering: .relaxed) }
     }

@@ -41,7 +41,9 @@ public protocol ResolverObserver: Sendable {
     /// The HTTPS (or SVCB) records of `host` could not be had and are left out of its resolution (the
     /// addresses stand): `error` says why (a provider failure, a malformed record, an alias loop).
     func serviceBindingsDropped(host: String, error: ServiceBindingError)
-    /// DNSSEC validation (`Configuration.dnssec`) judged a provider's answer for `host`.
+    /// DNSSEC validation (`Configuration.dnssec`) judged a provider's answer for `host`; told again
+    /// for a negative answer (NXDOMAIN, NODATA) served from the cache, which has no `HostResolution`
+    /// to carry it (a positive hit carries it in `HostResolution.dnssec`).
     func dnssecValidated(host: String, status: DNSSECStatus)
     /// A provider answered an SVCB or HTTPS query for `host` (`type`) after `latency` seconds, with
     /// `count` records (AliasMode included; 0: none of the type, or NXDOMAIN).

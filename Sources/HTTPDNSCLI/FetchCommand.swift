@@ -546,11 +546,13 @@ enum FetchCommand {
         if plan.silent || plan.verbose { configuration.trustEventHandler = { _ in } }
         // -s: no warnings, as curl -s prints none.
         if !plan.silent { console.warnOfOptionsWithoutEffect(plan.resolverOptions.providerOptions) }
+        var resolverOptions = plan.resolverOptions
+        await resolverOptions.upgradeToDesignatedResolvers(console: console, verbose: plan.verbose, command: "fetch")
         let resolver: HostResolver
         let client: HTTPClient
         do {
             // The client's connect limit covers resolving the name (as curl's), DoH exchanges included.
-            resolver = try plan.resolverOptions.makeResolver(families: plan.families, observer: console.resolverObserver(verbose: plan.verbose))
+            resolver = try resolverOptions.makeResolver(families: plan.families, observer: console.resolverObserver(verbose: plan.verbose))
             client = try HTTPClient(configuration: configuration, resolver: resolver)
         } catch {
             return HTTPDNSTool.report(UsageError("\(error)", command: "fetch"), console: console)

@@ -45,7 +45,7 @@ enum PinsCommand {
 
     static func run(_ arguments: [String], raw: [[UInt8]], console: Console, environment: Environment) async -> Int32 {
         let url: URL
-        let options: ResolverOptions
+        var options: ResolverOptions
         let insecure: Bool
         var timeouts = Timeouts()
         do throws(UsageError) {
@@ -76,6 +76,7 @@ enum PinsCommand {
         var trust = options.trust
         if insecure { trust.verification = .insecureSkippingAllVerification }
         console.warnOfOptionsWithoutEffect(options.providerOptions)
+        await options.upgradeToDesignatedResolvers(console: console, verbose: false, command: "pins")
         let client: HTTPClient
         do {
             client = try HTTPClient(configuration: .init(trust: trust, timeouts: timeouts), resolver: options.makeResolver(observer: console.resolverObserver(verbose: false)))

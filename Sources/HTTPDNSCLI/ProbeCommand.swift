@@ -12,7 +12,11 @@ enum ProbeCommand {
             Resolves URL's host (as fetch does) and, for each address, connects with SNI set to the host,
             verifies the certificate for the host, sends GET and reports on it. The first line says what
             the name resolved to: '# HOST: ADDRESS, ADDRESS (source SOURCE)' (none for an IP literal;
-            ', synthesized in NAT64 prefix PREFIX' after SOURCE when --nat64 made the addresses).
+            ', synthesized in NAT64 prefix PREFIX' after SOURCE when --nat64 made the addresses),
+            and the second the order a new connection would try them in, from one TCP connect to each:
+            '# rank (TCP connect to each): 1. ADDRESS connect MS ms; 2. ADDRESS failed once, last for
+            S s' (an address that failed goes last for a back-off, 5 s doubling to 5 min, that its
+            next connection ends).
             Then one line per address: ADDRESS ok|FAILED connect=MS tls=MS VERSION sni=NAME
             verified=true|false verification=verified|disabled status=CODE total=MS cert="SUBJECT"
             expires=DATE, or ADDRESS FAILED and the failure in words (could not connect, TLS handshake
@@ -22,9 +26,9 @@ enum ProbeCommand {
             verified=false verification=disabled.
 
             --json prints one object per line and address, no header: "address", "healthy", "status",
-            "connect_ms", "tls_ms", "total_ms" and "tls" (sni, verified, verification, version, subject,
-            expires); for a failed address "address", "healthy": false, "message" (the text) and "error",
-            the failure's name. A host that cannot be resolved gives one object {"host", "healthy": false,
+            "connect_ms", "tls_ms", "total_ms", "tls" (sni, verified, verification, version, subject,
+            expires) and "rank" (position, connect_ms, failures, back_off_s); for a failed address
+            "address", "healthy": false, "message" (the text), "error", the failure's name, and "rank". A host that cannot be resolved gives one object {"host", "healthy": false,
             "error", "message"} instead. The failure names are stable, for scripts: couldNotResolve,
             couldNotConnect, timedOut, tlsHandshakeFailed, certificateVerificationFailed,
             trustConfigurationInvalid, pinMismatch, clientCertificateRejected, certificateStatusInvalid,
@@ -72,7 +76,7 @@ enum ProbeCommand {
 
     static func run(_ arguments: [String], raw: [[UInt8]], console: Console, environment: Environment) async -> Int32 {
         let url: URL
-        let options: ResolverOptions
+        var options: ResolverOptions
         let trustOptions: TrustOptions
         var timeouts = Timeouts(connect: 5, total: 15)
         let json: Bool
@@ -115,6 +119,7 @@ enum ProbeCommand {
             return HTTPDNSTool.ExitStatus.usage
         }
         console.warnOfOptionsWithoutEffect(options.providerOptions)
+        await options.upgradeToDesignatedResolvers(console: console, verbose: verbose, command: "probe")
         let resolver: HostResolver
         do {
             resolver = try options.makeResolver(observer: console.resolverObserver(verbose: verbose), connectTimeout: timeouts.connect)
@@ -154,6 +159,14 @@ enum ProbeCommand {
         } catch {
             return HTTPDNSTool.report(UsageError("\(error)", command: "probe"), console: console)
         }
+        // The order a new connection would try the addresses in, from one TCP connect to each.
+        var ranks: [IPAddress: AddressRanking.Ranked] = [:]
+        if let ranking = configuration.addressRanking, IPAddress(host) == nil {
+            _ = await ConnectProbe.probe(addresses, port: port, timeout: ConnectProbe.timeout(forConnectLimit: [timeouts.connect, timeouts.total].compactMap { $0 }.min()), reportingTo: ranking)
+            let ranked = ranking.ranked(addresses, port: port)
+            for entry in ranked where ranks[entry.address] == nil { ranks[entry.address] = entry }
+            if !json { console.print("# rank (TCP connect to each): " + ranked.map { "\($0.rank). \($0.address) \(reason($0.placement))" }.joined(separator: "; ")) }
+        }
         var healthy = true
         for address in addresses {
             var request = HTTPRequest(url: url)
@@ -164,14 +177,16 @@ enum ProbeCommand {
                 let response = try await client.execute(request, to: .handler { _ in })
                 let ok = response.status < 400
                 healthy = healthy && ok
-                console.print(line(address: address, response: response, ok: ok, json: json))
+                console.print(line(address: address, response: response, ok: ok, json: json, rank: ranks[address]))
             } catch {
                 healthy = false
                 let failure = error as? HTTPClientError
                 if json {
                     // "error" is the failure's stable name (HTTPClientError.Kind's case), as the help lists them.
                     let kind = failure?.kind.rawValue ?? "error"
-                    console.print(encode(["address": address.description, "healthy": false, "error": kind, "message": failure?.message ?? "\(error)"]))
+                    var object: [String: Any] = ["address": address.description, "healthy": false, "error": kind, "message": failure?.message ?? "\(error)"]
+                    if let rank = ranks[address] { object["rank"] = rankObject(rank) }
+                    console.print(encode(object))
                 } else {
                     // One line per address: a multi-line message (a pin mismatch's chain) joined with "; ".
                     let text = failure?.summary ?? "error: \(error)"
@@ -190,7 +205,30 @@ enum ProbeCommand {
         seconds.map { String(format: "%.1f", $0 * 1000) } ?? "?"
     }
 
-    private static func line(address: IPAddress, response: HTTPResponse, ok: Bool, json: Bool) -> String {
+    /// Why an address has its rank, in words: "connect 0.4 ms", "not measured", "failed 2 times in a row, last for 8.5 s".
+    private static func reason(_ placement: AddressRanking.Placement) -> String {
+        switch placement {
+        case .measured(let time): "connect \(ms(time)) ms"
+        case .unmeasured: "not measured"
+        case .backingOff(let failures, let remaining):
+            "failed \(failures == 1 ? "once" : "\(failures) times in a row"), last for \(String(format: "%.1f", remaining)) s"
+        }
+    }
+
+    /// `--json`'s "rank": {"position", "connect_ms", "failures", "back_off_s"}.
+    private static func rankObject(_ rank: AddressRanking.Ranked) -> [String: Any] {
+        var object: [String: Any] = ["position": rank.rank, "connect_ms": NSNull(), "failures": 0, "back_off_s": NSNull()]
+        switch rank.placement {
+        case .measured(let time): object["connect_ms"] = milliseconds(time)
+        case .unmeasured: break
+        case .backingOff(let failures, let remaining):
+            object["failures"] = failures
+            object["back_off_s"] = (remaining * 10).rounded() / 10
+        }
+        return object
+    }
+
+    private static func line(address: IPAddress, response: HTTPResponse, ok: Bool, json: Bool, rank: AddressRanking.Ranked?) -> String {
         let timing = response.connection.timing
         let tls = response.connection.tls
         let expires = tls?.peerNotAfter.map { ISO8601DateFormatter().string(from: $0) }
@@ -201,6 +239,7 @@ enum ProbeCommand {
                 "tls_ms": timing.map { milliseconds($0.tlsHandshake) } as Any? ?? NSNull(),
                 "total_ms": timing.map { milliseconds($0.total) } as Any? ?? NSNull()
             ]
+            if let rank { object["rank"] = rankObject(rank) }
             if let tls {
                 object["tls"] =
                     [

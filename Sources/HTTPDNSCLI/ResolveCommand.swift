@@ -30,7 +30,10 @@ enum ResolveCommand {
 
             With --compare, asks the system resolver and the trusted provider side by side for each HOST
             and prints one line per name: HOST agree|disagree|trusted-failed|system-failed, then both
-            answers (a possible DNS hijack when they disagree).
+            answers (a possible DNS hijack when they disagree). With --dnssec too, the line ends in
+            trusted_dnssec=STATUS system_dnssec=STATUS: the trusted answer validated, and the system's
+            judged by the zone's signatures that came with it (secure when they sign its addresses,
+            bogus when they sign something else); stderr then says which side's answer validates.
             """,
         sections: [
             .init(
@@ -55,7 +58,11 @@ enum ResolveCommand {
                             """),
                     .init(
                         names: ["--compare"], arity: .flag, summary: "Hijack check: system resolver against provider",
-                        detail: "Hijack check: ask the system resolver and the trusted provider side by side and compare their answers."),
+                        detail: """
+                            Hijack check: ask the system resolver and the trusted provider side by side and compare their answers.
+                            With --dnssec, say which side's answer the zone's signatures back (trusted_dnssec and system_dnssec;
+                            in --json also with their _reason).
+                            """),
                     .init(
                         names: ["-m", "--max-time"], arity: .value, valueName: "SECONDS",
                         summary: "Limit for the whole command (exit 28)", detail: "Limit for the whole command, every lookup included; exceeded: exit 28."),
@@ -86,7 +93,7 @@ enum ResolveCommand {
 
     static func run(_ arguments: [String], raw: [[UInt8]], console: Console, environment: Environment) async -> Int32 {
         let hosts: [String]
-        let options: ResolverOptions
+        var options: ResolverOptions
         let families: AddressFamilies
         let json: Bool
         let compare: Bool
@@ -139,9 +146,10 @@ enum ResolveCommand {
         let resolver: HostResolver
         // With --dnssec: each name's outcome, a negative answer's included.
         var outcomes: DNSSECOutcomeObserver?
+        await options.upgradeToDesignatedResolvers(console: console, verbose: verbose, command: "resolve")
         do {
             let observer = console.resolverObserver(verbose: verbose)
-            outcomes = options.dnssec.policy == .off ? nil : DNSSECOutcomeObserver(observer)
+            outcomes = options.dnssec.validatesAny ? DNSSECOutcomeObserver(observer) : nil
             resolver = try options.makeResolver(families: families, observer: outcomes ?? observer)
         } catch {
             return HTTPDNSTool.report(UsageError("\(error)", command: "resolve"), console: console)
@@ -164,7 +172,7 @@ enum ResolveCommand {
                     ? try batched[index].get()
                     : try await TimeLimitOption.resolve(host, port: 443, with: resolver, before: deadline, maxTime: maxTime)
                 if json {
-                    console.print(jsonLine(host: host, resolution: resolution, dnssec: options.dnssec.policy != .off))
+                    console.print(jsonLine(host: host, resolution: resolution, dnssec: options.dnssec.validatesAny))
                 } else {
                     let ttl = resolution.ttl.map { String(Int($0)) } ?? "-"
                     for address in resolution.addresses {
@@ -182,7 +190,7 @@ enum ResolveCommand {
                 let outcome = outcomes?.outcome(host)
                 if json {
                     console.print(jsonLine(host: host, error: options.withBootstrapHint("\(error)"), outcome: outcome))
-                } else if let outcome, outcome.name != "bogus" || options.dnssec.policy == .report {
+                } else if let outcome, outcome.name != "bogus" || options.dnssec.policy(for: HostName.normalize(host) ?? host) == .report {
                     // NXDOMAIN and NODATA are answers: say what validation made of their proof.
                     console.print("\(HostName.normalize(host) ?? host) - dnssec=\(outcome.name)")
                 }
@@ -272,6 +280,7 @@ enum ResolveCommand {
     /// `--compare`: one verdict per name; exit 0 all agree, 1 any disagree, 6 when a side failed and
     /// none disagreed.
     private static func runCompare(_ hosts: [String], resolver: HostResolver, json: Bool, console: Console) async -> Int32 {
+        let validates = resolver.configuration.dnssec.validatesAny
         var disagreed = false
         var failed = false
         for host in hosts {
@@ -285,14 +294,41 @@ enum ResolveCommand {
                 var object: [String: Any] = ["host": comparison.host, "verdict": comparison.verdict.rawValue]
                 object["trusted"] = describe(comparison.trusted, asJSON: true)
                 object["system"] = describe(comparison.system, asJSON: true)
+                for (key, status) in [("trusted", comparison.trustedDNSSEC), ("system", comparison.systemDNSSEC)] where validates {
+                    object["\(key)_dnssec"] = status?.name as Any? ?? NSNull()
+                    object["\(key)_dnssec_reason"] = status?.reason as Any? ?? NSNull()
+                }
                 let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
                 console.print(String(decoding: data, as: UTF8.self))
             } else {
-                console.print("\(comparison.host) \(comparison.verdict.rawValue) trusted=\(describe(comparison.trusted, asJSON: false)) system=\(describe(comparison.system, asJSON: false))")
+                let proof = validates ? " trusted_dnssec=\(comparison.trustedDNSSEC?.name ?? "-") system_dnssec=\(comparison.systemDNSSEC?.name ?? "-")" : ""
+                console.print(
+                    "\(comparison.host) \(comparison.verdict.rawValue) trusted=\(describe(comparison.trusted, asJSON: false)) system=\(describe(comparison.system, asJSON: false))\(proof)")
             }
+            if let proof = proofNote(comparison) { console.note("httpdns: \(comparison.host): \(proof)") }
         }
         if disagreed { return 1 }
         return failed ? HTTPDNSTool.ExitStatus.couldNotResolve : HTTPDNSTool.ExitStatus.success
+    }
+
+    /// `--compare --dnssec`'s conclusion for stderr: which side's answer validates, when they are
+    /// not both secure; nil when both are, or nothing was validated.
+    static func proofNote(_ comparison: HijackComparison) -> String? {
+        guard let trusted = comparison.trustedDNSSEC else { return nil }
+        let system = comparison.systemDNSSEC
+        func said(_ status: DNSSECStatus) -> String { status.reason.map { "\(status.name): \($0)" } ?? status.name }
+        switch (trusted, system) {
+        case (.secure, .secure?), (.secure, nil):
+            return nil
+        case (.secure, let other?):
+            return "the trusted provider's answer validates (secure); the system resolver's does not (\(said(other)))"
+        case (_, .secure?):
+            return "the system resolver's answer validates (secure); the trusted provider's does not (\(said(trusted)))"
+        case (.bogus, _), (_, .bogus?):
+            return "neither answer validates (trusted: \(said(trusted))\(system.map { "; system: \(said($0))" } ?? ""))"
+        default:
+            return "no answer can be validated (\(said(trusted)))"
+        }
     }
 
     private static func describe(_ answer: Result<[IPAddress], ResolutionError>, asJSON: Bool) -> Any {

@@ -16,7 +16,7 @@ extension ResolverOptions {
     ]
 
     static let dnssecOption = ArgumentParser.Option(
-        names: ["--dnssec"], arity: .value, valueName: "POLICY",
+        names: ["--dnssec"], arity: .value, valueName: "POLICY[:PATTERN]",
         summary: "Validate DNSSEC: report or require (off)",
         detail: """
             Validate the DNS-over-HTTPS answers with DNSSEC (RFC 4035) in the client: queries carry DO and CD,
@@ -24,24 +24,47 @@ extension ResolverOptions {
             unless --trust-anchor) down to the name are fetched over the same endpoint. report: each
             answer is marked secure, insecure (provably unsigned), bogus or indeterminate (no anchor
             leads to it) and used whatever it is; require: a bogus answer fails the lookup (exit 6, the
-            reason on stderr), the others pass. off (the default): no validation. Only RFC 8484
-            endpoints carry signatures: other providers are passed over.
+            reason on stderr), the others pass. off (the default): no validation. POLICY:PATTERN sets
+            the policy of the hosts PATTERN matches (example.com, *.example.com: one label in front,
+            **.example.com: any number, none included), repeatable; the most specific pattern wins, and
+            a POLICY alone is for every other host: --dnssec 'report' --dnssec 'require:**.bank.example'.
+            Only RFC 8484 endpoints carry signatures: under report another provider (json, httpdns-*)
+            is asked only after them, its answers indeterminate; under require it is never asked.
             """,
         values: HostResolver.DNSSECSettings.Policy.allCases.map(\.rawValue))
 
-    /// The DNSSEC settings `parsed` asks for.
-    /// - Throws: `UsageError` for an unknown policy, an anchor file that cannot be read or parsed, or
-    ///   `--trust-anchor` without `--dnssec`.
+    /// The DNSSEC settings `parsed` asks for: each `--dnssec POLICY` sets the policy (the last one
+    /// given), each `--dnssec POLICY:PATTERN` the policy of the hosts PATTERN matches.
+    /// - Throws: `UsageError` for an unknown policy, an invalid host pattern, a pattern given two
+    ///   policies, an anchor file that cannot be read or parsed, or `--trust-anchor` when no host is
+    ///   validated.
     static func dnssecSettings(_ parsed: ArgumentParser.Parsed, command: String) throws(UsageError) -> HostResolver.DNSSECSettings {
         let files = parsed.all("trust-anchor")
-        guard let text = parsed.value("dnssec") else {
+        var settings = HostResolver.DNSSECSettings()
+        for text in parsed.all("dnssec") {
+            let (policyText, patternText) = splitPolicy(text)
+            guard let policy = HostResolver.DNSSECSettings.Policy(rawValue: policyText.lowercased()) else {
+                throw OptionValue.refusal("--dnssec", expected: "off, report or require, or POLICY:PATTERN", got: text, command: command)
+            }
+            guard let patternText else {
+                settings.policy = policy
+                continue
+            }
+            let pattern: HostPattern
+            do {
+                pattern = try HostPattern(parsing: String(patternText))
+            } catch {
+                throw OptionValue.refusal("--dnssec", expected: "POLICY:PATTERN with a host pattern (example.com, *.example.com, **.example.com)", got: text, why: error.reason, command: command)
+            }
+            if let earlier = settings.hostPolicies[pattern], earlier != policy {
+                throw UsageError("--dnssec: \(pattern) is given both \(earlier.rawValue) and \(policy.rawValue)", command: command)
+            }
+            settings.hostPolicies[pattern] = policy
+        }
+        guard settings.validatesAny else {
             if !files.isEmpty { throw UsageError("--trust-anchor needs --dnssec report or --dnssec require", command: command) }
-            return .off
+            return settings
         }
-        guard let policy = HostResolver.DNSSECSettings.Policy(rawValue: text.lowercased()) else {
-            throw OptionValue.refusal(text, for: dnssecOption, command: command)
-        }
-        var settings = HostResolver.DNSSECSettings(policy: policy)
         guard !files.isEmpty else { return settings }
         var anchors: [TrustAnchor] = []
         for path in files {
@@ -60,6 +83,14 @@ extension ResolverOptions {
         guard !anchors.isEmpty else { throw UsageError("--trust-anchor: \(files.joined(separator: ", ")) holds no DS or DNSKEY record", command: command) }
         settings.trustAnchors = anchors
         return settings
+    }
+}
+
+extension ResolverOptions {
+    /// `require:*.bank.example` as its policy and pattern; `require` as a policy alone.
+    private static func splitPolicy(_ text: String) -> (policy: Substring, pattern: Substring?) {
+        guard let colon = text.firstIndex(of: ":") else { return (Substring(text), nil) }
+        return (text[..<colon], text[text.index(after: colon)...])
     }
 }
 

@@ -66,7 +66,7 @@ struct ResolverOptions {
                     default) never does. A name with IPv6 addresses of its own keeps them. resolve prints
                     nat64=PREFIX after a synthesized address, and names the prefix in use when verbose.
                     """)
-        ] + ProviderOptions.parserOptions + dnssecOptions
+        ] + ProviderOptions.parserOptions + dnssecOptions + [designatedResolverOption]
 
     static let dohMethodOption = ArgumentParser.Option(
         names: ["--doh-method"], arity: .value, valueName: "GET|POST",
@@ -124,6 +124,10 @@ struct ResolverOptions {
     var dnssec: HostResolver.DNSSECSettings = .off
     /// `--nat64`.
     var nat64: NAT64Synthesis = .off
+    /// `--upgrade-resolver`: the unencrypted resolvers whose designated DoH servers go first.
+    var designatedResolverServers: [PlainDNSServer] = []
+    /// Whether the endpoints came from --doh-url or HTTPDNS_DOH_URL rather than the built-in list.
+    var endpointsAreExplicit = false
 
     /// - Throws: `UsageError` for a bad URL, `--resolve` entry or certificate file.
     init(_ parsed: ArgumentParser.Parsed, environment: Environment, command: String) throws(UsageError) {
@@ -164,6 +168,7 @@ struct ResolverOptions {
             urls = fromEnvironment.split(separator: ",").map { String($0) }
             origin = "HTTPDNS_DOH_URL"
         }
+        endpointsAreExplicit = !urls.isEmpty
         if urls.isEmpty {
             endpoints = DoHEndpoint.wellKnown
         } else {
@@ -196,6 +201,10 @@ struct ResolverOptions {
             for index in endpoints.indices { endpoints[index].method = method }
         }
         providers = try providerOptions.providers(urls: urls, endpoints: endpoints, command: command)
+        designatedResolverServers = try Self.designatedResolverServers(parsed.all("upgrade-resolver"), command: command)
+        if !designatedResolverServers.isEmpty, providerOptions.kind != "doh" {
+            throw UsageError("--upgrade-resolver finds RFC 8484 DoH servers; --provider \(providerOptions.kind) is another protocol", command: command)
+        }
     }
 
     /// What a `--resolve` that removes an entry looks like, for its refusal.

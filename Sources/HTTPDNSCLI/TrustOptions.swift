@@ -216,7 +216,7 @@ struct TrustOptions {
         case .invalidPEM(let source, _), .invalidCertificate(let source, _), .wrongPassword(let source, _), .invalidIdentity(let source, _): source
         case .noCertificates(let source), .noPrivateKey(let source), .keyMismatch(let source): source
         case .identityExpired(let source, _, _): source
-        case .invalidPin, .invalidHostPattern, .invalidPolicy, .noPolicy: nil
+        case .invalidPin, .invalidPolicy, .noPolicy: nil
         }
     }
 

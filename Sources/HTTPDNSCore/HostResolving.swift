@@ -63,8 +63,9 @@ public struct HostResolution: Sendable, Hashable {
     /// were asked for or found.
     public var serviceBindings: [ServiceBinding] { serviceBindingRecords?.records ?? [] }
 
-    /// What DNSSEC validation made of the answer when the resolver validates (its DNSSEC policy is
-    /// not off) and the answer came from a provider; `nil` otherwise (cache hits included).
+    /// What DNSSEC validation made of the answer when the resolver validates the name (its DNSSEC
+    /// policy for it is not off), for a provider's answer and for a cache hit of one alike; `nil`
+    /// otherwise (static mappings, literals, the system resolver).
     public var dnssec: DNSSECStatus? = nil
 
     /// The NAT64 prefix the addresses were synthesized in (RFC 6052 §2.3) from the name's IPv4

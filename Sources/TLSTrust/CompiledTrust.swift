@@ -30,6 +30,10 @@ public final class CompiledTrust: @unchecked Sendable { // immutable after init;
         }
         let trust = httpdns_trust_new(stack, policy.includesSystemRoots ? 0 : 1)
         trust?.pointee.insecure = policy.verification == .insecureSkippingAllVerification ? 1 : 0
+        if let address = policy.requiredIPAddress, let trust {
+            withUnsafeMutableBytes(of: &trust.pointee.required_ip) { $0.copyBytes(from: address.bytes) }
+            trust.pointee.required_ip_length = address.bytes.count
+        }
         if let identity = policy.identity, let trust, problem == nil {
             problem = Self.install(identity, in: trust)
         }

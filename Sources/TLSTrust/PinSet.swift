@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 
 /// Pins for the hosts that match `hosts`, with TrustKit's optional rules (backup pin, expiry,
 /// report-only).

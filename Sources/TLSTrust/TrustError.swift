@@ -13,8 +13,6 @@ public enum TrustError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidCertificate(source: String, reason: String)
     /// A pin that is not `sha256//BASE64` / `cert-sha256//HEX` with a 32-byte digest.
     case invalidPin(pin: String, reason: String)
-    /// A host pattern that is not `name`, `*.name` or `**.name`.
-    case invalidHostPattern(pattern: String, reason: String)
     /// A pin set breaks its own rules (fewer than two pins with `requiresBackupPin`, no pins), or
     /// the policy combines options that cannot work together.
     case invalidPolicy(reason: String)
@@ -43,8 +41,6 @@ public enum TrustError: Error, Sendable, Hashable, CustomStringConvertible {
             "invalid certificate in '\(source)': \(reason)"
         case .invalidPin(let pin, let reason):
             "invalid pin '\(pin)': \(reason)"
-        case .invalidHostPattern(let pattern, let reason):
-            "invalid host pattern '\(pattern)': \(reason)"
         case .invalidPolicy(let reason):
             "invalid trust policy: \(reason)"
         case .wrongPassword(let source, let reason):

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 
 extension TrustPolicy {
     /// System roots only, full verification (the default; curl without `--cacert`).

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 
 /// What a TLS connection trusts and presents: anchors, verification, pins, client identity and
 /// revocation requirements.
@@ -51,6 +52,11 @@ public struct TrustPolicy: Sendable, Hashable {
     /// (CURLOPT_SSL_VERIFYSTATUS). A server that staples nothing fails with
     /// `.certificateStatusInvalid` (curl: 91).
     public var requiresOCSPStapling: Bool
+    /// An IP address the server certificate must also carry in its subjectAltName, beside matching
+    /// the host name: RFC 9462 §4.2's check that a designated resolver's certificate covers the
+    /// unencrypted resolver's address (`DesignatedResolvers` sets it). A certificate without it
+    /// fails verification (`X509_V_ERR_IP_ADDRESS_MISMATCH`, curl 60). Default nil: no such check.
+    public var requiredIPAddress: IPAddress? = nil
 
     /// A policy; the defaults are full verification, no pins, no client identity, no OCSP requirement.
     public init(

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 
 /// Chooses the trust policy for each host (Alamofire's `ServerTrustManager`): the most specific
 /// matching pattern wins (exact, then `*.`, then `**.`, longer domains first), else the default.
@@ -31,8 +32,7 @@ public struct TrustPolicyManager: Sendable, Hashable {
     /// The policy for `host`.
     /// - Throws: `TrustError.noPolicy` when nothing matches and `requiresMatch` is set.
     public func policy(for host: String) throws(TrustError) -> TrustPolicy {
-        let match = policies.filter { $0.key.matches(host) }.min { $0.key.specificity < $1.key.specificity }
-        if let match { return match.value }
+        if let match = HostPattern.mostSpecificMatch(for: host, in: policies) { return match }
         if requiresMatch { throw TrustError.noPolicy(host: host) }
         return defaultPolicy
     }

@@ -21,8 +21,9 @@ extension ResolverIntegrationSuites {
 
         var doh: [String] { fixture.dohOptions }
 
-        /// Runs `httpdns arguments` in the namespace and returns its result.
-        func inNamespace(_ arguments: [String]) async throws -> CommandResult {
+        /// Runs `httpdns arguments` in the namespace and returns its result; `lies` are more
+        /// NAME=IPV4 answers for the lying server, beside a.test's and b.test's.
+        func inNamespace(_ arguments: [String], lies: [String] = []) async throws -> CommandResult {
             #expect(getuid() == 0, "unshare -m needs root")
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-ns-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -37,7 +38,7 @@ extension ResolverIntegrationSuites {
                 set -e
                 mount --bind '\(directory.path)/resolv.conf' /etc/resolv.conf
                 mount --bind '\(directory.path)/hosts' /etc/hosts
-                python3 '\(lying)' \(dnsAddress) a.test=127.0.0.9 b.test=127.0.0.1 </dev/null >'\(directory.path)/dns.out' 2>&1 &
+                python3 '\(lying)' \(dnsAddress) a.test=127.0.0.9 b.test=127.0.0.1 \(lies.joined(separator: " ")) </dev/null >'\(directory.path)/dns.out' 2>&1 &
                 dns=$!
                 for _ in $(seq 100); do grep -q ready '\(directory.path)/dns.out' 2>/dev/null && break; sleep 0.05; done
                 set +e
@@ -58,6 +59,20 @@ extension ResolverIntegrationSuites {
             #expect(lines.contains("a.test disagree trusted=127.0.0.1 system=127.0.0.9"))
             #expect(lines.contains("b.test agree trusted=127.0.0.1 system=127.0.0.1"))
             #expect(lines.contains("v4only.test disagree trusted=127.0.0.1 system=127.0.0.7"))
+        }
+
+        @Test("resolve --compare --dnssec on signed zones says which side validates: the system's lie is bogus, and so is a provider's changed address, which the system's answer shows")
+        func compareWithProof() async throws {
+            let anchor = try #require(fixture.servers.environment["DNSSEC_ANCHOR"])
+            let result = try await inNamespace(
+                ["resolve", "--compare", "--dnssec", "report", "--trust-anchor", anchor, "--type", "A", "www.signed.dnssec.test", "www.tampered.dnssec.test"] + doh,
+                lies: ["www.signed.dnssec.test=127.0.0.9", "www.tampered.dnssec.test=127.0.0.1"])
+            #expect(result.status == 1, "\(result.stdoutText)\(result.stderrText)")
+            let lines = result.stdoutText.split(separator: "\n").map(String.init)
+            #expect(lines.contains("www.signed.dnssec.test disagree trusted=127.0.0.1 system=127.0.0.9 trusted_dnssec=secure system_dnssec=bogus"), "\(lines)")
+            #expect(lines.contains("www.tampered.dnssec.test disagree trusted=127.0.0.66 system=127.0.0.1 trusted_dnssec=bogus system_dnssec=secure"), "\(lines)")
+            #expect(result.stderrText.contains("www.signed.dnssec.test: the trusted provider's answer validates (secure); the system resolver's does not (bogus: "), "\(result.stderrText)")
+            #expect(result.stderrText.contains("www.tampered.dnssec.test: the system resolver's answer validates (secure); the trusted provider's does not (bogus: "), "\(result.stderrText)")
         }
 
         @Test("resolve --compare exits 0 when every name agrees")

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPDNSCore
 import Testing
 import TLSTrust
 
@@ -48,7 +49,7 @@ struct PolicyRulesTests {
 
     @Test("wildcards are only allowed as the whole first label", arguments: ["a*.example.com", "example.*.com", "*", "**.", "***.example.com"])
     func badPatterns(text: String) {
-        #expect(throws: TrustError.self) { try HostPattern(parsing: text) }
+        #expect(throws: InvalidHostPatternError.self) { try HostPattern(parsing: text) }
     }
 
     @Test("the most specific pin set governs a host; expired sets do not apply")

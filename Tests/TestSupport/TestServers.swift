@@ -90,6 +90,10 @@ public struct TestServers: Sendable {
         environment = values
     }
 
+    /// The TLS port (nginx's svc.test block, on 127.0.0.1 and 127.0.0.51) that the HTTPS records of
+    /// `port.svc.test`, `target.svc.test` and the other names of `write_port_records` name.
+    public var serviceBindingPort: Int? { environment["SVCB_PORT"].flatMap { Int($0) } }
+
     /// `https://HOST:httpsPort/PATH` (`path` starts with "/").
     public func httpsURL(_ host: String, path: String = "/") -> URL {
         URL(string: "https://\(host):\(httpsPort)\(path)")!

@@ -27,6 +27,10 @@ struct httpdns_trust {
     /// system bundle costs tens of milliseconds; done per connection, it serialized every new
     /// connection on the transfer thread. The bundle is read on the first lookup that misses.
     X509_STORE *store;
+    /// An IP address (4 or 16 octets) the leaf must also carry in its subjectAltName, as RFC 9462
+    /// §4.2 asks of a designated resolver; length 0: none.
+    unsigned char required_ip[16];
+    size_t required_ip_length;
 };
 /// 1 when `certificate` (alone, no intermediates) chains to the store's roots; 0 otherwise. Dates
 /// and the chain are checked, not a host name. Does not take ownership.

@@ -13,6 +13,8 @@ final class DNSSECChain: Sendable {
     struct Lookup: Sendable {
         var answer: ProviderAnswer
         var status: DNSSECStatus
+        /// The responses it came in, by query type: what another resolver's answer is judged by.
+        var responses: [(type: DNSRecordType, message: DNSMessage)] = []
     }
 
     /// What is known about a zone's keys.
@@ -36,15 +38,15 @@ final class DNSSECChain: Sendable {
     private let settings: HostResolver.DNSSECSettings
     private let transport: any DoHTransport
     private let maxResponseBytes: Int
-    private let validator: DNSSECValidator
+    let validator: DNSSECValidator
     /// The anchors, loaded at the first validation when `settings.trustAnchors` is nil.
     private let anchors = LockedValue<Result<[TrustAnchor], DNSSECValidationError>?>(nil)
     /// Zone (canonical text) → verdict and when it expires, in the DNSSEC clock's seconds.
     private let zones = LockedValue<[String: (trust: ZoneTrust, expires: Int64)]>([:])
 
-    /// nil when `configuration.dnssec.policy` is `.off`.
+    /// nil when no host is validated (`configuration.dnssec`'s policies are all `.off`).
     init?(_ configuration: HostResolver.Configuration, transport: any DoHTransport) {
-        guard configuration.dnssec.policy != .off else { return nil }
+        guard configuration.dnssec.validatesAny else { return nil }
         self.settings = configuration.dnssec
         self.transport = transport
         self.maxResponseBytes = configuration.maxResponseBytes
@@ -73,11 +75,11 @@ final class DNSSECChain: Sendable {
             answer = .addresses(addresses, ttl: min(ttl, TimeInterval(ttlCap)))
         }
         let status = statuses.max(by: { Self.rank($0) < Self.rank($1) }) ?? .indeterminate(reason: "no response to validate")
-        return Lookup(answer: answer, status: status)
+        return Lookup(answer: answer, status: status, responses: received.map { (type: $0.0, message: $0.1) })
     }
 
     /// Bogus outranks indeterminate, which outranks insecure, which outranks secure.
-    private static func rank(_ status: DNSSECStatus) -> Int {
+    static func rank(_ status: DNSSECStatus) -> Int {
         switch status {
         case .secure: 0
         case .insecure: 1
@@ -224,7 +226,7 @@ final class DNSSECChain: Sendable {
     }
 
     /// A name as messages show it: the root as ".".
-    private static func show(_ name: String) -> String { name.isEmpty ? "." : name }
+    static func show(_ name: String) -> String { name.isEmpty ? "." : name }
 
     private struct RRsetKey: Hashable {
         var owner: String
@@ -232,12 +234,12 @@ final class DNSSECChain: Sendable {
     }
 
     /// RFC 6840 §5.2: an unsupported algorithm or digest is insecure, anything else bogus.
-    private static func status(_ error: DNSSECValidationError) -> DNSSECStatus {
+    static func status(_ error: DNSSECValidationError) -> DNSSECStatus {
         error.isBogus ? .bogus(reason: error.description) : .insecure(reason: error.description)
     }
 
     /// The RRSIGs among `records`, with their owners.
-    private static func signatures(in records: [DNSResourceRecord]) -> [(owner: String, rrsig: RRSIG)] {
+    static func signatures(in records: [DNSResourceRecord]) -> [(owner: String, rrsig: RRSIG)] {
         records.compactMap { record in
             guard record.type == .rrsig, case .rrsig(let rrsig)? = try? record.dnssecData() else { return nil }
             return (record.name, rrsig)

@@ -7,4 +7,6 @@ struct LookupOutcome: Sendable {
     var result: Result<HostResolution, ResolutionError>
     var cacheTTL: TimeInterval? = nil
     var cacheValue: ResolutionCache.Value? = nil
+    /// What DNSSEC validation made of the answer, kept with it in the cache; nil when not validated.
+    var dnssec: DNSSECStatus? = nil
 }

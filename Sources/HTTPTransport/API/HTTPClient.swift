@@ -42,11 +42,20 @@ public final class HTTPClient: Sendable {
         /// once, a black-holed one after its share of the connect timeout (half of it for the first of
         /// two addresses; CURLOPT_CONNECTTIMEOUT_MS), as in the curl tool.
         public var racesAddresses: Bool = true
-        /// Orders a host's addresses by how connections to them went before they are raced, and
-        /// learns from each race (`AddressRanking`). Default: a ranking of this configuration's own,
+        /// Orders a host's addresses by how connections to them went before they are raced (or, with
+        /// `racesAddresses` off, handed to libcurl, which tries them in order), and learns from each
+        /// race, from each new connection libcurl makes without one, and from `probedPorts`' and
+        /// `probeConnections`' TCP probes (`AddressRanking`). Default: a ranking of this configuration's own,
         /// shared by the clients made from it (`AddressRanking.shared` shares one across the
         /// process); nil races them in the resolver's order.
         public var addressRanking: AddressRanking? = AddressRanking()
+        /// Host names whose addresses are TCP-connect probed (`ConnectProbe`) on the given port, in the
+        /// background, after a resolution that brings an address `addressRanking` has not probed in
+        /// the last minute: the vendors' "IP ranking list" (Alibaba's `setIPRankingList`, host → port).
+        /// The probes rank the addresses before any request has connected to them; each is one TCP
+        /// handshake, closed at once, bounded by the connect time limit. Exact names, as the URL's host
+        /// (lowercase). Default: none (only real connections rank addresses). Needs `addressRanking`.
+        public var probedPorts: [String: Int] = [:]
         /// When to go through an HTTP proxy (by host name, no IP replacement). Default: curl's
         /// environment variables (`https_proxy`, `http_proxy`, `all_proxy`, `no_proxy`).
         public var proxy: ProxyPolicy = .environment
@@ -76,6 +85,25 @@ public final class HTTPClient: Sendable {
         /// more: 0 uploads every mismatch, `.infinity` each report once per process; `init` throws
         /// `InvalidDurationError` for a negative or NaN one.
         public var pinReportInterval: Double = 86_400
+        /// Follow the origin's HTTPS records (RFC 9460) when its resolution carries them
+        /// (`HostResolution.serviceBindingRecords`, asked for by `HostResolver` under
+        /// `HostResolver.Configuration.asksForServiceBindings`): the first usable ServiceMode record
+        /// gives the port connected to, the HTTP versions offered (its `alpn`: `h2` and `http/1.1`;
+        /// `h3` is skipped, this libcurl has no HTTP/3) and, when its TargetName is another name,
+        /// that name's addresses (its `ipv4hint`/`ipv6hint` while they are not known yet). SNI, `Host`
+        /// and the certificate check stay on the origin's name. Hostile records (port 0, hints of the
+        /// wrong family) and records this client cannot use are passed over; with none left the
+        /// request goes to the origin's addresses and port. What was done is in
+        /// `ConnectionReport.serviceBindingRoute` (and `HTTPClientError.serviceBindingRoute`).
+        /// Applies to `https` URLs on port 443 (and `http` ones upgraded to them): another port's
+        /// records are `_PORT._https.NAME`'s (RFC 9460 §9.1), which the resolver does not ask.
+        /// Requests with `connectTo` or through a proxy have no resolution, so no records. Default: true.
+        public var usesServiceBindings: Bool = true
+        /// Send an `http://` request on port 80 as `https://` on port 443 when the origin has a usable
+        /// HTTPS record (RFC 9460 §9.5: as if a 307 redirect said so; `HTTPResponse.url` is the
+        /// `https` URL). Needs `usesServiceBindings`. Default: true; false keeps `http://` as given
+        /// (the CLI's `--no-https-upgrade`).
+        public var upgradesToHTTPS: Bool = true
         public init(
             trust: TrustPolicy = .system,
             timeouts: Timeouts = Timeouts(),
@@ -216,7 +244,7 @@ public final class HTTPClient: Sendable {
         _ request: HTTPRequest, to destination: ResponseBodyDestination,
         discardingBodyWhen discardsBody: (@Sendable (HTTPResponseHead) -> Bool)?
     ) async throws -> HTTPResponse {
-        let target = try lastTarget.target(for: request.url)
+        var target = try lastTarget.target(for: request.url)
         // The policy first: a host no policy allows must not even be resolved.
         let policy = try trustPolicy(for: request, host: target.host)
         var resolution: HostResolution?
@@ -240,17 +268,50 @@ public final class HTTPClient: Sendable {
             request.timeouts = deadlines.remaining(at: .now)
         }
         var lookupTime: TimeInterval?
+        var serviceRoute: ServiceBindingRoute?
         if addresses == nil, !target.isIPLiteral, proxy == nil {
             do {
-                let resolved = try await resolve(target, within: deadlines.resolveLimit, url: request.url)
+                let resolved = try await resolve(host: target.host, port: target.port, within: deadlines.resolveLimit, url: request.url)
                 resolution = resolved
                 addresses = resolved.addresses
+                if configuration.usesServiceBindings, let records = resolved.serviceBindingRecords {
+                    serviceRoute = try await followServiceBindings(records, request: &request, target: &target, addresses: &addresses, within: deadlines.resolveLimit)
+                }
             } catch let error as ResolutionError {
                 throw HTTPClientError(kind: .couldNotResolve, message: error.description, url: request.url, resolutionError: error)
             }
             lookupTime = (ContinuousClock.now - begin).seconds
             spend()
+            if !configuration.probedPorts.isEmpty, let port = configuration.probedPorts[target.host], let ranking = configuration.addressRanking, let list = addresses {
+                ranking.probeInBackground(list, port: port, timeout: ConnectProbe.timeout(forConnectLimit: limits.connect))
+            }
         }
+        do {
+            return try await send(
+                request, target: target, addresses: addresses, resolution: resolution, serviceRoute: serviceRoute,
+                policy: policy, proxy: proxy, deadlines: deadlines, lookupTime: lookupTime, begin: begin,
+                to: destination, discardingBodyWhen: discardsBody)
+        } catch var error as HTTPClientError {
+            error.serviceBindingRoute = serviceRoute
+            throw error
+        }
+    }
+
+    /// The rest of `perform`, once the addresses (and any HTTPS record's route) are known.
+    private func send(
+        _ request: HTTPRequest, target: RequestTarget, addresses: [IPAddress]?, resolution: HostResolution?,
+        serviceRoute: ServiceBindingRoute?, policy: TrustPolicy, proxy: URL?, deadlines: RequestDeadlines,
+        lookupTime: TimeInterval?, begin: ContinuousClock.Instant, to destination: ResponseBodyDestination,
+        discardingBodyWhen discardsBody: (@Sendable (HTTPResponseHead) -> Bool)?
+    ) async throws -> HTTPResponse {
+        var request = request
+        var addresses = addresses
+        let limits = request.timeouts ?? configuration.timeouts
+        func spend() {
+            guard limits.total != nil else { return }
+            request.timeouts = deadlines.remaining(at: .now)
+        }
+        let connectPort = serviceRoute?.record != nil ? serviceRoute?.port ?? target.port : target.port
         try Task.checkCancellation()
         let engine = self.engine
         let version = request.httpVersion ?? configuration.httpVersion
@@ -263,12 +324,15 @@ public final class HTTPClient: Sendable {
         var raceTime: TimeInterval?
         if configuration.racesAddresses, let list = addresses, list.count > 1, !target.isIPLiteral {
             do {
-                (addresses, raceTime) = try await raceAddresses(list, target: target, pool: pool, request: request)
+                (addresses, raceTime) = try await raceAddresses(list, target: target, port: connectPort, pool: pool, request: request)
             } catch var error as HTTPClientError {
                 error.resolution = resolution
                 throw error
             }
             spend()
+        } else if let ranking = configuration.addressRanking, let list = addresses, list.count > 1, !target.isIPLiteral {
+            // libcurl tries them in order: the ranking's, as a race would have started with it.
+            addresses = ranking.order(list, port: connectPort)
         }
         // Without verification, the warning (a trust event) goes out when the head arrives, before
         // any body byte reaches a destination that streams it, as curl's verbose lines precede the body.
@@ -284,7 +348,7 @@ public final class HTTPClient: Sendable {
             }
         }
         let transfer = try Transfer(
-            request: request, target: target, addresses: addresses, resolution: resolution,
+            request: request, target: target, connectPort: connectPort, addresses: addresses, resolution: resolution,
             configuration: configuration, destination: destination, pool: pool,
             proxy: proxy, memo: optionLists)
         transfer.discardsBody = discardsBody
@@ -304,8 +368,15 @@ public final class HTTPClient: Sendable {
             response.headers = transfer.receivedHeaders()
             if warnedAtHead?.withLock({ $0 }) != true { deliverTrustEvents(of: response.connection, host: target.host, port: target.port) }
             response.url = request.url
+            if raceTime == nil, let ranking = configuration.addressRanking, let offered = addresses, !target.isIPLiteral {
+                ranking.learn(from: response.connection, offered: offered, port: connectPort)
+            }
+            response.connection.serviceBindingRoute = serviceRoute
             return response
         } catch var error as HTTPClientError {
+            if raceTime == nil, let ranking = configuration.addressRanking, let offered = addresses, !target.isIPLiteral {
+                ranking.learn(from: error, offered: offered, port: connectPort)
+            }
             if let report = error.pinReport {
                 // The handshake was made, unverified under -k: said as for a response, before the pin failure.
                 if policy.verification == .insecureSkippingAllVerification, warnedAtHead?.withLock({ $0 }) != true {
@@ -323,16 +394,16 @@ public final class HTTPClient: Sendable {
     /// `resolver.resolve` for `target`, failing with `.timedOut` (curl's 28, as curl's "Resolving timed
     /// out") when `limit` seconds pass first. The resolution is cancelled then; a resolver that does
     /// not stop at once is not waited for.
-    private func resolve(_ target: RequestTarget, within limit: Double?, url: URL) async throws -> HostResolution {
+    func resolve(host: String, port: Int, within limit: Double?, url: URL) async throws -> HostResolution {
         let resolver = self.resolver
-        guard let limit else { return try await resolver.resolve(host: target.host, port: target.port) }
+        guard let limit else { return try await resolver.resolve(host: host, port: port) }
         // An answer known at once (a cache hit) needs no timer racing it: two tasks per request.
-        if let known = try resolver.resolveImmediately(host: target.host, port: target.port) { return known }
+        if let known = try resolver.resolveImmediately(host: host, port: port) { return known }
         let outcome = FirstOutcome<HostResolution>()
-        let lookup = Task { outcome.settle(await Result { try await resolver.resolve(host: target.host, port: target.port) }) }
+        let lookup = Task { outcome.settle(await Result { try await resolver.resolve(host: host, port: port) }) }
         let timer = Task {
             try? await Task.sleep(for: .seconds(limit))
-            outcome.settle(.failure(HTTPClientError.timedOut(.resolving(host: target.host, limit: limit), url: url)))
+            outcome.settle(.failure(HTTPClientError.timedOut(.resolving(host: host, limit: limit), url: url)))
         }
         defer {
             lookup.cancel()
@@ -356,14 +427,13 @@ public final class HTTPClient: Sendable {
     /// - Throws: `HTTPClientError.Kind.timedOut` (curl 28) when no address connected within the
     ///   connect (or total) time limit: libcurl would only wait that long again.
     private func raceAddresses(
-        _ addresses: [IPAddress], target: RequestTarget, pool: PoolDescriptor,
+        _ addresses: [IPAddress], target: RequestTarget, port: Int, pool: PoolDescriptor,
         request: HTTPRequest
     ) async throws -> (addresses: [IPAddress], raceTime: TimeInterval?) {
         let ranking = configuration.addressRanking
-        let ordered = HappyEyeballs.interleave(ranking?.order(addresses, port: target.port) ?? addresses)
-        let key = "\(pool.id)|\(ConnectRoute.cached(host: target.host, addresses: addresses, port: target.port).name)"
+        let ordered = HappyEyeballs.interleave(ranking?.order(addresses, port: port) ?? addresses)
+        let key = "\(pool.id)|\(port)|\(ConnectRoute.cached(host: target.host, addresses: addresses, port: port).name)"
         let timeout = RequestDeadlines.raceLimit(request.timeouts ?? configuration.timeouts)
-        let port = target.port
         func winnerFirst(_ winner: IPAddress?) -> [IPAddress] {
             guard let winner, ordered.contains(winner) else { return ordered }
             return [winner] + ordered.filter { $0 != winner }
@@ -391,7 +461,7 @@ public final class HTTPClient: Sendable {
         try Task.checkCancellation()
         if outcome.winner == nil, outcome.timedOut {
             throw HTTPClientError.timedOut(
-                .connecting(authority: IPAddress.authority(host: target.host, port: target.port), limit: timeout, tried: ordered),
+                .connecting(authority: IPAddress.authority(host: target.host, port: port), limit: timeout, tried: ordered),
                 url: request.url)
         }
         // No winner and no time-out: every address refused; libcurl fails the usual way.

@@ -78,6 +78,9 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     /// times, the certificate verdict. nil when the request failed before its transfer started
     /// (resolution, an address race that timed out, a request refused as given).
     public var connection: ConnectionReport?
+    /// What the origin's HTTPS records changed before the request failed, and why any was passed
+    /// over (`ConnectionReport.serviceBindingRoute`); nil when none applied.
+    public var serviceBindingRoute: ServiceBindingRoute?
 
     public init(
         kind: Kind, message: String, url: URL? = nil, curlCode: Int? = nil,

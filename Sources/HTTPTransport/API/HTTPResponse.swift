@@ -66,6 +66,10 @@ public struct ConnectionReport: Sendable {
     /// (18 for a self-signed certificate, 62 for another name), as curl reports it with `-k`, but
     /// nothing depended on it: `certificateVerification` is `.disabled` whatever it is.
     public var certificateVerifyResult: Int = 0
+    /// What the origin's HTTPS records changed (port, ALPN, TargetName, hints, the `http` upgrade)
+    /// and why any record was passed over; nil when the resolution carried none that apply
+    /// (`HTTPClient.Configuration.usesServiceBindings`).
+    public var serviceBindingRoute: ServiceBindingRoute? = nil
 }
 
 /// What the TLS handshake of the connection actually carried, read from the OpenSSL session.

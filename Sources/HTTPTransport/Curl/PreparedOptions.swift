@@ -15,8 +15,8 @@ final class PreparedOptions: Sendable {
     /// - Parameter curlHost: the URL's host as libcurl writes it (an IPv6 literal in brackets).
     /// - Returns: nil when libcurl runs out of memory building a string list.
     init?(_ facts: TransferOptions.Facts, host curlHost: String) {
-        let route = facts.route.map { ConnectRoute.cached(host: $0.host, addresses: $0.addresses, port: $0.port) }
-        let connectTo = facts.route.flatMap { target in route.map { "\(curlHost):\(target.port):\($0.name):\(target.port)" } }
+        let route = facts.route.map { ConnectRoute.cached(host: $0.host, addresses: $0.addresses, port: $0.connectPort) }
+        let connectTo = facts.route.flatMap { target in route.map { "\(curlHost):\(target.port):\($0.name):\(target.connectPort)" } }
         let options = TransferOptions(facts, connectTo: connectTo)
         var lists: [TransferOptions.Option: CurlStringList] = [:]
         for entry in options.entries {

@@ -50,6 +50,8 @@ public final class AddressRanking: Sendable {
     static let staleAfter: TimeInterval = 600
 
     private let records = Mutex<[String: Record]>([:])
+    /// When each address and port was last claimed for a background probe.
+    private let probed = Mutex<[String: TimeInterval]>([:])
     private let clock: @Sendable () -> TimeInterval
 
     /// - Parameter clock: Monotonic seconds (tests give one).
@@ -96,18 +98,58 @@ public final class AddressRanking: Sendable {
         }
     }
 
+    /// Those of `addresses` (distinct) not claimed for a probe on `port` in the last `probeInterval`
+    /// seconds, now claimed.
+    func claimProbes(_ addresses: [IPAddress], port: Int) -> [IPAddress] {
+        let now = clock()
+        return probed.withLock { probed in
+            if probed.count > Self.capacity { probed = probed.filter { now - $0.value < Self.probeInterval } }
+            var due: [IPAddress] = []
+            for address in addresses {
+                let key = Self.key(address, port)
+                if let last = probed[key], now - last < Self.probeInterval { continue }
+                probed[key] = now
+                due.append(address)
+            }
+            return due
+        }
+    }
+
+    /// Where an address stands in `ranked`, and why.
+    public enum Placement: Sendable, Hashable {
+        /// Connected before: ordered by this smoothed connect time, in seconds.
+        case measured(connectTime: TimeInterval)
+        /// Nothing known yet (or only failures whose back-off is over): after the measured ones, in
+        /// the resolver's order.
+        case unmeasured
+        /// Failed this many times in a row and goes last for `remaining` more seconds.
+        case backingOff(failures: Int, remaining: TimeInterval)
+    }
+
+    /// One address of `ranked`: its 1-based rank and why it has it.
+    public struct Ranked: Sendable, Hashable {
+        public var address: IPAddress
+        public var rank: Int
+        public var placement: Placement
+    }
+
     /// `addresses` for a connection to `port`, best first: measured ones by connect time, then those
     /// with no record (in their order), then those in back-off (in their order).
     public func order(_ addresses: [IPAddress], port: Int) -> [IPAddress] {
+        ranked(addresses, port: port).map(\.address)
+    }
+
+    /// `order`'s list with each address's rank and the reason for it (as `httpdns probe` prints them).
+    public func ranked(_ addresses: [IPAddress], port: Int) -> [Ranked] {
         let now = clock()
         let known = records.withLock { records in addresses.map { records[Self.key($0, port)] } }
         var measured: [(IPAddress, TimeInterval, Int)] = []
         var unknown: [IPAddress] = []
-        var backingOff: [IPAddress] = []
+        var backingOff: [(IPAddress, Placement)] = []
         for (index, address) in addresses.enumerated() {
             guard let record = known[index] else { unknown.append(address); continue }
             if let until = record.backOffUntil, until > now {
-                backingOff.append(address)
+                backingOff.append((address, .backingOff(failures: record.consecutiveFailures, remaining: until - now)))
             } else if let time = record.connectTime {
                 measured.append((address, time, index))
             } else {
@@ -115,6 +157,7 @@ public final class AddressRanking: Sendable {
             }
         }
         measured.sort { $0.1 != $1.1 ? $0.1 < $1.1 : $0.2 < $1.2 }
-        return measured.map(\.0) + unknown + backingOff
+        let placed = measured.map { ($0.0, Placement.measured(connectTime: $0.1)) } + unknown.map { ($0, Placement.unmeasured) } + backingOff
+        return placed.enumerated().map { Ranked(address: $0.element.0, rank: $0.offset + 1, placement: $0.element.1) }
     }
 }

@@ -115,7 +115,7 @@ enum HappyEyeballs {
         }
     }
 
-    private static func now() -> TimeInterval {
+    static func now() -> TimeInterval {
         TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1_000_000_000
     }
 
@@ -209,7 +209,7 @@ enum HappyEyeballs {
         }
     }
 
-    private enum Start {
+    enum Start {
         case connected(Int32)
         case inProgress(Int32)
         case failed
@@ -217,14 +217,14 @@ enum HappyEyeballs {
 
     /// For a socket whose non-blocking connect poll(2) reported done: whether it connected
     /// (SO_ERROR 0) rather than failed.
-    private static func connectionSucceeded(_ fd: Int32) -> Bool {
+    static func connectionSucceeded(_ fd: Int32) -> Bool {
         var error: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
         return error == 0
     }
 
-    private static func start(_ address: IPAddress, port: Int) -> Start {
+    static func start(_ address: IPAddress, port: Int) -> Start {
         let family = address.family == .ipv4 ? AF_INET : AF_INET6
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return .failed }

@@ -82,11 +82,20 @@ struct TransferOptions: Equatable, Sendable {
         var tracesHeads = false
     }
 
-    /// Where an IP-direct request connects: the URL's host and port on these addresses.
+    /// Where an IP-direct request connects: the URL's host and port on these addresses, at
+    /// `connectPort` (an HTTPS record's `port`, else `port`).
     struct Route: Equatable, Hashable, Sendable {
         var host: String
         var port: Int
         var addresses: [IPAddress]
+        var connectPort: Int
+
+        init(host: String, port: Int, addresses: [IPAddress], connectPort: Int? = nil) {
+            self.host = host
+            self.port = port
+            self.addresses = addresses
+            self.connectPort = connectPort ?? port
+        }
     }
 
     let entries: [Entry]

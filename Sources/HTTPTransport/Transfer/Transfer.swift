@@ -51,6 +51,8 @@ final class Transfer: @unchecked Sendable { // owned by one thread at a time (th
     private var carriesRoute = false
     let displayHost: String
     let port: Int
+    /// The port connected to: an HTTPS record's `port` (`ServiceBindingRoute`), else `port`.
+    let connectPort: Int
     private let reportsTLS: Bool
     /// `HTTPRequest.headTrace`: told the heads libcurl sends and receives (`traceHead`).
     private let headTrace: (@Sendable (HTTPHeadTrace) -> Void)?
@@ -162,7 +164,7 @@ final class Transfer: @unchecked Sendable { // owned by one thread at a time (th
     ///   - proxy: the proxy the client's `ProxyPolicy` picked for the request (nil for IP-direct).
     ///   - memo: the client's option lists for its recent routes.
     init(
-        request: HTTPRequest, target: RequestTarget, addresses: [IPAddress]?, resolution: HostResolution?,
+        request: HTTPRequest, target: RequestTarget, connectPort: Int? = nil, addresses: [IPAddress]?, resolution: HostResolution?,
         configuration: HTTPClient.Configuration, destination: ResponseBodyDestination, pool: PoolDescriptor,
         proxy: URL?, memo: TransferOptionsMemo
     ) throws {
@@ -186,6 +188,7 @@ final class Transfer: @unchecked Sendable { // owned by one thread at a time (th
         self.addresses = addresses
         self.displayHost = target.host
         self.port = target.port
+        self.connectPort = connectPort ?? target.port
         self.reportsTLS = request.reportsTLSDetails && target.isHTTPS
         self.headTrace = request.headTrace
         self.isHTTPS = target.isHTTPS
@@ -308,7 +311,7 @@ final class Transfer: @unchecked Sendable { // owned by one thread at a time (th
         // host whose CURLOPT_RESOLVE entry lists the addresses, so libcurl still races them, and
         // its connection-reuse key includes the address set: a pooled connection to other
         // addresses is not reused.
-        let route = addresses.flatMap { $0.isEmpty || target.isIPLiteral ? nil : TransferOptions.Route(host: target.host, port: target.port, addresses: $0) }
+        let route = addresses.flatMap { $0.isEmpty || target.isIPLiteral ? nil : TransferOptions.Route(host: target.host, port: target.port, addresses: $0, connectPort: connectPort) }
         return TransferOptions.Facts(
             route: route, proxy: proxy?.absoluteString, version: version, multiplexes: pool.multiplexes,
             connect: timeouts.connect, total: timeouts.total, idle: timeouts.idle,

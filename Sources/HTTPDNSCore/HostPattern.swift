@@ -1,6 +1,6 @@
-import HTTPDNSCore
-
-/// Which host names a pin set or a per-host policy applies to (OkHttp `CertificatePinner` syntax).
+/// Which host names a pin set or a per-host policy applies to (OkHttp `CertificatePinner` syntax):
+/// trust policies (`TrustPolicyManager`, `PinSet.hosts`) and DNSSEC policies
+/// (`HostResolver.DNSSECSettings.hostPolicies`) match hosts by the same rule.
 ///
 /// - `example.com`: that name only.
 /// - `*.example.com`: exactly one label in front (`api.example.com`, not `example.com`, not
@@ -25,9 +25,9 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible, Expressi
     /// The name after the wildcard (or the whole name for `.exact`), normalized.
     public let domain: String
 
-    /// - Throws: `TrustError.invalidHostPattern` for an empty pattern, a wildcard anywhere but the
-    ///   first label, or an invalid name.
-    public init(parsing text: String) throws(TrustError) {
+    /// - Throws: `InvalidHostPatternError` for an empty pattern, a wildcard anywhere but the first
+    ///   label, or an invalid name.
+    public init(parsing text: String) throws(InvalidHostPatternError) {
         var rest = Substring(text.lowercased())
         if rest.hasSuffix(".") { rest = rest.dropLast() }
         var kind = Kind.exact
@@ -39,10 +39,10 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible, Expressi
             rest = rest.dropFirst(2)
         }
         guard !rest.isEmpty, !rest.contains("*") else {
-            throw TrustError.invalidHostPattern(pattern: text, reason: "a wildcard may only be the whole first label (*.example.com or **.example.com)")
+            throw InvalidHostPatternError(pattern: text, reason: "a wildcard may only be the whole first label (*.example.com or **.example.com)")
         }
         guard let normalized = HostName.normalize(String(rest)) else {
-            throw TrustError.invalidHostPattern(pattern: text, reason: "'\(rest)' is not a valid host name")
+            throw InvalidHostPatternError(pattern: text, reason: "'\(rest)' is not a valid host name")
         }
         self.kind = kind
         self.domain = normalized
@@ -73,8 +73,19 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible, Expressi
         }
     }
 
+    /// The value of the most specific pattern in `table` that matches `host` (exact, then `*.`, then
+    /// `**.`, longer domains first); nil when none does. One rule for every per-host table.
+    public static func mostSpecificMatch<Value>(for host: String, in table: [HostPattern: Value]) -> Value? {
+        var best: (pattern: HostPattern, value: Value)?
+        for (pattern, value) in table where pattern.matches(host) {
+            if let current = best, !(pattern.specificity < current.pattern.specificity) { continue }
+            best = (pattern, value)
+        }
+        return best?.value
+    }
+
     /// More specific patterns sort first: exact, then one label, then any depth; longer domains first.
-    var specificity: (Int, Int) {
+    package var specificity: (Int, Int) {
         let rank =
             switch kind {
             case .exact: 0;
@@ -91,4 +102,19 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible, Expressi
         case .anyDepth: "**." + domain
         }
     }
+}
+
+/// A host pattern that is not `name`, `*.name` or `**.name` (`HostPattern.init(parsing:)`).
+public struct InvalidHostPatternError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The pattern as given.
+    public var pattern: String
+    /// What is wrong with it.
+    public var reason: String
+
+    public init(pattern: String, reason: String) {
+        self.pattern = pattern
+        self.reason = reason
+    }
+
+    public var description: String { "invalid host pattern '\(pattern)': \(reason)" }
 }
