@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The real servers that the integration tests and the README demo talk to, all on loopback:
-#   nginx   - one TLS port (HTTP/1.1 + HTTP/2) with name-based virtual hosts chosen by SNI, and a plain-HTTP port
+#   nginx   - one TLS port (HTTP/1.1 + HTTP/2) with name-based virtual hosts chosen by SNI, and a plain-HTTP port;
+#             and SVCB_PORT, the TLS port the HTTPS records under svc.test name (also on 127.0.0.51)
 #   unbound - DNS-over-HTTPS (RFC 8484) at https://dns.test:DOH_PORT/dns-query, and plain DNS on DNS_PORT,
 #             answering authoritatively for the zone "test." and refusing everything else
 # plus a throw-away PKI whose root CA the clients are told to trust.
@@ -538,7 +539,8 @@ EOF
 # them: port, ALPN (h2 only, http/1.1 only, h3 beside h2), a TargetName with a hint at 127.0.0.51
 # (its A answer is 127.0.0.1), an upgrade of http://, ech, AliasMode to one of them; and hostile
 # ones naming the same port, which a client must not use: port 0 (in the generic form) and an
-# IPv4-mapped ipv6hint. (Keys out of order cannot be served: unbound sorts them.)
+# IPv4-mapped ipv6hint. (Keys out of order cannot be served: unbound sorts them.) dead.svc.test
+# names port 9, where nothing listens: a client falls back to the origin's port.
 write_port_records() {
     cat <<EOF
 port.svc.test.     300 IN A     127.0.0.1
@@ -559,6 +561,8 @@ aliasport.svc.test. 300 IN HTTPS 0 port.svc.test.
 zero.svc.test.     300 IN A     127.0.0.1
 zero.svc.test.     300 IN TYPE65 \# 9 000100000300020000
 mapped.svc.test.   300 IN A     127.0.0.1
+dead.svc.test.     300 IN A     127.0.0.1
+dead.svc.test.     300 IN HTTPS 1 . alpn=h2 port=9
 mapped.svc.test.   300 IN HTTPS 1 . port=$SVCB_PORT ipv6hint=::ffff:127.0.0.1
 EOF
 }

@@ -120,6 +120,13 @@ extension HostResolver {
         /// The most AliasMode records followed from one name (default 8; RFC 9460 §3.1 asks for a
         /// limit). A longer chain, or a loop, gives no records and is reported to the observer.
         public var serviceBindingAliasLimit: Int = 8
+        /// How long, in seconds, a lookup waits for the HTTPS answer once its addresses are known
+        /// (default 0.5; nil waits as long as the HTTPS query takes, up to its providers' request
+        /// time limits). Past it the addresses go without records, and the query runs on for the
+        /// cache, so the next lookup has them. Browsers bound this wait in the same way: a provider
+        /// or path that drops HTTPS queries must not slow every lookup (or a stale answer served
+        /// from the cache) by a request time-out. Measured on `clock`.
+        public var serviceBindingWait: TimeInterval? = 0.5
 
         // MARK: When not to use the providers
 

@@ -80,14 +80,33 @@ extension HostResolver {
         case .bypassed(let name, let families, let started):
             return try await systemLookup(name, port: port, families: families, started: started)
         case .miss(let key, let started, let stale):
-            async let records = serviceBindingsForResolution(key.name)
+            // Started with the address queries; waited for within `serviceBindingWait` once they are answered.
+            let early = Task { await serviceBindingsForResolution(key.name) }
+            defer { early.cancel() }
             resolution = try await providerLookup(key, port: port, started: started, stale: stale).reported(to: configuration.observer)
-            let found = await records
-            if resolution.source != .system { resolution.serviceBindingRecords = found }
+            if resolution.source != .system { resolution.serviceBindingRecords = await serviceBindingsWithinWait(key.name) }
             return resolution
         }
-        resolution.serviceBindingRecords = await serviceBindingsForResolution(resolution.host)
+        resolution.serviceBindingRecords = await serviceBindingsWithinWait(resolution.host)
         return resolution
+    }
+
+    /// `serviceBindingsForResolution`, given up after `Configuration.serviceBindingWait` (the query
+    /// goes on for the cache: a waiter that stops waiting leaves the flight running).
+    func serviceBindingsWithinWait(_ name: String) async -> ServiceBindingRecords? {
+        guard let wait = configuration.serviceBindingWait else { return await serviceBindingsForResolution(name) }
+        if let cached = cachedServiceBindingsForResolution(name) { return cached }
+        let clock = self.clock
+        return await withTaskGroup(of: ServiceBindingRecords??.self) { group in
+            group.addTask { .some(await self.serviceBindingsForResolution(name)) }
+            group.addTask {
+                try? await clock.sleep(for: wait)
+                return .none
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? nil
+        }
     }
 
     /// One flight: asks, follows AliasMode, caches the outcome, hands it to every waiter and tells

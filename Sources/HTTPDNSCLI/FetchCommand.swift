@@ -537,6 +537,8 @@ enum FetchCommand {
         }
         var configuration = HTTPClient.Configuration(trust: trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
         configuration.racesAddresses = plan.resolverOptions.providerOptions.happyEyeballs
+        configuration.usesServiceBindings = plan.resolverOptions.providerOptions.httpsRecords
+        configuration.upgradesToHTTPS = plan.resolverOptions.providerOptions.httpsUpgrade
         configuration.proxy = plan.proxy
         configuration.decompressesResponses = plan.compressed
         // -s: no warning for -k's unauthenticated connections either (asked for by that name), as
@@ -552,7 +554,9 @@ enum FetchCommand {
         let client: HTTPClient
         do {
             // The client's connect limit covers resolving the name (as curl's), DoH exchanges included.
-            resolver = try resolverOptions.makeResolver(families: plan.families, observer: console.resolverObserver(verbose: plan.verbose))
+            resolver = try resolverOptions.makeResolver(
+                families: plan.families, observer: console.resolverObserver(verbose: plan.verbose),
+                asksForServiceBindings: plan.resolverOptions.providerOptions.httpsRecords)
             client = try HTTPClient(configuration: configuration, resolver: resolver)
         } catch {
             return HTTPDNSTool.report(UsageError("\(error)", command: "fetch"), console: console)
@@ -755,6 +759,7 @@ enum FetchCommand {
                         console.note("* \(host) is an IP literal: no resolution, no SNI sent, \(check)")
                     }
                     if let failure = error.resolutionError { console.note("* resolution failed: \(failure)") }
+                    if let route = error.serviceBindingRoute { describe(route, console: console) }
                     // A connection made without verification before the failure: warned about here.
                     if !plan.silent, let connection = error.connection, connection.verificationSkipped {
                         warnUnverified(connection, url: error.url ?? plan.request.url, console: console)
@@ -836,6 +841,15 @@ enum FetchCommand {
         return "\(version) \(status) \(reasonPhrase)"
     }
 
+    /// The -v lines for what the host's HTTPS record changed: why records were passed over (a
+    /// hostile one, h3, ech), then the record used (`* HTTPS record priority 1: port 8443 (not
+    /// 443), alpn h2,http/1.1`) or `* no HTTPS record used`.
+    static func describe(_ route: ServiceBindingRoute, console: Console) {
+        for note in route.notes { console.note("* \(note)") }
+        // Without a record the last note said why and where the request went.
+        if route.record != nil { console.note("* \(route)") }
+    }
+
     /// The -v report on one response: where the addresses came from, -k's warning for a new
     /// connection made without verification (`warnsUnverified`: not with -s), where we connected,
     /// what TLS carried, then the heads sent and received (`heads`, `HeadTraceLines`), or the
@@ -849,10 +863,11 @@ enum FetchCommand {
             let check = connection.certificateVerification == .disabled ? "certificate not checked (verification disabled)" : "certificate checked against the IP"
             console.note("* \(host) is an IP literal: no resolution, no SNI sent, \(check)")
         }
+        if let route = connection.serviceBindingRoute { describe(route, console: console) }
         if warnsUnverified, connection.verificationSkipped { warnUnverified(connection, url: url, console: console) }
         let address = connection.remoteAddress ?? "?"
         let port = connection.remotePort.map(String.init) ?? "?"
-        let source = connection.resolution?.source.description ?? "literal"
+        let source = connection.serviceBindingRoute?.usedAddressHints == true ? "an HTTPS record hint" : connection.resolution?.source.description ?? "literal"
         console.note("* connected to \(address) port \(port) (address from \(source))\(connection.reusedConnection ? ", reused connection" : "")")
         if let race = connection.timing?.addressRace {
             console.note("* Happy Eyeballs: \(address) connected first, after \(Int((race * 1000).rounded())) ms of racing")

@@ -75,7 +75,7 @@ enum ProbeCommand {
     static let parser = reference.parser
 
     static func run(_ arguments: [String], raw: [[UInt8]], console: Console, environment: Environment) async -> Int32 {
-        let url: URL
+        var url: URL
         var options: ResolverOptions
         let trustOptions: TrustOptions
         var timeouts = Timeouts(connect: 5, total: 15)
@@ -122,13 +122,16 @@ enum ProbeCommand {
         await options.upgradeToDesignatedResolvers(console: console, verbose: verbose, command: "probe")
         let resolver: HostResolver
         do {
-            resolver = try options.makeResolver(observer: console.resolverObserver(verbose: verbose), connectTimeout: timeouts.connect)
+            resolver = try options.makeResolver(
+                observer: console.resolverObserver(verbose: verbose), connectTimeout: timeouts.connect,
+                asksForServiceBindings: options.providerOptions.httpsRecords)
         } catch {
             return HTTPDNSTool.report(UsageError("\(error)", command: "probe"), console: console)
         }
         let host = url.host(percentEncoded: false) ?? ""
         let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
-        let addresses: [IPAddress]
+        var addresses: [IPAddress]
+        var route: ProbeRoute?
         if let literal = IPAddress(host) {
             addresses = [literal]
         } else {
@@ -139,6 +142,16 @@ enum ProbeCommand {
                 if !json {
                     let nat64 = resolution.nat64Prefix.map { ", synthesized in NAT64 prefix \($0)" } ?? ""
                     console.print("# \(resolution.host): \(addresses.map(\.description).joined(separator: ", ")) (source \(resolution.source)\(nat64))")
+                }
+                if options.providerOptions.httpsRecords, let records = resolution.serviceBindingRecords {
+                    (url, route) = await Self.follow(records, url: url, host: resolution.host, upgrades: options.providerOptions.httpsUpgrade, resolver: resolver)
+                    if let route {
+                        if route.route.record != nil, route.route.targetName != resolution.host { addresses = route.targetAddresses }
+                        if !json {
+                            for note in route.route.notes { console.print("# \(note)") }
+                            if route.route.record != nil { console.print("# \(route.route)") }
+                        }
+                    }
                 }
             } catch let timeout as TimeLimitOption.Exceeded {
                 if json { console.print(encode(["host": host, "healthy": false, "error": "timedOut", "message": timeout.description])) }
@@ -162,8 +175,9 @@ enum ProbeCommand {
         // The order a new connection would try the addresses in, from one TCP connect to each.
         var ranks: [IPAddress: AddressRanking.Ranked] = [:]
         if let ranking = configuration.addressRanking, IPAddress(host) == nil {
-            _ = await ConnectProbe.probe(addresses, port: port, timeout: ConnectProbe.timeout(forConnectLimit: [timeouts.connect, timeouts.total].compactMap { $0 }.min()), reportingTo: ranking)
-            let ranked = ranking.ranked(addresses, port: port)
+            let rankPort = route.map { $0.route.record != nil ? $0.route.port : port } ?? port
+            _ = await ConnectProbe.probe(addresses, port: rankPort, timeout: ConnectProbe.timeout(forConnectLimit: [timeouts.connect, timeouts.total].compactMap { $0 }.min()), reportingTo: ranking)
+            let ranked = ranking.ranked(addresses, port: rankPort)
             for entry in ranked where ranks[entry.address] == nil { ranks[entry.address] = entry }
             if !json { console.print("# rank (TCP connect to each): " + ranked.map { "\($0.rank). \($0.address) \(reason($0.placement))" }.joined(separator: "; ")) }
         }
@@ -171,13 +185,17 @@ enum ProbeCommand {
         for address in addresses {
             var request = HTTPRequest(url: url)
             request.connectTo = [address]
+            if let used = route?.route, used.record != nil {
+                request.connectPort = used.port
+                request.httpVersion = used.httpVersion
+            }
             request.reportsTLSDetails = true
             request.timeouts = timeouts
             do {
                 let response = try await client.execute(request, to: .handler { _ in })
                 let ok = response.status < 400
                 healthy = healthy && ok
-                console.print(line(address: address, response: response, ok: ok, json: json, rank: ranks[address]))
+                console.print(line(address: address, response: response, ok: ok, json: json, rank: ranks[address], route: route?.route))
             } catch {
                 healthy = false
                 let failure = error as? HTTPClientError
@@ -228,7 +246,50 @@ enum ProbeCommand {
         return object
     }
 
-    private static func line(address: IPAddress, response: HTTPResponse, ok: Bool, json: Bool, rank: AddressRanking.Ranked?) -> String {
+    /// The records' route for `url` (upgraded to https when `upgrades` and a record allows it), with
+    /// the TargetName's addresses when it is another name (its hints when it does not resolve).
+    private static func follow(
+        _ records: ServiceBindingRecords, url: URL, host: String, upgrades: Bool, resolver: HostResolver
+    ) async -> (URL, ProbeRoute?) {
+        var url = url
+        var upgraded = false
+        let isHTTPS = url.scheme?.lowercased() == "https"
+        let port = url.port ?? (isHTTPS ? 443 : 80)
+        if !isHTTPS {
+            guard upgrades, ServiceBindingRoute.upgradesToHTTPS(records: records, port: port), let https = ServiceBindingRoute.upgradedURL(url) else { return (url, nil) }
+            url = https
+            upgraded = true
+        }
+        guard var route = ServiceBindingRoute(records: records, host: host, port: upgraded ? 443 : port, version: .http2) else { return (url, nil) }
+        route.upgradedToHTTPS = upgraded
+        var targetAddresses: [IPAddress] = []
+        if route.record != nil, route.targetName != host {
+            if let resolved = try? await resolver.resolve(host: route.targetName, port: route.port) {
+                targetAddresses = resolved.addresses
+            } else {
+                route.usedAddressHints = !route.addressHints.isEmpty
+                targetAddresses = route.addressHints
+            }
+            if targetAddresses.isEmpty {
+                route.notes.append("TargetName \(route.targetName) did not resolve: probing \(host)'s addresses on port \(route.originPort)")
+                route.record = nil
+                route.port = route.originPort
+                route.httpVersion = nil
+            }
+        }
+        return (url, ProbeRoute(route: route, targetAddresses: targetAddresses))
+    }
+
+    /// What the records changed, and the TargetName's addresses to probe.
+    private struct ProbeRoute {
+        var route: ServiceBindingRoute
+        var targetAddresses: [IPAddress]
+    }
+
+    private static func line(
+        address: IPAddress, response: HTTPResponse, ok: Bool, json: Bool, rank: AddressRanking.Ranked? = nil,
+        route: ServiceBindingRoute? = nil
+    ) -> String {
         let timing = response.connection.timing
         let tls = response.connection.tls
         let expires = tls?.peerNotAfter.map { ISO8601DateFormatter().string(from: $0) }
@@ -240,6 +301,7 @@ enum ProbeCommand {
                 "total_ms": timing.map { milliseconds($0.total) } as Any? ?? NSNull()
             ]
             if let rank { object["rank"] = rankObject(rank) }
+            if let route { object["https_record"] = route.record != nil ? route.description : route.notes.joined(separator: "; ") }
             if let tls {
                 object["tls"] =
                     [

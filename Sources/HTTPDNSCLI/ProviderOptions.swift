@@ -113,7 +113,24 @@ struct ProviderOptions {
                 two). By default they race (Happy Eyeballs v2, RFC 8305: families interleaved, 250 ms apart),
                 so a dead first address costs 250 ms.
                 """),
-        .init(names: ["--happy-eyeballs"], arity: .flag, summary: "Race connections to the addresses (the default)")
+        .init(names: ["--happy-eyeballs"], arity: .flag, summary: "Race connections to the addresses (the default)"),
+        .init(
+            names: ["--no-https-records"], arity: .flag,
+            summary: "Do not ask for or follow HTTPS records",
+            detail: """
+                Do not ask for the host's HTTPS records (RFC 9460) beside its addresses. By default they
+                are asked for in parallel over the same DoH connection (RFC 8484 providers only), and the
+                first usable one gives the port connected to, the HTTP versions offered (h2, http/1.1;
+                h3 is skipped) and, for another TargetName, that name's addresses; SNI, Host and the
+                certificate check stay on the URL's name. Only URLs on port 443 (or http:// upgraded to it).
+                """),
+        .init(
+            names: ["--no-https-upgrade"], arity: .flag,
+            summary: "Keep http:// despite an HTTPS record",
+            detail: """
+                Send http:// URLs as given. By default an http:// URL on port 80 whose host has a usable
+                HTTPS record is sent as https:// on port 443 (RFC 9460 section 9.5, as browsers do).
+                """)
     ]
 
     /// The options that apply to some providers only, each with the providers it applies to. Given
@@ -151,6 +168,10 @@ struct ProviderOptions {
     var bypass: [String] = []
     var race = false
     var happyEyeballs = true
+    /// Not `--no-https-records`: the resolver asks for HTTPS records and the client follows them.
+    var httpsRecords = true
+    /// Not `--no-https-upgrade`: http:// is upgraded when an HTTPS record exists.
+    var httpsUpgrade = true
 
     init() {}
 
@@ -260,6 +281,8 @@ struct ProviderOptions {
             throw UsageError("--happy-eyeballs and --no-happy-eyeballs contradict each other", command: command)
         }
         happyEyeballs = !parsed.has("no-happy-eyeballs")
+        httpsRecords = !parsed.has("no-https-records")
+        httpsUpgrade = !parsed.has("no-https-upgrade")
     }
 
     /// The providers for `--provider` at `urls` (already parsed as DoH URLs into `endpoints`, which

@@ -267,13 +267,16 @@ struct ResolverOptions {
     ///   calls itself: each DoH or HTTPDNS exchange gets at most that long to connect (as curl gives
     ///   its DoH requests the transfer's connect timeout, lib/doh.c), within the resolver's 5 s per
     ///   exchange. nil: 5 s. (Through `HTTPClient`, the client's connect limit covers resolution.)
+    /// - Parameter asksForServiceBindings: ask for HTTPS records beside the addresses (`fetch` and
+    ///   `probe`, unless `--no-https-records`).
     /// - Throws: `InvalidDurationError` for a duration the options let through that the resolver
     ///   refuses (the options check theirs first, so none is expected): a usage error.
     func makeResolver(
         families: AddressFamilies = .both, observer: (any ResolverObserver)? = nil,
-        connectTimeout: Double? = nil
+        connectTimeout: Double? = nil, asksForServiceBindings: Bool = false
     ) throws(InvalidDurationError) -> HostResolver {
         var configuration = HostResolver.Configuration(endpoints: endpoints)
+        configuration.asksForServiceBindings = asksForServiceBindings
         configuration.providers = providers
         configuration.staticEntries = staticEntries
         configuration.fallbackToSystemResolver = fallback

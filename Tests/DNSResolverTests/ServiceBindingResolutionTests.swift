@@ -34,6 +34,7 @@ struct ServiceBindingResolutionTests {
         "svc.test": .init(ipv4: ["192.0.2.1"], ipv6: ["2001:db8::1"], ttl: 300),
         "alias.test": .init(ipv4: ["192.0.2.2"], ttl: 300),
         "bad.test": .init(ipv4: ["192.0.2.3"], ttl: 300),
+        "order.test": .init(ipv4: ["192.0.2.7"], ttl: 300),
         "loop1.test": .init(ipv4: ["192.0.2.4"], ttl: 300),
         "long0.test": .init(ipv4: ["192.0.2.5"], ttl: 300),
         "www.svc.test": .init(ipv4: ["192.0.2.1"], ttl: 300),
@@ -53,6 +54,9 @@ struct ServiceBindingResolutionTests {
             "gone.test": [rdata(0, "")],
             // Port of one octet: RFC 9460 §7.2 wants exactly two.
             "bad.test": [[0x00, 0x01, 0x00, 0x00, 0x03, 0x00, 0x01, 0x01]],
+            // port (3) before alpn (1): RFC 9460 §2.2 wants the keys strictly ascending. (unbound
+            // sorts them, so the suite's real server cannot serve this.)
+            "order.test": [[0x00, 0x01, 0x00, 0x00, 0x03, 0x00, 0x02, 0x20, 0xFB, 0x00, 0x01, 0x00, 0x03, 0x02, 0x68, 0x32]],
             "loop1.test": [rdata(0, "loop2.test")],
             "loop2.test": [rdata(0, "loop1.test")]
         ].merging((0...9).map { ("long\($0).test", [rdata(0, "long\($0 + 1).test")]) }) { first, _ in first }
@@ -194,6 +198,17 @@ struct ServiceBindingResolutionTests {
         #expect(dropped.first?.contains("port has a 1-octet value; it must be exactly 2") == true)
     }
 
+    @Test func keysOutOfOrderAreReportedAndDropped() async throws {
+        let recorder = EventRecorder()
+        let harness = try Self.harness(observer: recorder)
+        let resolution = try await harness.resolve("order.test")
+        #expect(resolution.addresses == [IPAddress("192.0.2.7")!])
+        #expect(resolution.serviceBindingRecords == nil, "a client then connects to the origin's port")
+        let dropped = recorder.events.filter { $0.hasPrefix("bindings dropped order.test") }
+        #expect(dropped.count == 1, "\(recorder.events)")
+        #expect(dropped.first?.contains("SvcParamKey alpn follows port; keys must be strictly ascending") == true, "\(dropped)")
+    }
+
     @Test func aMalformedHTTPSRecordInAnAddressAnswerIsIgnored() async throws {
         let transport = FakeDoHTransport { request in
             let question = request.question!
@@ -293,6 +308,35 @@ struct ServiceBindingResolutionTests {
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    /// Moves the harness's clock on until the returned task is cancelled, so waits measured on it pass.
+    static func ticking(_ harness: ResolverHarness) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                harness.clock.advance(by: 0.1)
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+    }
+
+    @Test func theHTTPSAnswerIsWaitedForOnlyWithinServiceBindingWait() async throws {
+        let harness = try Self.harness(transport: Self.slowHTTPS(.seconds(30)))
+        let ticker = Self.ticking(harness)
+        defer { ticker.cancel() }
+        let started = ContinuousClock.now
+        let resolution = try await harness.resolve("svc.test")
+        #expect(resolution.addresses.count == 2)
+        #expect(resolution.serviceBindingRecords == nil, "past serviceBindingWait the addresses go alone")
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test func withoutServiceBindingWaitTheHTTPSAnswerIsWaitedFor() async throws {
+        let harness = try Self.harness(transport: Self.slowHTTPS(.milliseconds(300))) { $0.serviceBindingWait = nil }
+        let ticker = Self.ticking(harness)
+        defer { ticker.cancel() }
+        let resolution = try await harness.resolve("svc.test")
+        #expect(resolution.serviceBindings.count == 3)
     }
 
     @Test func aFailedAddressLookupDoesNotWaitForTheHTTPSAnswer() async throws {

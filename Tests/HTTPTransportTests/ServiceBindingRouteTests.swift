@@ -113,8 +113,8 @@ struct ServiceBindingRouteTests {
         #expect(ServiceBindingRoute.upgradesToHTTPS(records: usable, port: 80))
         #expect(!ServiceBindingRoute.upgradesToHTTPS(records: usable, port: 8080))
         #expect(!ServiceBindingRoute.upgradesToHTTPS(records: records([]), port: 80))
-        #expect(HTTPClient.upgradedURL(URL(string: "http://svc.test:80/a?b=1")!)?.absoluteString == "https://svc.test/a?b=1")
-        #expect(HTTPClient.upgradedURL(URL(string: "http://svc.test/")!)?.absoluteString == "https://svc.test/")
+        #expect(ServiceBindingRoute.upgradedURL(URL(string: "http://svc.test:80/a?b=1")!)?.absoluteString == "https://svc.test/a?b=1")
+        #expect(ServiceBindingRoute.upgradedURL(URL(string: "http://svc.test/")!)?.absoluteString == "https://svc.test/")
     }
 
     @Test("the description names what changed")

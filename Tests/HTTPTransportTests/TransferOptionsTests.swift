@@ -133,6 +133,19 @@ struct TransferOptionsTests {
         #expect(direct[.connectTo] == .lines(["a.test:443:r1.httpdns:443"]))
     }
 
+    @Test("an HTTPS record's port is the CONNECT_TO entry's second port and the RESOLVE entry's; the URL's port stays first")
+    func connectPort() throws {
+        var facts = get
+        facts.route = .init(host: "a.test", port: 443, addresses: [IPAddress("127.0.0.1")!], connectPort: 8443)
+        let prepared = try #require(PreparedOptions(facts, host: "a.test"))
+        let route = try #require(prepared.route)
+        #expect(prepared.options[.connectTo] == .lines(["a.test:443:\(route.name):8443"]))
+        #expect(route.resolveEntry == "\(route.name):8443:127.0.0.1")
+        var same = facts
+        same.route?.connectPort = 443
+        #expect(same != facts, "another port is another list")
+    }
+
     @Test("the memo hands the same list to requests with the same facts and builds another for other facts")
     func memo() throws {
         let memo = TransferOptionsMemo()

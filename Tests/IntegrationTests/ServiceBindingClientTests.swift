@@ -144,6 +144,16 @@ struct ServiceBindingClientTests {
         #expect(route.notes.first == note)
     }
 
+    @Test("a record whose endpoint refuses the connection falls back to the origin's addresses and port")
+    func unreachableEndpoint() async throws {
+        let error = try await #require(throws: HTTPClientError.self) { try await get("https://dead.svc.test/") }
+        // The second attempt, at the origin's port 443 (where nothing listens either here).
+        #expect(error.kind == .couldNotConnect && error.message.contains("443"), "\(error)")
+        let route = try #require(error.serviceBindingRoute)
+        #expect(route.record == nil && route.port == 443)
+        #expect(route.notes.last == "HTTPS record priority 1: dead.svc.test port 9 could not be reached; connecting to dead.svc.test's addresses on port 443")
+    }
+
     @Test("a record the resolver drops (an alias loop) leaves the origin's addresses and port, and is reported")
     func droppedRecords() async throws {
         let error = try await #require(throws: HTTPClientError.self) { try await get("https://loop.svc.test/") }

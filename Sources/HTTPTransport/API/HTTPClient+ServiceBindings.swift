@@ -6,7 +6,8 @@ extension HTTPClient {
     /// `http://` URL on port 80 to `https://` (§9.5, `Configuration.upgradesToHTTPS`), chooses the
     /// record (`ServiceBindingRoute`), sets the HTTP version its ALPN allows, and for a TargetName
     /// other than the origin puts that name's addresses in `addresses`: known ones (a cache hit),
-    /// else the record's hints while a lookup runs on for the cache, else a lookup within `limit`
+    /// else the record's hints of the families the origin's addresses have (`addresses` on entry)
+    /// while a lookup runs on for the cache, else a lookup within `limit`
     /// seconds. When the TargetName does not resolve, the request goes to the origin's addresses
     /// and port (`notes` says why).
     /// - Returns: What the records changed; nil when they do not apply (no ServiceMode record, a
@@ -20,7 +21,7 @@ extension HTTPClient {
         var upgraded = false
         if !target.isHTTPS {
             guard configuration.upgradesToHTTPS, ServiceBindingRoute.upgradesToHTTPS(records: records, port: target.port),
-                let url = Self.upgradedURL(request.url)
+                let url = ServiceBindingRoute.upgradedURL(request.url)
             else { return nil }
             request.url = url
             target = try RequestTarget(url: url)
@@ -39,10 +40,13 @@ extension HTTPClient {
             addresses = known.addresses
             return route
         }
-        if !route.addressHints.isEmpty {
+        // Hints only of the families the resolver gave the origin (-4 or -6 is not undone by a hint).
+        let families = Set((addresses ?? []).map(\.family))
+        let hints = route.addressHints.filter { families.contains($0.family) }
+        if !hints.isEmpty {
             // The hints now; the real answer for the cache, which the next request takes (RFC 9460 §7.3).
             route.usedAddressHints = true
-            addresses = route.addressHints
+            addresses = hints
             let port = route.port
             Task { _ = try? await resolver.resolve(host: name, port: port) }
             return route
@@ -61,14 +65,5 @@ extension HTTPClient {
             route.httpVersion = nil
         }
         return route
-    }
-
-    /// `url` as `https`, port 80 given explicitly dropped (RFC 9460 §9.5: "If the http URL
-    /// explicitly specifies port 80, specify port 443"; 443 is https's default); nil when it cannot be rebuilt.
-    static func upgradedURL(_ url: URL) -> URL? {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
-        components.scheme = "https"
-        if components.port == 80 { components.port = nil }
-        return components.url
     }
 }

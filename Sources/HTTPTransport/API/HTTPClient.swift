@@ -43,7 +43,7 @@ public final class HTTPClient: Sendable {
         /// two addresses; CURLOPT_CONNECTTIMEOUT_MS), as in the curl tool.
         public var racesAddresses: Bool = true
         /// Orders a host's addresses by how connections to them went before they are raced (or, with
-        /// `racesAddresses` off, handed to libcurl, which tries them in order), and learns from each
+        /// `racesAddresses` off, a resolver's list handed to libcurl, which tries it in order), and learns from each
         /// race, from each new connection libcurl makes without one, and from `probedPorts`' and
         /// `probeConnections`' TCP probes (`AddressRanking`). Default: a ranking of this configuration's own,
         /// shared by the clients made from it (`AddressRanking.shared` shares one across the
@@ -269,12 +269,14 @@ public final class HTTPClient: Sendable {
         }
         var lookupTime: TimeInterval?
         var serviceRoute: ServiceBindingRoute?
+        var askedVersion = request.httpVersion
         if addresses == nil, !target.isIPLiteral, proxy == nil {
             do {
                 let resolved = try await resolve(host: target.host, port: target.port, within: deadlines.resolveLimit, url: request.url)
                 resolution = resolved
                 addresses = resolved.addresses
                 if configuration.usesServiceBindings, let records = resolved.serviceBindingRecords {
+                    askedVersion = request.httpVersion
                     serviceRoute = try await followServiceBindings(records, request: &request, target: &target, addresses: &addresses, within: deadlines.resolveLimit)
                 }
             } catch let error as ResolutionError {
@@ -286,14 +288,34 @@ public final class HTTPClient: Sendable {
                 ranking.probeInBackground(list, port: port, timeout: ConnectProbe.timeout(forConnectLimit: limits.connect))
             }
         }
+        /// `send` with what the resolution (and any record) gave; a failure carries the route.
+        func attempt(_ request: HTTPRequest, addresses: [IPAddress]?, route: ServiceBindingRoute?) async throws -> HTTPResponse {
+            do {
+                return try await send(
+                    request, target: target, addresses: addresses, resolution: resolution, serviceRoute: route,
+                    policy: policy, proxy: proxy, deadlines: deadlines, lookupTime: lookupTime, begin: begin,
+                    to: destination, discardingBodyWhen: discardsBody)
+            } catch var error as HTTPClientError {
+                error.serviceBindingRoute = route
+                throw error
+            }
+        }
         do {
-            return try await send(
-                request, target: target, addresses: addresses, resolution: resolution, serviceRoute: serviceRoute,
-                policy: policy, proxy: proxy, deadlines: deadlines, lookupTime: lookupTime, begin: begin,
-                to: destination, discardingBodyWhen: discardsBody)
-        } catch var error as HTTPClientError {
-            error.serviceBindingRoute = serviceRoute
-            throw error
+            return try await attempt(request, addresses: addresses, route: serviceRoute)
+        } catch let error as HTTPClientError {
+            // The record's endpoint cannot be reached: the origin's own, as without records (RFC 9460 §3).
+            guard error.kind == .couldNotConnect, var route = serviceRoute, route.record != nil, route.changesConnection, let origin = resolution?.addresses else { throw error }
+            route.notes.append(
+                "HTTPS record priority \(route.record?.priority ?? 0): \(route.targetName) port \(route.port) could not be reached; connecting to \(target.host)'s addresses on port \(route.originPort)"
+            )
+            route.record = nil
+            route.port = route.originPort
+            route.targetName = target.host
+            route.httpVersion = nil
+            route.usedAddressHints = false
+            var fallback = request
+            fallback.httpVersion = askedVersion
+            return try await attempt(fallback, addresses: origin, route: route)
         }
     }
 
@@ -311,7 +333,8 @@ public final class HTTPClient: Sendable {
             guard limits.total != nil else { return }
             request.timeouts = deadlines.remaining(at: .now)
         }
-        let connectPort = serviceRoute?.record != nil ? serviceRoute?.port ?? target.port : target.port
+        let connectPort =
+            if let route = serviceRoute, route.record != nil { route.port } else if request.connectTo != nil, let port = request.connectPort, (1...65535).contains(port) { port } else { target.port }
         try Task.checkCancellation()
         let engine = self.engine
         let version = request.httpVersion ?? configuration.httpVersion
@@ -330,8 +353,9 @@ public final class HTTPClient: Sendable {
                 throw error
             }
             spend()
-        } else if let ranking = configuration.addressRanking, let list = addresses, list.count > 1, !target.isIPLiteral {
-            // libcurl tries them in order: the ranking's, as a race would have started with it.
+        } else if let ranking = configuration.addressRanking, request.connectTo == nil, let list = addresses, list.count > 1, !target.isIPLiteral {
+            // libcurl tries the resolver's addresses in order: the ranking's, as a race would have
+            // started with it. A caller's own `connectTo` order is kept.
             addresses = ranking.order(list, port: connectPort)
         }
         // Without verification, the warning (a trust event) goes out when the head arrives, before
@@ -352,6 +376,7 @@ public final class HTTPClient: Sendable {
             configuration: configuration, destination: destination, pool: pool,
             proxy: proxy, memo: optionLists)
         transfer.discardsBody = discardsBody
+        transfer.serviceBindingRoute = serviceRoute
         transfer.addressRaceTime = raceTime
         transfer.nameLookupTime = lookupTime
         transfer.startTime = (ContinuousClock.now - begin).seconds

@@ -24,6 +24,11 @@ public struct HTTPRequest: Sendable {
     /// Addresses to connect to instead of asking the resolver, tried in order (curl's `--resolve`
     /// for this request only). Used for DoH bootstrap.
     public var connectTo: [IPAddress]?
+    /// With `connectTo`: the TCP port to connect to instead of the URL's, which the URL, SNI and
+    /// `Host` keep (curl's `--connect-to ::HOST:PORT`); an HTTPS record's `port`
+    /// (`ServiceBindingRoute.port`) for a caller that chose the addresses itself. 1-65535; ignored
+    /// without `connectTo`. Default nil.
+    public var connectPort: Int? = nil
     /// Overrides the client's timeouts.
     public var timeouts: Timeouts?
     /// Overrides the client's HTTP version preference.

@@ -107,6 +107,15 @@ public struct ServiceBindingRoute: Sendable, Hashable {
         port == 80 && records.records.contains { !$0.isAliasMode && Self.mandatoryProblem($0) == nil }
     }
 
+    /// `url` as `https`, an explicit port 80 dropped (RFC 9460 §9.5: "If the http URL explicitly
+    /// specifies port 80, specify port 443", https's default); nil when it cannot be rebuilt.
+    public static func upgradedURL(_ url: URL) -> URL? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
+        components.scheme = "https"
+        if components.port == 80 { components.port = nil }
+        return components.url
+    }
+
     /// The ALPN protocols and version a usable record gives.
     struct Usable {
         var alpn: [String]

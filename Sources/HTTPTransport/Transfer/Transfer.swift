@@ -53,6 +53,8 @@ final class Transfer: @unchecked Sendable { // owned by one thread at a time (th
     let port: Int
     /// The port connected to: an HTTPS record's `port` (`ServiceBindingRoute`), else `port`.
     let connectPort: Int
+    /// What the origin's HTTPS records changed, for the connection reports. Set before submit.
+    var serviceBindingRoute: ServiceBindingRoute?
     private let reportsTLS: Bool
     /// `HTTPRequest.headTrace`: told the heads libcurl sends and receives (`traceHead`).
     private let headTrace: (@Sendable (HTTPHeadTrace) -> Void)?
@@ -699,6 +701,7 @@ final class Transfer: @unchecked Sendable { // owned by one thread at a time (th
             remoteAddress: address, remotePort: port == 0 ? nil : port,
             resolution: resolution, reusedConnection: false, tls: tls)
         report.proxy = proxy
+        report.serviceBindingRoute = serviceBindingRoute
         var timing = TransferTiming(
             connect: seconds(CURLINFO_CONNECT_TIME_T), tlsHandshake: seconds(CURLINFO_APPCONNECT_TIME_T),
             firstByte: seconds(CURLINFO_STARTTRANSFER_TIME_T), total: seconds(CURLINFO_TOTAL_TIME_T))
