@@ -143,6 +143,12 @@ extension HostResolver {
         /// What `networkChanged(_:)` does with the cache when the network changes (default
         /// `.flush`). Nothing watches the network unless a `NetworkChangeWatcher` is made.
         public var networkChangePolicy: NetworkChangePolicy = .flush
+        /// IPv6 addresses synthesized from IPv4 ones on an IPv6-only network with NAT64 (default
+        /// `.off`; see `NAT64Synthesis`). It probes the routes on each lookup unless a
+        /// `NetworkChangeWatcher` keeps the families probed.
+        public var nat64: NAT64Synthesis = .off
+        /// How `.discover` finds the prefix (default: `ipv4only.arpa` through the system resolver).
+        public var nat64Discovery: NAT64PrefixDiscovery = NAT64PrefixDiscovery()
         /// Receives cache, provider, failover and fallback events. Default none.
         public var observer: (any ResolverObserver)? = nil
         /// DNSSEC validation of RFC 8484 answers (`HostResolver+DNSSEC.swift`). Default: off.

@@ -3,17 +3,19 @@ import HTTPDNSCore
 
 extension HostResolver {
     /// Applies `Configuration.networkChangePolicy` to the cache after the host's network changed,
-    /// and probes the address families again (`reprobeFamilies()`) first, on the calling thread.
+    /// and probes the address families again (`reprobeFamilies()`) first, on the calling thread;
+    /// a discovered NAT64 prefix is forgotten (the next lookup that needs one asks again).
     ///
     /// With `.reresolve` the names cached with addresses are collected, the cache is flushed, and a
     /// background task resolves `Configuration.preResolveHosts` (all of them, cached or not), then
-    /// the other collected names, for `Configuration.families` (probed afresh for `.auto`);
+    /// the other collected names (16 at a time), for `Configuration.families` (probed afresh for `.auto`);
     /// `waitForNetworkChangeReresolution(within:)` waits for it. A re-resolution still running from
     /// an earlier change is cancelled. The observer is told (`networkChanged`) before any of it.
     /// - Parameter change: What the monitor saw; the policy does not depend on it (every change of
     ///   address or route counts), the observer gets it.
     public func networkChanged(_ change: NetworkChange) {
         let families = reprobeFamilies()
+        forgetNAT64Prefix()
         let policy = configuration.networkChangePolicy
         configuration.observer?.networkChanged(change, families: families, policy: policy)
         switch policy {
@@ -31,8 +33,12 @@ extension HostResolver {
             flush()
             let task = Task {
                 _ = await self.preResolve(first)
-                guard !Task.isCancelled else { return }
-                _ = await self.preResolve(others.sorted())
+                // In groups, so a full cache does not start a thousand lookups at once.
+                let rest = others.sorted()
+                for start in stride(from: 0, to: rest.count, by: Self.reresolutionGroup) {
+                    guard !Task.isCancelled else { return }
+                    _ = await self.preResolve(Array(rest[start..<min(rest.count, start + Self.reresolutionGroup)]))
+                }
             }
             networkReresolution.withLock { running in
                 running?.cancel()
@@ -40,6 +46,9 @@ extension HostResolver {
             }
         }
     }
+
+    /// How many names of the cache `.reresolve` resolves at once (the pre-resolve list goes first, whole).
+    static let reresolutionGroup = 16
 
     /// Probes which address families have a route (`Configuration.routeProbe`), on the calling
     /// thread (so in its network namespace), and keeps the result for `AddressFamilies.auto`: from

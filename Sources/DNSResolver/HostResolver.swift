@@ -57,6 +57,10 @@ public final class HostResolver: HostResolving {
     /// The families `reprobeFamilies()` last found, used for `.auto` instead of a probe per lookup;
     /// nil until it is first called (a network watcher calls it).
     let probedFamilies = LockedValue<AddressFamilies?>(nil)
+    /// Whether `configuration.nat64` is on, read on every lookup.
+    let synthesizesNAT64: Bool
+    /// The RFC 7050 discovery of the NAT64 prefix, once started (`HostResolver+NAT64.swift`).
+    let nat64Discovery = LockedValue(NAT64DiscoveryState())
     /// The re-resolution the last network change started (`HostResolver+NetworkChange.swift`).
     let networkReresolution = LockedValue<Task<Void, Never>?>(nil)
     /// The DNSSEC chain and its cache, when `configuration.dnssec` validates.
@@ -79,6 +83,7 @@ public final class HostResolver: HostResolving {
     ) throws(InvalidDurationError) {
         try configuration.checkDurations()
         self.configuration = configuration
+        self.synthesizesNAT64 = configuration.nat64 != .off
         self.transport = transport
         self.systemResolver = systemResolver
         self.clock = clock
@@ -109,6 +114,9 @@ public final class HostResolver: HostResolving {
 
     /// Resolves `host` for the configured `families`. See `resolve(host:port:families:)`.
     public func resolve(host: String, port: Int) async throws -> HostResolution {
+        if synthesizesNAT64, let prefix = await nat64PrefixForLookup(configuration.families) {
+            return Self.synthesized(try await resolveAsAnswered(host: host, port: port, families: .both), in: prefix)
+        }
         if configuration.asksForServiceBindings { return try await resolveWithServiceBindings(host: host, port: port, families: configuration.families) }
         // A cache hit is answered here without entering another async function.
         return switch try answerAtOnce(host: host, port: port, families: configuration.families) {
@@ -138,7 +146,19 @@ public final class HostResolver: HostResolving {
     ///   with the negative TTL in seconds; `.resolverUnavailable` listing each provider's failure (and the
     ///   system resolver's) when nothing answered; `CancellationError` when the calling task is cancelled
     ///   while waiting.
+    ///
+    /// With `Configuration.nat64` on, on a network with an IPv6 route and no IPv4 one, both
+    /// families are asked and IPv4-only answers come back synthesized in the NAT64 prefix
+    /// (`NAT64Synthesis`, `HostResolution.nat64Prefix`); `.ipv4` lookups are left alone.
     public func resolve(host: String, port: Int, families: AddressFamilies) async throws -> HostResolution {
+        if synthesizesNAT64, let prefix = await nat64PrefixForLookup(families) {
+            return Self.synthesized(try await resolveAsAnswered(host: host, port: port, families: .both), in: prefix)
+        }
+        return try await resolveAsAnswered(host: host, port: port, families: families)
+    }
+
+    /// `resolve(host:port:families:)` without NAT64 synthesis.
+    private func resolveAsAnswered(host: String, port: Int, families: AddressFamilies) async throws -> HostResolution {
         if configuration.asksForServiceBindings { return try await resolveWithServiceBindings(host: host, port: port, families: families) }
         return switch try answerAtOnce(host: host, port: port, families: families) {
         case .hit(let resolution): resolution
@@ -155,7 +175,19 @@ public final class HostResolver: HostResolving {
     /// would be asked. Starts nothing on a miss (`resolveWithoutWaiting` does).
     /// - Throws: `ResolutionError.invalidHostName`; a cached `.nameNotFound` or `.noAddresses`.
     public func resolveImmediately(host: String, port: Int) throws -> HostResolution? {
-        switch try answerAtOnce(host: host, port: port, families: configuration.families) {
+        if synthesizesNAT64, configuration.families != .ipv4, concrete(.auto) == .ipv6 {
+            // Unknown until the discovery has ended: the lookup then waits for it.
+            guard let known = nat64PrefixIfKnown() else { return nil }
+            if let prefix = known {
+                return try resolveImmediatelyAsAnswered(host: host, port: port, families: .both).map { Self.synthesized($0, in: prefix) }
+            }
+        }
+        return try resolveImmediatelyAsAnswered(host: host, port: port, families: configuration.families)
+    }
+
+    /// `resolveImmediately(host:port:)` without NAT64 synthesis, for `families`.
+    private func resolveImmediatelyAsAnswered(host: String, port: Int, families: AddressFamilies) throws -> HostResolution? {
+        switch try answerAtOnce(host: host, port: port, families: families) {
         case .hit(var resolution):
             guard configuration.asksForServiceBindings else { return resolution }
             // Only when the HTTPS answer is cached too: `resolve` would ask for it.

@@ -808,7 +808,8 @@ enum FetchCommand {
         if case .doh(let endpoint) = resolution.source { from += " (\(endpoint.absoluteString))" }
         if !resolution.fallbackReasons.isEmpty { from += ", after every DoH endpoint failed" }
         let ttl = resolution.ttl.map { " ttl=\(Int($0))" } ?? ""
-        console.note("* resolved \(resolution.host) via \(from): \(resolution.addresses.map(\.description).joined(separator: ", "))\(ttl)\(dnssecNote(resolution))")
+        let nat64 = resolution.nat64Prefix.map { ", synthesized in NAT64 prefix \($0) (no IPv4 route)" } ?? ""
+        console.note("* resolved \(resolution.host) via \(from): \(resolution.addresses.map(\.description).joined(separator: ", "))\(ttl)\(dnssecNote(resolution))\(nat64)")
     }
 
     /// -k's warning for a connection to `url`'s host made without verification, as the library

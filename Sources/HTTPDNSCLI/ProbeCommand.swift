@@ -11,7 +11,8 @@ enum ProbeCommand {
         description: """
             Resolves URL's host (as fetch does) and, for each address, connects with SNI set to the host,
             verifies the certificate for the host, sends GET and reports on it. The first line says what
-            the name resolved to: '# HOST: ADDRESS, ADDRESS (source SOURCE)' (none for an IP literal),
+            the name resolved to: '# HOST: ADDRESS, ADDRESS (source SOURCE)' (none for an IP literal;
+            ', synthesized in NAT64 prefix PREFIX' after SOURCE when --nat64 made the addresses),
             and the second the order a new connection would try them in, from one TCP connect to each:
             '# rank (TCP connect to each): 1. ADDRESS connect MS ms; 2. ADDRESS failed once, last for
             S s' (an address that failed goes last for a back-off, 5 s doubling to 5 min, that its
@@ -139,7 +140,8 @@ enum ProbeCommand {
                 let resolution = try await TimeLimitOption.resolve(host, port: port, with: resolver, before: maxTime.map { .now + .seconds($0) }, maxTime: maxTime)
                 addresses = resolution.addresses
                 if !json {
-                    console.print("# \(resolution.host): \(addresses.map(\.description).joined(separator: ", ")) (source \(resolution.source))")
+                    let nat64 = resolution.nat64Prefix.map { ", synthesized in NAT64 prefix \($0)" } ?? ""
+                    console.print("# \(resolution.host): \(addresses.map(\.description).joined(separator: ", ")) (source \(resolution.source)\(nat64))")
                 }
                 if options.providerOptions.httpsRecords, let records = resolution.serviceBindingRecords {
                     (url, route) = await Self.follow(records, url: url, host: resolution.host, upgrades: options.providerOptions.httpsUpgrade, resolver: resolver)

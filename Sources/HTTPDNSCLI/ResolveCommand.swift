@@ -154,6 +154,7 @@ enum ResolveCommand {
         } catch {
             return HTTPDNSTool.report(UsageError("\(error)", command: "resolve"), console: console)
         }
+        if verbose, options.nat64 != .off { await describeNAT64(resolver, mode: options.nat64, console: console) }
         if compare { return await runCompare(hosts, resolver: resolver, json: json, console: console) }
         if let recordType { return await runServiceBindings(hosts, type: recordType, resolver: resolver, json: json, console: console, maxTime: maxTime) }
         var status = HTTPDNSTool.ExitStatus.success
@@ -175,7 +176,8 @@ enum ResolveCommand {
                 } else {
                     let ttl = resolution.ttl.map { String(Int($0)) } ?? "-"
                     for address in resolution.addresses {
-                        console.print("\(resolution.host) \(address) ttl=\(ttl) source=\(resolution.source)\(resolution.isStale ? " stale" : "")\(dnssecField(resolution))")
+                        console.print(
+                            "\(resolution.host) \(address) ttl=\(ttl) source=\(resolution.source)\(resolution.isStale ? " stale" : "")\(dnssecField(resolution))\(nat64Field(resolution))")
                     }
                     if let reason = resolution.dnssec?.reason { console.note("httpdns: \(resolution.host): DNSSEC \(resolution.dnssec?.name ?? ""): \(reason)") }
                 }
@@ -217,6 +219,25 @@ enum ResolveCommand {
     private static func seconds(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> TimeInterval {
         let span = end - start
         return max(0, Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18)
+    }
+
+    /// -v with --nat64: the prefix in use, where it came from, and whether this network needs it.
+    static func describeNAT64(_ resolver: HostResolver, mode: NAT64Synthesis, console: Console) async {
+        let prefix = await resolver.nat64Prefix()
+        let origin = mode == .discover ? "discovered through \(NAT64PrefixDiscovery.wellKnownName) (RFC 7050)" : "given"
+        let routes = resolver.configuration.routeProbe.families()
+        let use = routes == .ipv6 ? "no IPv4 route: IPv4-only names are synthesized" : "an IPv4 route exists: nothing is synthesized"
+        guard let prefix else {
+            console.note(
+                "* nat64: no prefix \(mode == .discover ? "found through \(NAT64PrefixDiscovery.wellKnownName) (no DNS64?)" : "given"); \(routes == .ipv6 ? "no IPv4 route" : "an IPv4 route exists")")
+            return
+        }
+        console.note("* nat64: prefix \(prefix), \(origin); \(use)")
+    }
+
+    /// The line form's ` nat64=PREFIX` when the addresses were synthesized.
+    private static func nat64Field(_ resolution: HostResolution) -> String {
+        resolution.nat64Prefix.map { " nat64=\($0)" } ?? ""
     }
 
     /// The line form's ` dnssec=STATUS` when the answer was validated.

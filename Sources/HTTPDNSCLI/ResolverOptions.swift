@@ -54,6 +54,17 @@ struct ResolverOptions {
                 detail: """
                     Resolve these names into the cache at start, repeatable; the command waits for them (within
                     its time limit) before it writes the cache file and exits.
+                    """),
+            .init(
+                names: ["--nat64"], arity: .value, valueName: "MODE",
+                summary: "off, discover or PREFIX: reach IPv4 via NAT64",
+                detail: """
+                    On a network with an IPv6 route and no IPv4 route, give an IPv4-only name IPv6 addresses in the
+                    network's NAT64 prefix (RFC 6052), so the connection goes through its NAT64. discover asks
+                    the system resolver for ipv4only.arpa's AAAA records (RFC 7050; the network's DNS64 makes
+                    them); PREFIX is one to use, as 64:ff9b::/96 (lengths 32, 40, 48, 56, 64 or 96). off (the
+                    default) never does. A name with IPv6 addresses of its own keeps them. resolve prints
+                    nat64=PREFIX after a synthesized address, and names the prefix in use when verbose.
                     """)
         ] + ProviderOptions.parserOptions + dnssecOptions + [designatedResolverOption]
 
@@ -111,6 +122,8 @@ struct ResolverOptions {
     var preResolve: [String] = []
     /// `--dnssec`, `--trust-anchor`.
     var dnssec: HostResolver.DNSSECSettings = .off
+    /// `--nat64`.
+    var nat64: NAT64Synthesis = .off
     /// `--upgrade-resolver`: the unencrypted resolvers whose designated DoH servers go first.
     var designatedResolverServers: [PlainDNSServer] = []
     /// Whether the endpoints came from --doh-url or HTTPDNS_DOH_URL rather than the built-in list.
@@ -136,6 +149,7 @@ struct ResolverOptions {
         if let text = parsed.value("stale-timeout") {
             staleTimeout = try OptionValue.seconds(text, option: "--stale-timeout", bounds: .atLeast(0), command: command)
         }
+        if let text = parsed.value("nat64") { nat64 = try Self.nat64(text, command: command) }
         for list in parsed.all("pre-resolve") {
             for host in list.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
                 guard HostName.normalize(host) != nil else {
@@ -238,6 +252,22 @@ struct ResolverOptions {
         return entries
     }
 
+    /// `--nat64 off|discover|PREFIX`.
+    /// - Throws: `UsageError` for anything else, or a prefix RFC 6052 does not allow.
+    static func nat64(_ text: String, command: String) throws(UsageError) -> NAT64Synthesis {
+        switch text {
+        case "off": return .off
+        case "discover": return .discover
+        default:
+            guard let prefix = NAT64Prefix(text) else {
+                throw OptionValue.refusal(
+                    "--nat64", expected: "off, discover or an IPv6 prefix of length 32, 40, 48, 56, 64 or 96 (as 64:ff9b::/96)", got: text, why: nil,
+                    command: command)
+            }
+            return .prefix(prefix)
+        }
+    }
+
     /// The resolver these options describe; its DoH queries trust what the command's TLS trusts.
     /// - Parameter connectTimeout: `probe`'s `--connect-timeout` in seconds, for the resolver it
     ///   calls itself: each DoH or HTTPDNS exchange gets at most that long to connect (as curl gives
@@ -263,6 +293,7 @@ struct ResolverOptions {
         configuration.serveStale = staleTimeout.map { .init(clientResponseTimeout: $0) }
         configuration.preResolveHosts = preResolve
         configuration.dnssec = dnssec
+        configuration.nat64 = nat64
         guard let connectTimeout else { return try HostResolver(configuration: configuration, dohTrust: dohTrust) }
         let client = try HTTPClient(
             configuration: HTTPClient.Configuration(trust: dohTrust, timeouts: Timeouts(connect: connectTimeout)),

@@ -68,6 +68,11 @@ public struct HostResolution: Sendable, Hashable {
     /// otherwise (static mappings, literals, the system resolver).
     public var dnssec: DNSSECStatus? = nil
 
+    /// The NAT64 prefix the addresses were synthesized in (RFC 6052 §2.3) from the name's IPv4
+    /// addresses, on a network with no IPv4 route (`HostResolver.Configuration.nat64`); `nil` when
+    /// they are the answer's own.
+    public var nat64Prefix: NAT64Prefix? = nil
+
     public init(
         host: String, addresses: [IPAddress], ttl: TimeInterval?, source: ResolutionSource,
         provider: String? = nil, latency: TimeInterval? = nil, isStale: Bool = false,

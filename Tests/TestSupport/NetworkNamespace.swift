@@ -79,6 +79,8 @@ public final class NetworkNamespace: Sendable {
         for name in names where name.hasPrefix(prefix) {
             guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
             _ = try? Command.run(ip, ["netns", "delete", name], timeout: 30)
+            // The resolv.conf a test gave `ip netns exec` for it.
+            try? FileManager.default.removeItem(atPath: "/etc/netns/\(name)")
         }
     }
 
