@@ -69,6 +69,15 @@ extension HostResolver {
 
     /// `resolve(host:port:families:)` with the HTTPS records asked beside the addresses (a miss asks
     /// both at once) and set on the resolution; literals, static entries and system answers get none.
+    /// Whether a lookup of `host` asks for its HTTPS records beside the addresses:
+    /// `Configuration.asksForServiceBindings`, unless a DNSSEC policy validates `host` (its HTTPS
+    /// records would not be validated, and must not steer a connection whose addresses were).
+    func asksForServiceBindings(_ host: String) -> Bool {
+        guard configuration.asksForServiceBindings else { return false }
+        guard configuration.dnssec.validatesAny else { return true }
+        return configuration.dnssec.policy(for: HostName.normalize(host) ?? host) == .off
+    }
+
     func resolveWithServiceBindings(host: String, port: Int, families: AddressFamilies) async throws -> HostResolution {
         var resolution: HostResolution
         switch try answerAtOnce(host: host, port: port, families: families) {

@@ -117,7 +117,7 @@ public final class HostResolver: HostResolving {
         if synthesizesNAT64, let prefix = await nat64PrefixForLookup(configuration.families) {
             return Self.synthesized(try await resolveAsAnswered(host: host, port: port, families: .both), in: prefix)
         }
-        if configuration.asksForServiceBindings { return try await resolveWithServiceBindings(host: host, port: port, families: configuration.families) }
+        if asksForServiceBindings(host) { return try await resolveWithServiceBindings(host: host, port: port, families: configuration.families) }
         // A cache hit is answered here without entering another async function.
         return switch try answerAtOnce(host: host, port: port, families: configuration.families) {
         case .hit(let resolution): resolution
@@ -159,7 +159,7 @@ public final class HostResolver: HostResolving {
 
     /// `resolve(host:port:families:)` without NAT64 synthesis.
     private func resolveAsAnswered(host: String, port: Int, families: AddressFamilies) async throws -> HostResolution {
-        if configuration.asksForServiceBindings { return try await resolveWithServiceBindings(host: host, port: port, families: families) }
+        if asksForServiceBindings(host) { return try await resolveWithServiceBindings(host: host, port: port, families: families) }
         return switch try answerAtOnce(host: host, port: port, families: families) {
         case .hit(let resolution): resolution
         case .answered(let answer): answer.resolution
@@ -189,14 +189,14 @@ public final class HostResolver: HostResolving {
     private func resolveImmediatelyAsAnswered(host: String, port: Int, families: AddressFamilies) throws -> HostResolution? {
         switch try answerAtOnce(host: host, port: port, families: families) {
         case .hit(var resolution):
-            guard configuration.asksForServiceBindings else { return resolution }
+            guard asksForServiceBindings(host) else { return resolution }
             // Only when the HTTPS answer is cached too: `resolve` would ask for it.
             guard let records = cachedServiceBindingsForResolution(resolution.host) else { return nil }
             resolution.serviceBindingRecords = records
             return resolution
         case .answered(let answer):
             var resolution = answer.resolution
-            guard configuration.asksForServiceBindings, answer.source == .cache else { return resolution }
+            guard asksForServiceBindings(host), answer.source == .cache else { return resolution }
             guard let records = cachedServiceBindingsForResolution(resolution.host) else { return nil }
             resolution.serviceBindingRecords = records
             return resolution

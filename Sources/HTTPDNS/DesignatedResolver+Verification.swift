@@ -62,7 +62,7 @@ extension DesignatedResolver {
             guard response.status == 200 else { return "HTTP \(response.status) to a DoH query" }
             _ = try DNSMessage(parsing: response.body)
             return nil
-        } catch let error as HTTPClientError where error.kind == .certificateVerificationFailed {
+        } catch let error as HTTPClientError where error.kind == .certificateVerificationFailed && error.message.contains("IP address mismatch") {
             return "\(error.message) (its certificate must name \(unencrypted.address), RFC 9462 §4.2)"
         } catch {
             return "\(error)"

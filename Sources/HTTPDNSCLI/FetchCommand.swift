@@ -549,7 +549,7 @@ enum FetchCommand {
         // -s: no warnings, as curl -s prints none.
         if !plan.silent { console.warnOfOptionsWithoutEffect(plan.resolverOptions.providerOptions) }
         var resolverOptions = plan.resolverOptions
-        await resolverOptions.upgradeToDesignatedResolvers(console: console, verbose: plan.verbose, command: "fetch")
+        await resolverOptions.upgradeToDesignatedResolvers(console: console, verbose: plan.verbose, silent: plan.silent, command: "fetch")
         let resolver: HostResolver
         let client: HTTPClient
         do {

@@ -156,7 +156,12 @@ enum ResolveCommand {
         }
         if verbose, options.nat64 != .off { await describeNAT64(resolver, mode: options.nat64, console: console) }
         if compare { return await runCompare(hosts, resolver: resolver, json: json, console: console) }
-        if let recordType { return await runServiceBindings(hosts, type: recordType, resolver: resolver, json: json, console: console, maxTime: maxTime) }
+        if let recordType {
+            if options.dnssec.validatesAny {
+                console.note("httpdns: warning: --dnssec validates address answers only: these \(recordType) records are not validated")
+            }
+            return await runServiceBindings(hosts, type: recordType, resolver: resolver, json: json, console: console, maxTime: maxTime)
+        }
         var status = HTTPDNSTool.ExitStatus.success
         let deadline = maxTime.map { ContinuousClock.now + .seconds($0) }
         // Several names to a provider with a batch API: asked in batches (within its limit), each

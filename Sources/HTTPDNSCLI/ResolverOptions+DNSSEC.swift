@@ -71,9 +71,10 @@ extension ResolverOptions {
         for path in files {
             let contents: String
             do {
-                contents = try String(contentsOfFile: path, encoding: .utf8)
+                // A pipe too (a shell's <(...)), as every file option reads one.
+                contents = String(decoding: try FileContents.read(path, limit: 1 << 20), as: UTF8.self)
             } catch {
-                throw UsageError("--trust-anchor: cannot read '\(path)': \(error.localizedDescription)", command: command)
+                throw UsageError("--trust-anchor: \(error)", command: command)
             }
             do {
                 anchors += try TrustAnchor.parse(contents, source: path)

@@ -39,7 +39,8 @@ extension ResolverOptions {
 
     /// Puts the verified designated resolvers of `designatedResolverServers` before the given
     /// endpoints (in place of the built-in ones); warns and keeps the endpoints when none verifies.
-    mutating func upgradeToDesignatedResolvers(console: Console, verbose: Bool, command: String) async {
+    /// - Parameter silent: `fetch -s`: no warning either.
+    mutating func upgradeToDesignatedResolvers(console: Console, verbose: Bool, silent: Bool = false, command: String) async {
         guard !designatedResolverServers.isEmpty else { return }
         do {
             let (resolvers, passedOver) = try await DesignatedResolver.verified(of: designatedResolverServers, dohTrust: dohTrust)
@@ -52,7 +53,7 @@ extension ResolverOptions {
             endpoints = resolvers.map(\.endpoint) + (endpointsAreExplicit ? endpoints : [])
             providers = (try? providerOptions.providers(urls: [], endpoints: endpoints, command: command)) ?? providers
         } catch {
-            console.note("httpdns: --upgrade-resolver: \(error); using the other endpoints")
+            if !silent { console.note("httpdns: warning: --upgrade-resolver: \(error); using the other endpoints") }
         }
     }
 }

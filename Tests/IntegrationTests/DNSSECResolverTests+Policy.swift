@@ -32,7 +32,8 @@ extension DNSSECResolverTests {
         let plain = try await resolver.resolve(host: "www.dnssec.test", port: 443, families: .ipv4)
         #expect(plain.dnssec == nil, "off for this name: not validated")
         let sent = log.queries.withLock { Array($0[before...]) }
-        #expect(sent.map(\.type) == [.a], "no chain fetched: \(sent)")
+        // Not validated, so asked for its HTTPS records as any host is; no DNSKEY or DS.
+        #expect(sent.map(\.type.rawValue).sorted() == [DNSRecordType.a.rawValue, DNSRecordType.https.rawValue], "no chain fetched: \(sent)")
         #expect(sent.allSatisfy { !$0.checkingDisabled }, "off: queries without CD")
     }
 
@@ -101,5 +102,21 @@ extension DNSSECResolverTests {
         let hit = try await strict.resolve(host: "www.signed.dnssec.test", port: 443, families: .ipv4)
         #expect(hit.source == .cache)
         #expect(hit.dnssec == .secure)
+    }
+
+    @Test("a validated host is never asked for HTTPS records, which would not be validated; an unvalidated one is (asksForServiceBindings is on by default)")
+    func noUnvalidatedServiceBindings() async throws {
+        #expect(HostResolver.Configuration().asksForServiceBindings)
+        let log = QueryLog()
+        let client = try HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: SystemResolver())
+        let resolver = try resolver(
+            HostResolver.DNSSECSettings(policy: .require, hostPolicies: ["www.dnssec.test": .off]), transport: LoggingTransport(real: client, log: log))
+        let validated = try await resolver.resolve(host: "www.signed.dnssec.test", port: 443, families: .ipv4)
+        #expect(validated.dnssec?.name == "secure")
+        #expect(validated.serviceBindingRecords == nil)
+        #expect(!log.queries.withLock { $0 }.contains { $0.type == .https }, "an HTTPS query for a validated host")
+        let plain = try await resolver.resolve(host: "www.dnssec.test", port: 443, families: .ipv4)
+        #expect(plain.dnssec == nil)
+        #expect(log.queries.withLock { $0 }.contains { $0.type == .https }, "no HTTPS query for the unvalidated host")
     }
 }

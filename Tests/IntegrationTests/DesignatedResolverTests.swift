@@ -98,7 +98,7 @@ extension ResolverIntegrationSuites {
             let silent = try FreePort.tcp()
             let fallback = try await fixture.httpdns(["resolve", "--upgrade-resolver", "127.0.0.1:\(silent)"] + fixture.dohOptions + ["a.test"])
             #expect(fallback.status == 0, "\(fallback.stderrText)")
-            #expect(fallback.stderrText.hasPrefix("httpdns: --upgrade-resolver: no designated resolver verified (RFC 9462): 127.0.0.1:\(silent): "), "\(fallback.stderrText)")
+            #expect(fallback.stderrText.hasPrefix("httpdns: warning: --upgrade-resolver: no designated resolver verified (RFC 9462): 127.0.0.1:\(silent): "), "\(fallback.stderrText)")
             #expect(fallback.stderrText.contains("; using the other endpoints"))
 
             let refused = try await fixture.httpdns(["resolve", "--upgrade-resolver", "dns.test", "a.test"])
