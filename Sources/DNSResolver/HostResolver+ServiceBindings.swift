@@ -189,7 +189,16 @@ extension HostResolver {
             let provider = providers.providers[index]
             let started = clock.now()
             do {
-                if let answer = try await provider.lookupServiceBindings(name, type: type, transport: transport, timeout: configuration.requestTimeout) {
+                if var answer = try await provider.lookupServiceBindings(name, type: type, transport: transport, timeout: configuration.requestTimeout) {
+                    if configuration.rebindingGuard.screens(provider) {
+                        let screened = configuration.rebindingGuard.screenHints(answer)
+                        if !screened.dropped.isEmpty {
+                            answer = screened.answer
+                            configuration.observer?.warning(
+                                "dropped \(screened.dropped.map(\.description).joined(separator: ", ")) from the address hints of \(provider.url.host() ?? provider.url.absoluteString)'s \(type) records for \(name): a local address (DNS rebinding guard)"
+                            )
+                        }
+                    }
                     let count: Int
                     if case .records(let records, _, _) = answer { count = records.count } else { count = 0 }
                     configuration.observer?.serviceBindingsAnswered(

@@ -70,7 +70,8 @@ struct ProviderOptions {
             detail: """
                 Drop loopback, private, link-local, unique-local and multicast addresses from answers (DNS
                 rebinding): public, the default, from the built-in public DoH resolvers' answers; all, from every
-                provider's; off, from none. An answer left with no address is "no addresses" (exit 6).
+                provider's; off, from none. An answer left with no address is "no addresses" (exit 6). HTTPS
+                records' address hints are screened the same way.
                 """,
             values: ["public", "all", "off"]),
         .init(

@@ -85,3 +85,28 @@ struct DoHClientSubnetTests {
         #expect(!(plain.requests.first?.query.indices.contains { Array(plain.requests[0].query[$0...].prefix(4)) == [0x00, 0x08, 0x00, 0x07] } ?? true))
     }
 }
+
+/// The rebinding guard on HTTPS records: an address hint is an address to connect to.
+@Suite("Rebinding guard on HTTPS record hints")
+struct RebindingGuardHintTests {
+    @Test("local addresses leave the records' ipv4hint and ipv6hint (an emptied list goes), public ones stay; other answers pass unchanged")
+    func hints() {
+        var mixed = ServiceParameters(alpnProtocols: ["h2"], ipv4Hints: [IPAddress("127.0.0.51")!, IPAddress("192.0.2.7")!], ipv6Hints: [IPAddress("fe80::1")!])
+        let answer = ServiceBindingAnswer.records(
+            [ServiceBinding(priority: 1, targetName: ".", parameters: mixed), ServiceBinding(priority: 2, targetName: ".", parameters: ServiceParameters(alpnProtocols: ["h2"]))],
+            owner: "a.test", ttl: 300)
+        let screened = RebindingGuard.allProviders.screenHints(answer)
+        #expect(screened.dropped == [IPAddress("127.0.0.51")!, IPAddress("fe80::1")!])
+        mixed.ipv4Hints = [IPAddress("192.0.2.7")!]
+        mixed.ipv6Hints = nil
+        guard case .records(let records, "a.test", 300) = screened.answer else {
+            Issue.record("\(screened.answer)")
+            return
+        }
+        #expect(records.first?.parameters == mixed)
+        #expect(records.last?.parameters == ServiceParameters(alpnProtocols: ["h2"]))
+        let none = ServiceBindingAnswer.none(negativeTTL: 30)
+        #expect(RebindingGuard.allProviders.screenHints(none).answer == none)
+        #expect(RebindingGuard.allProviders.screenHints(none).dropped.isEmpty)
+    }
+}

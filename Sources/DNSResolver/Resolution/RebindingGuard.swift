@@ -40,6 +40,23 @@ public enum RebindingGuard: Sendable, Hashable {
         return (kept.isEmpty ? .noAddresses(negativeTTL: ttl) : .addresses(kept, ttl: ttl), dropped)
     }
 
+    /// `answer` with the local addresses taken out of its records' `ipv4hint` and `ipv6hint`
+    /// (a hint is an address to connect to, as an A record is), and the ones it dropped. A hint
+    /// list left empty is removed.
+    func screenHints(_ answer: ServiceBindingAnswer) -> (answer: ServiceBindingAnswer, dropped: [IPAddress]) {
+        guard case .records(var records, let owner, let ttl) = answer else { return (answer, []) }
+        var dropped: [IPAddress] = []
+        for index in records.indices {
+            for path in [\ServiceParameters.ipv4Hints, \ServiceParameters.ipv6Hints] {
+                guard let hints = records[index].parameters[keyPath: path], hints.contains(where: Self.isLocal) else { continue }
+                dropped += hints.filter(Self.isLocal)
+                let kept = hints.filter { !Self.isLocal($0) }
+                records[index].parameters[keyPath: path] = kept.isEmpty ? nil : kept
+            }
+        }
+        return (dropped.isEmpty ? answer : .records(records, owner: owner, ttl: ttl), dropped)
+    }
+
     /// Addresses that name the client's own host or network rather than a public server: IPv4
     /// 0.0.0.0/8, 10/8, 100.64/10 (shared address space, RFC 6598), 127/8, 169.254/16, 172.16/12,
     /// 192.168/16 and 224/4 and above; IPv6 `::`, `::1`, fc00::/7 (unique local), fe80::/10 (link-local),
