@@ -12,11 +12,17 @@ enum ProbeCommand {
             Resolves URL's host (as fetch does) and, for each address, connects with SNI set to the host,
             verifies the certificate for the host, sends GET and reports on it. The first line says what
             the name resolved to: '# HOST: ADDRESS, ADDRESS (source SOURCE)' (none for an IP literal;
-            ', synthesized in NAT64 prefix PREFIX' after SOURCE when --nat64 made the addresses),
-            and the second the order a new connection would try them in, from one TCP connect to each:
-            '# rank (TCP connect to each): 1. ADDRESS connect MS ms; 2. ADDRESS failed once, last for
-            S s' (an address that failed goes last for a back-off, 5 s doubling to 5 min, that its
-            next connection ends).
+            ', synthesized in NAT64 prefix PREFIX' after SOURCE when --nat64 made the addresses).
+            When the host has HTTPS records (RFC 9460), '# HTTPS record ...' lines follow: why a
+            record was passed over ('# HTTPS record priority 1 rejected: port 0', then '# no usable
+            HTTPS record: ...') and what the record used changed ('# HTTPS record priority 1: port
+            8443 (not 443), alpn h2,http/1.1'). Each address is probed on the record's endpoint as
+            is (its port; its TargetName's addresses): one that refuses is FAILED, naming that port,
+            where fetch would go on to the origin's addresses and port (--no-https-records probes
+            those), so that a broken record shows. The last '#' line is the order a new connection
+            would try the addresses in, from one TCP connect to each: '# rank (TCP connect to each):
+            1. ADDRESS connect MS ms; 2. ADDRESS failed once, last for S s' (an address that failed
+            goes last for a back-off, 5 s doubling to 5 min, that its next connection ends).
             Then one line per address: ADDRESS ok|FAILED connect=MS tls=MS VERSION sni=NAME
             verified=true|false verification=verified|disabled status=CODE total=MS cert="SUBJECT"
             expires=DATE, or ADDRESS FAILED and the failure in words (could not connect, TLS handshake
@@ -28,7 +34,10 @@ enum ProbeCommand {
             --json prints one object per line and address, no header: "address", "healthy", "status",
             "connect_ms", "tls_ms", "total_ms", "tls" (sni, verified, verification, version, subject,
             expires) and "rank" (position, connect_ms, failures, back_off_s); for a failed address
-            "address", "healthy": false, "message" (the text), "error", the failure's name, and "rank". A host that cannot be resolved gives one object {"host", "healthy": false,
+            "address", "healthy": false, "message" (the text), "error", the failure's name, and
+            "rank". With HTTPS records both also carry "https_record" (the record's '#' line, or "no
+            HTTPS record used") and "https_record_notes" (the other '#' HTTPS lines, as a list; []
+            when none). A host that cannot be resolved gives one object {"host", "healthy": false,
             "error", "message"} instead. The failure names are stable, for scripts: couldNotResolve,
             couldNotConnect, timedOut, tlsHandshakeFailed, certificateVerificationFailed,
             trustConfigurationInvalid, pinMismatch, clientCertificateRejected, certificateStatusInvalid,
@@ -204,6 +213,7 @@ enum ProbeCommand {
                     let kind = failure?.kind.rawValue ?? "error"
                     var object: [String: Any] = ["address": address.description, "healthy": false, "error": kind, "message": failure?.message ?? "\(error)"]
                     if let rank = ranks[address] { object["rank"] = rankObject(rank) }
+                    if let route = route?.route { addRoute(route, to: &object) }
                     console.print(encode(object))
                 } else {
                     // One line per address: a multi-line message (a pin mismatch's chain) joined with "; ".
@@ -231,6 +241,14 @@ enum ProbeCommand {
         case .backingOff(let failures, let remaining):
             "failed \(failures == 1 ? "once" : "\(failures) times in a row"), last for \(String(format: "%.1f", remaining)) s"
         }
+    }
+
+    /// `--json`'s "https_record" (what the record changed, or "no HTTPS record used") and
+    /// "https_record_notes" (why records were passed over, h3 or ech skipped; [] when nothing was),
+    /// the `#` lines of the text output.
+    private static func addRoute(_ route: ServiceBindingRoute, to object: inout [String: Any]) {
+        object["https_record"] = route.description
+        object["https_record_notes"] = route.notes
     }
 
     /// `--json`'s "rank": {"position", "connect_ms", "failures", "back_off_s"}.
@@ -301,7 +319,7 @@ enum ProbeCommand {
                 "total_ms": timing.map { milliseconds($0.total) } as Any? ?? NSNull()
             ]
             if let rank { object["rank"] = rankObject(rank) }
-            if let route { object["https_record"] = route.record != nil ? route.description : route.notes.joined(separator: "; ") }
+            if let route { addRoute(route, to: &object) }
             if let tls {
                 object["tls"] =
                     [

@@ -437,6 +437,12 @@ struct ConsoleResolverObserver: ResolverObserver {
     func endpointSkipped(host: String, endpoint: URL, consecutiveFailures: Int, retryAfter: TimeInterval) {
         say("skipping \(endpoint.absoluteString) for \(host): \(consecutiveFailures) failures in a row")
     }
+    /// Why the records were not used, and where a request goes instead (Documentation/CLI.md: -v
+    /// says both). A failed query's reason was said on its own line (`serviceBindingsFailed`).
+    func serviceBindingsDropped(host: String, error: ServiceBindingError) {
+        let why = if case .providersFailed = error { "its HTTPS query failed (above)" } else { "\(error)" }
+        say("no usable HTTPS record for \(host): \(why); a request goes to \(host)'s own addresses and port, as without records")
+    }
     func fellBackToSystemResolver(host: String, reasons: [String]) { say("every provider failed for \(host); asking the system resolver") }
     func bypassed(host: String) { say("\(host) bypasses HTTPDNS (system resolver)") }
     func warning(_ message: String) { say("warning: \(message)") }
