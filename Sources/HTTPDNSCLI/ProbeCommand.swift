@@ -15,8 +15,10 @@ enum ProbeCommand {
             ', synthesized in NAT64 prefix PREFIX' after SOURCE when --nat64 made the addresses).
             When the host has HTTPS records (RFC 9460), '# HTTPS record ...' lines follow: why a
             record was passed over ('# HTTPS record priority 1 rejected: port 0', then '# no usable
-            HTTPS record: ...') and what the record used changed ('# HTTPS record priority 1: port
-            8443 (not 443), alpn h2,http/1.1'). Each address is probed on the record's endpoint as
+            HTTPS record: ...'), why the resolver dropped them all ('# no usable HTTPS record:
+            AliasMode records loop: ...; probing HOST's addresses on port 443'; a malformed answer
+            too) and what the record used changed ('# HTTPS record priority 1: port 8443 (not 443),
+            alpn h2,http/1.1'). Each address is probed on the record's endpoint as
             is (its port; its TargetName's addresses): one that refuses is FAILED, naming that port,
             where fetch would go on to the origin's addresses and port (--no-https-records probes
             those), so that a broken record shows. The last '#' line is the order a new connection
@@ -130,9 +132,10 @@ enum ProbeCommand {
         console.warnOfOptionsWithoutEffect(options.providerOptions)
         await options.upgradeToDesignatedResolvers(console: console, verbose: verbose, command: "probe")
         let resolver: HostResolver
+        let drops = ServiceBindingDrops()
         do {
             resolver = try options.makeResolver(
-                observer: console.resolverObserver(verbose: verbose), connectTimeout: timeouts.connect,
+                observer: console.resolverObserver(verbose: verbose, drops: drops), connectTimeout: timeouts.connect,
                 asksForServiceBindings: options.providerOptions.httpsRecords)
         } catch {
             return HTTPDNSTool.report(UsageError("\(error)", command: "probe"), console: console)
@@ -141,6 +144,8 @@ enum ProbeCommand {
         let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
         var addresses: [IPAddress]
         var route: ProbeRoute?
+        // --json's "https_record" and "https_record_notes", for every address.
+        var recordKeys: [String: Any] = [:]
         if let literal = IPAddress(host) {
             addresses = [literal]
         } else {
@@ -160,7 +165,13 @@ enum ProbeCommand {
                             for note in route.route.notes { console.print("# \(note)") }
                             if route.route.record != nil { console.print("# \(route.route)") }
                         }
+                        recordKeys = ["https_record": route.route.description, "https_record_notes": route.route.notes]
                     }
+                } else if options.providerOptions.httpsRecords, let dropped = drops.error(for: resolution.host) {
+                    // The resolver dropped the records (malformed, an alias loop): said, as a rejection is.
+                    let note = "no usable HTTPS record: \(dropped); probing \(resolution.host)'s addresses on port \(port)"
+                    if !json { console.print("# \(note)") }
+                    recordKeys = ["https_record": "no HTTPS record used", "https_record_notes": [note]]
                 }
             } catch let timeout as TimeLimitOption.Exceeded {
                 if json { console.print(encode(["host": host, "healthy": false, "error": "timedOut", "message": timeout.description])) }
@@ -204,7 +215,7 @@ enum ProbeCommand {
                 let response = try await client.execute(request, to: .handler { _ in })
                 let ok = response.status < 400
                 healthy = healthy && ok
-                console.print(line(address: address, response: response, ok: ok, json: json, rank: ranks[address], route: route?.route))
+                console.print(line(address: address, response: response, ok: ok, json: json, rank: ranks[address], recordKeys: recordKeys))
             } catch {
                 healthy = false
                 let failure = error as? HTTPClientError
@@ -213,7 +224,7 @@ enum ProbeCommand {
                     let kind = failure?.kind.rawValue ?? "error"
                     var object: [String: Any] = ["address": address.description, "healthy": false, "error": kind, "message": failure?.message ?? "\(error)"]
                     if let rank = ranks[address] { object["rank"] = rankObject(rank) }
-                    if let route = route?.route { addRoute(route, to: &object) }
+                    object.merge(recordKeys) { $1 }
                     console.print(encode(object))
                 } else {
                     // One line per address: a multi-line message (a pin mismatch's chain) joined with "; ".
@@ -241,14 +252,6 @@ enum ProbeCommand {
         case .backingOff(let failures, let remaining):
             "failed \(failures == 1 ? "once" : "\(failures) times in a row"), last for \(String(format: "%.1f", remaining)) s"
         }
-    }
-
-    /// `--json`'s "https_record" (what the record changed, or "no HTTPS record used") and
-    /// "https_record_notes" (why records were passed over, h3 or ech skipped; [] when nothing was),
-    /// the `#` lines of the text output.
-    private static func addRoute(_ route: ServiceBindingRoute, to object: inout [String: Any]) {
-        object["https_record"] = route.description
-        object["https_record_notes"] = route.notes
     }
 
     /// `--json`'s "rank": {"position", "connect_ms", "failures", "back_off_s"}.
@@ -306,7 +309,7 @@ enum ProbeCommand {
 
     private static func line(
         address: IPAddress, response: HTTPResponse, ok: Bool, json: Bool, rank: AddressRanking.Ranked? = nil,
-        route: ServiceBindingRoute? = nil
+        recordKeys: [String: Any] = [:]
     ) -> String {
         let timing = response.connection.timing
         let tls = response.connection.tls
@@ -319,7 +322,9 @@ enum ProbeCommand {
                 "total_ms": timing.map { milliseconds($0.total) } as Any? ?? NSNull()
             ]
             if let rank { object["rank"] = rankObject(rank) }
-            if let route { addRoute(route, to: &object) }
+            // "https_record" (what the record changed, or "no HTTPS record used") and "https_record_notes"
+            // (why records were passed over or dropped, h3 or ech skipped; []): the text's `#` lines.
+            object.merge(recordKeys) { $1 }
             if let tls {
                 object["tls"] =
                     [

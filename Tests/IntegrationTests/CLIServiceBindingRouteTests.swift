@@ -129,6 +129,24 @@ struct CLIServiceBindingRouteTests {
         #expect((object["message"] as? String)?.hasPrefix("could not connect to zero.svc.test:443 ") == true, "\(object)")
     }
 
+    @Test(
+        "probe says why the resolver dropped the records, in text and --json, without -v",
+        arguments: [
+            ("loop.svc.test", "AliasMode records loop: loop.svc.test -> loop2.svc.test -> loop.svc.test (RFC 9460 §3.1)"),
+            ("bad.svc.test", "could not get the HTTPS records of 'bad.svc.test': ")
+        ])
+    func probeDroppedRecords(host: String, why: String) async throws {
+        let text = try await run("probe", ["https://\(host)/"])
+        #expect(text.status == 1, "\(text.stderrText)")
+        let lines = text.stdoutText.split(separator: "\n").map(String.init)
+        let note = try #require(lines.first { $0.hasPrefix("# no usable HTTPS record: ") }, "\(lines)")
+        #expect(note.contains(why) && note.hasSuffix("; probing \(host)'s addresses on port 443"), "\(note)")
+        let json = try await run("probe", ["--json", "https://\(host)/"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdoutText.utf8)) as? [String: Any])
+        #expect(object["https_record"] as? String == "no HTTPS record used")
+        #expect(object["https_record_notes"] as? [String] == [String(note.dropFirst(2))], "\(object)")
+    }
+
     @Test("probe prints what the record changed and probes the record's port")
     func probe() async throws {
         let port = try recordPort
