@@ -12,11 +12,19 @@ enum ProbeCommand {
             Resolves URL's host (as fetch does) and, for each address, connects with SNI set to the host,
             verifies the certificate for the host, sends GET and reports on it. The first line says what
             the name resolved to: '# HOST: ADDRESS, ADDRESS (source SOURCE)' (none for an IP literal;
-            ', synthesized in NAT64 prefix PREFIX' after SOURCE when --nat64 made the addresses),
-            and the second the order a new connection would try them in, from one TCP connect to each:
-            '# rank (TCP connect to each): 1. ADDRESS connect MS ms; 2. ADDRESS failed once, last for
-            S s' (an address that failed goes last for a back-off, 5 s doubling to 5 min, that its
-            next connection ends).
+            ', synthesized in NAT64 prefix PREFIX' after SOURCE when --nat64 made the addresses).
+            When the host has HTTPS records (RFC 9460), '# HTTPS record ...' lines follow: why a
+            record was passed over ('# HTTPS record priority 1 rejected: port 0', then '# no usable
+            HTTPS record: ...'), why the resolver dropped them all ('# no usable HTTPS record:
+            AliasMode records loop: ...; probing HOST's addresses on port 443'; a malformed answer
+            too) and what the record used changed ('# HTTPS record priority 1: port 8443 (not 443),
+            alpn h2,http/1.1'). Each address is probed on the record's endpoint as
+            is (its port; its TargetName's addresses): one that refuses is FAILED, naming that port,
+            where fetch would go on to the origin's addresses and port (--no-https-records probes
+            those), so that a broken record shows. The last '#' line is the order a new connection
+            would try the addresses in, from one TCP connect to each: '# rank (TCP connect to each):
+            1. ADDRESS connect MS ms; 2. ADDRESS failed once, last for S s' (an address that failed
+            goes last for a back-off, 5 s doubling to 5 min, that its next connection ends).
             Then one line per address: ADDRESS ok|FAILED connect=MS tls=MS VERSION sni=NAME
             verified=true|false verification=verified|disabled status=CODE total=MS cert="SUBJECT"
             expires=DATE, or ADDRESS FAILED and the failure in words (could not connect, TLS handshake
@@ -28,7 +36,10 @@ enum ProbeCommand {
             --json prints one object per line and address, no header: "address", "healthy", "status",
             "connect_ms", "tls_ms", "total_ms", "tls" (sni, verified, verification, version, subject,
             expires) and "rank" (position, connect_ms, failures, back_off_s); for a failed address
-            "address", "healthy": false, "message" (the text), "error", the failure's name, and "rank". A host that cannot be resolved gives one object {"host", "healthy": false,
+            "address", "healthy": false, "message" (the text), "error", the failure's name, and
+            "rank". With HTTPS records both also carry "https_record" (the record's '#' line, or "no
+            HTTPS record used") and "https_record_notes" (the other '#' HTTPS lines, as a list; []
+            when none). A host that cannot be resolved gives one object {"host", "healthy": false,
             "error", "message"} instead. The failure names are stable, for scripts: couldNotResolve,
             couldNotConnect, timedOut, tlsHandshakeFailed, certificateVerificationFailed,
             trustConfigurationInvalid, pinMismatch, clientCertificateRejected, certificateStatusInvalid,
@@ -121,9 +132,10 @@ enum ProbeCommand {
         console.warnOfOptionsWithoutEffect(options.providerOptions)
         await options.upgradeToDesignatedResolvers(console: console, verbose: verbose, command: "probe")
         let resolver: HostResolver
+        let drops = ServiceBindingDrops()
         do {
             resolver = try options.makeResolver(
-                observer: console.resolverObserver(verbose: verbose), connectTimeout: timeouts.connect,
+                observer: console.resolverObserver(verbose: verbose, drops: drops), connectTimeout: timeouts.connect,
                 asksForServiceBindings: options.providerOptions.httpsRecords)
         } catch {
             return HTTPDNSTool.report(UsageError("\(error)", command: "probe"), console: console)
@@ -132,6 +144,8 @@ enum ProbeCommand {
         let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
         var addresses: [IPAddress]
         var route: ProbeRoute?
+        // --json's "https_record" and "https_record_notes", for every address.
+        var recordKeys: [String: Any] = [:]
         if let literal = IPAddress(host) {
             addresses = [literal]
         } else {
@@ -151,7 +165,13 @@ enum ProbeCommand {
                             for note in route.route.notes { console.print("# \(note)") }
                             if route.route.record != nil { console.print("# \(route.route)") }
                         }
+                        recordKeys = ["https_record": route.route.description, "https_record_notes": route.route.notes]
                     }
+                } else if options.providerOptions.httpsRecords, let dropped = drops.error(for: resolution.host) {
+                    // The resolver dropped the records (malformed, an alias loop): said, as a rejection is.
+                    let note = "no usable HTTPS record: \(dropped); probing \(resolution.host)'s addresses on port \(port)"
+                    if !json { console.print("# \(note)") }
+                    recordKeys = ["https_record": "no HTTPS record used", "https_record_notes": [note]]
                 }
             } catch let timeout as TimeLimitOption.Exceeded {
                 if json { console.print(encode(["host": host, "healthy": false, "error": "timedOut", "message": timeout.description])) }
@@ -195,7 +215,7 @@ enum ProbeCommand {
                 let response = try await client.execute(request, to: .handler { _ in })
                 let ok = response.status < 400
                 healthy = healthy && ok
-                console.print(line(address: address, response: response, ok: ok, json: json, rank: ranks[address], route: route?.route))
+                console.print(line(address: address, response: response, ok: ok, json: json, rank: ranks[address], recordKeys: recordKeys))
             } catch {
                 healthy = false
                 let failure = error as? HTTPClientError
@@ -204,6 +224,7 @@ enum ProbeCommand {
                     let kind = failure?.kind.rawValue ?? "error"
                     var object: [String: Any] = ["address": address.description, "healthy": false, "error": kind, "message": failure?.message ?? "\(error)"]
                     if let rank = ranks[address] { object["rank"] = rankObject(rank) }
+                    object.merge(recordKeys) { $1 }
                     console.print(encode(object))
                 } else {
                     // One line per address: a multi-line message (a pin mismatch's chain) joined with "; ".
@@ -288,7 +309,7 @@ enum ProbeCommand {
 
     private static func line(
         address: IPAddress, response: HTTPResponse, ok: Bool, json: Bool, rank: AddressRanking.Ranked? = nil,
-        route: ServiceBindingRoute? = nil
+        recordKeys: [String: Any] = [:]
     ) -> String {
         let timing = response.connection.timing
         let tls = response.connection.tls
@@ -301,7 +322,9 @@ enum ProbeCommand {
                 "total_ms": timing.map { milliseconds($0.total) } as Any? ?? NSNull()
             ]
             if let rank { object["rank"] = rankObject(rank) }
-            if let route { object["https_record"] = route.record != nil ? route.description : route.notes.joined(separator: "; ") }
+            // "https_record" (what the record changed, or "no HTTPS record used") and "https_record_notes"
+            // (why records were passed over or dropped, h3 or ech skipped; []): the text's `#` lines.
+            object.merge(recordKeys) { $1 }
             if let tls {
                 object["tls"] =
                     [

@@ -364,6 +364,9 @@ struct ProviderOptions {
 /// stderr, so they are never silently lost.
 struct ConsoleWarningObserver: ResolverObserver {
     let console: Console
+    var drops: ServiceBindingDrops?
+
+    func serviceBindingsDropped(host: String, error: ServiceBindingError) { drops?.record(error, host: host) }
 
     func warning(_ message: String) { console.note("httpdns: warning: \(message)") }
     func cacheFileWarning(file: URL, message: String) { warning(CacheFileOption.warning(message, file: file)) }
@@ -382,14 +385,16 @@ extension Console {
     }
 
     /// The resolver observer for a command: every event with `-v`, warnings only otherwise.
-    func resolverObserver(verbose: Bool) -> any ResolverObserver {
-        verbose ? ConsoleResolverObserver(console: self) : ConsoleWarningObserver(console: self)
+    /// `drops`, when given, keeps why HTTPS records were dropped (probe says it without -v too).
+    func resolverObserver(verbose: Bool, drops: ServiceBindingDrops? = nil) -> any ResolverObserver {
+        verbose ? ConsoleResolverObserver(console: self, drops: drops) : ConsoleWarningObserver(console: self, drops: drops)
     }
 }
 
 /// `-v`: resolver events on stderr, one `* resolver:` line each.
 struct ConsoleResolverObserver: ResolverObserver {
     let console: Console
+    var drops: ServiceBindingDrops?
 
     private func say(_ text: String) { console.note("* resolver: \(text)") }
     private static func ms(_ seconds: TimeInterval) -> String { String(format: "%.1f ms", seconds * 1000) }
@@ -437,6 +442,13 @@ struct ConsoleResolverObserver: ResolverObserver {
     }
     func endpointSkipped(host: String, endpoint: URL, consecutiveFailures: Int, retryAfter: TimeInterval) {
         say("skipping \(endpoint.absoluteString) for \(host): \(consecutiveFailures) failures in a row")
+    }
+    /// Why the records were not used, and where a request goes instead (Documentation/CLI.md: -v
+    /// says both). A failed query's reason was said on its own line (`serviceBindingsFailed`).
+    func serviceBindingsDropped(host: String, error: ServiceBindingError) {
+        drops?.record(error, host: host)
+        let why = if case .providersFailed = error { "its HTTPS query failed (above)" } else { "\(error)" }
+        say("no usable HTTPS record for \(host): \(why); a request goes to \(host)'s own addresses and port, as without records")
     }
     func fellBackToSystemResolver(host: String, reasons: [String]) { say("every provider failed for \(host); asking the system resolver") }
     func bypassed(host: String) { say("\(host) bypasses HTTPDNS (system resolver)") }

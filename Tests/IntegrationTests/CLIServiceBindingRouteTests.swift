@@ -82,6 +82,71 @@ struct CLIServiceBindingRouteTests {
         #expect(result.stderrText.contains("could not connect to dead.svc.test:443"))
     }
 
+    @Test(
+        "fetch -v says why records the resolver could not use were dropped, and where the request goes",
+        arguments: [
+            ("bad.svc.test", "its HTTPS query failed (above)"), ("mandatory.svc.test", "its HTTPS query failed (above)"),
+            ("pointer.svc.test", "its HTTPS query failed (above)"),
+            ("loop.svc.test", "AliasMode records loop: loop.svc.test -> loop2.svc.test -> loop.svc.test (RFC 9460 §3.1)")
+        ])
+    func fetchDroppedRecords(host: String, why: String) async throws {
+        let result = try await run("fetch", ["-v", "https://\(host)/"])
+        #expect(result.status == 7, "\(result.stderrText)")
+        #expect(
+            result.stderrText.contains(
+                "* resolver: no usable HTTPS record for \(host): \(why); a request goes to \(host)'s own addresses and port, as without records\n"),
+            "\(result.stderrText)")
+        #expect(result.stderrText.contains("could not connect to \(host):443"))
+    }
+
+    @Test("probe names the record's port in a failure to connect there, in text and --json", arguments: [("dead.svc.test", 9), ("svc.test", 8443)])
+    func probeUnreachable(host: String, port: Int) async throws {
+        let text = try await run("probe", ["https://\(host)/"])
+        #expect(text.status == 1, "\(text.stderrText)")
+        let lines = text.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("# HTTPS record priority 1: port \(port) (not 443)") }, "\(lines)")
+        #expect(lines.last?.hasPrefix("127.0.0.1 FAILED could not connect to \(host):\(port) (addresses tried: 127.0.0.1): ") == true, "\(lines)")
+        let json = try await run("probe", ["--json", "https://\(host)/"])
+        #expect(json.status == 1, "\(json.stderrText)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdoutText.utf8)) as? [String: Any])
+        #expect(object["healthy"] as? Bool == false)
+        #expect((object["message"] as? String)?.hasPrefix("could not connect to \(host):\(port) ") == true, "\(object)")
+        #expect((object["https_record"] as? String)?.hasPrefix("HTTPS record priority 1: port \(port) (not 443)") == true, "\(object)")
+        #expect(object["https_record_notes"] as? [String] == [], "\(object)")
+    }
+
+    @Test("probe --json carries a rejected record's notes, as the text's '#' lines")
+    func probeRejectedJSON() async throws {
+        let text = try await run("probe", ["https://zero.svc.test/"])
+        let notes = ["HTTPS record priority 1 rejected: port 0", "no usable HTTPS record: connecting to zero.svc.test's addresses on port 443"]
+        for note in notes { #expect(text.stdoutText.contains("# \(note)\n"), "\(text.stdoutText)") }
+        let json = try await run("probe", ["--json", "https://zero.svc.test/"])
+        #expect(json.status == 1, "\(json.stderrText)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdoutText.utf8)) as? [String: Any])
+        #expect(Set(object.keys) == ["address", "healthy", "error", "message", "rank", "https_record", "https_record_notes"], "\(object)")
+        #expect(object["https_record"] as? String == "no HTTPS record used")
+        #expect(object["https_record_notes"] as? [String] == notes, "\(object)")
+        #expect((object["message"] as? String)?.hasPrefix("could not connect to zero.svc.test:443 ") == true, "\(object)")
+    }
+
+    @Test(
+        "probe says why the resolver dropped the records, in text and --json, without -v",
+        arguments: [
+            ("loop.svc.test", "AliasMode records loop: loop.svc.test -> loop2.svc.test -> loop.svc.test (RFC 9460 §3.1)"),
+            ("bad.svc.test", "could not get the HTTPS records of 'bad.svc.test': ")
+        ])
+    func probeDroppedRecords(host: String, why: String) async throws {
+        let text = try await run("probe", ["https://\(host)/"])
+        #expect(text.status == 1, "\(text.stderrText)")
+        let lines = text.stdoutText.split(separator: "\n").map(String.init)
+        let note = try #require(lines.first { $0.hasPrefix("# no usable HTTPS record: ") }, "\(lines)")
+        #expect(note.contains(why) && note.hasSuffix("; probing \(host)'s addresses on port 443"), "\(note)")
+        let json = try await run("probe", ["--json", "https://\(host)/"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdoutText.utf8)) as? [String: Any])
+        #expect(object["https_record"] as? String == "no HTTPS record used")
+        #expect(object["https_record_notes"] as? [String] == [String(note.dropFirst(2))], "\(object)")
+    }
+
     @Test("probe prints what the record changed and probes the record's port")
     func probe() async throws {
         let port = try recordPort
@@ -96,5 +161,6 @@ struct CLIServiceBindingRouteTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdoutText.utf8)) as? [String: Any])
         #expect(object["healthy"] as? Bool == true)
         #expect((object["https_record"] as? String)?.contains("upgraded http to https, port \(port)") == true, "\(object)")
+        #expect(object["https_record_notes"] as? [String] == [], "\(object)")
     }
 }

@@ -148,10 +148,21 @@ struct ServiceBindingClientTests {
     func unreachableEndpoint() async throws {
         let error = try await #require(throws: HTTPClientError.self) { try await get("https://dead.svc.test/") }
         // The second attempt, at the origin's port 443 (where nothing listens either here).
-        #expect(error.kind == .couldNotConnect && error.message.contains("443"), "\(error)")
+        #expect(error.kind == .couldNotConnect && error.message.hasPrefix("could not connect to dead.svc.test:443 "), "\(error)")
         let route = try #require(error.serviceBindingRoute)
         #expect(route.record == nil && route.port == 443)
         #expect(route.notes.last == "HTTPS record priority 1: dead.svc.test port 9 could not be reached; connecting to dead.svc.test's addresses on port 443")
+    }
+
+    @Test("a failure to connect names the port connected to (a caller's connectPort, as probe sets the record's), not the URL's")
+    func failureNamesConnectPort() async throws {
+        var request = HTTPRequest(url: URL(string: "https://dead.svc.test/")!)
+        request.connectTo = [IPAddress("127.0.0.1")!]
+        request.connectPort = 9
+        let error = try await #require(throws: HTTPClientError.self) { try await client().execute(request) }
+        #expect(error.kind == .couldNotConnect, "\(error)")
+        #expect(error.message.hasPrefix("could not connect to dead.svc.test:9 (addresses tried: 127.0.0.1): "), "\(error)")
+        #expect(error.message.contains("port 9"), "\(error)")
     }
 
     @Test("a record the resolver drops (an alias loop) leaves the origin's addresses and port, and is reported")

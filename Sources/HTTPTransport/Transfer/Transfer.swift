@@ -657,8 +657,10 @@ final class Transfer: @unchecked Sendable { // owned by one thread at a time (th
         return error
     }
 
-    /// `host:port` for messages, an IPv6 literal in brackets (`[::1]:443`).
-    var endpoint: String { IPAddress.authority(host: displayHost, port: port) }
+    /// `host:port` for messages, an IPv6 literal in brackets (`[::1]:443`): the port connected to
+    /// (`connectPort`, an HTTPS record's or the caller's), so that "could not connect to" names the
+    /// port that refused, not the URL's.
+    var endpoint: String { IPAddress.authority(host: displayHost, port: connectPort) }
 
     /// The addresses the request was sent to, for messages ("a, b"); nil when the URL's host was used.
     private var addressList: String? { addresses.map { $0.map(\.description).joined(separator: ", ") } }
