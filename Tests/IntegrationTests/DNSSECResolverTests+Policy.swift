@@ -5,8 +5,12 @@ import TestSupport
 
 /// Policies by host pattern, and cached answers that keep their DNSSEC outcome.
 extension DNSSECResolverTests {
-    func resolver(_ settings: HostResolver.DNSSECSettings, observer: Outcomes? = nil, cacheFile: URL? = nil, transport: (any DoHTransport)? = nil) throws -> HostResolver {
+    func resolver(
+        _ settings: HostResolver.DNSSECSettings, observer: Outcomes? = nil, cacheFile: URL? = nil, transport: (any DoHTransport)? = nil,
+        asksForServiceBindings: Bool = false
+    ) throws -> HostResolver {
         var configuration = HostResolver.Configuration(endpoints: [fixture.endpoint], requestTimeout: TestTimeScale.scaled(5), fallbackToSystemResolver: false)
+        configuration.asksForServiceBindings = asksForServiceBindings
         var settings = settings
         settings.trustAnchors = settings.trustAnchors ?? anchors
         configuration.dnssec = settings
@@ -32,8 +36,7 @@ extension DNSSECResolverTests {
         let plain = try await resolver.resolve(host: "www.dnssec.test", port: 443, families: .ipv4)
         #expect(plain.dnssec == nil, "off for this name: not validated")
         let sent = log.queries.withLock { Array($0[before...]) }
-        // Not validated, so asked for its HTTPS records as any host is; no DNSKEY or DS.
-        #expect(sent.map(\.type.rawValue).sorted() == [DNSRecordType.a.rawValue, DNSRecordType.https.rawValue], "no chain fetched: \(sent)")
+        #expect(sent.map(\.type) == [.a], "no chain fetched: \(sent)")
         #expect(sent.allSatisfy { !$0.checkingDisabled }, "off: queries without CD")
     }
 
@@ -104,13 +107,13 @@ extension DNSSECResolverTests {
         #expect(hit.dnssec == .secure)
     }
 
-    @Test("a validated host is never asked for HTTPS records, which would not be validated; an unvalidated one is (asksForServiceBindings is on by default)")
+    @Test("with asksForServiceBindings, a validated host is never asked for HTTPS records, which would not be validated; an unvalidated one is")
     func noUnvalidatedServiceBindings() async throws {
-        #expect(HostResolver.Configuration().asksForServiceBindings)
         let log = QueryLog()
         let client = try HTTPClient(configuration: HTTPClient.Configuration(trust: fixture.trust), resolver: SystemResolver())
         let resolver = try resolver(
-            HostResolver.DNSSECSettings(policy: .require, hostPolicies: ["www.dnssec.test": .off]), transport: LoggingTransport(real: client, log: log))
+            HostResolver.DNSSECSettings(policy: .require, hostPolicies: ["www.dnssec.test": .off]), transport: LoggingTransport(real: client, log: log),
+            asksForServiceBindings: true)
         let validated = try await resolver.resolve(host: "www.signed.dnssec.test", port: 443, families: .ipv4)
         #expect(validated.dnssec?.name == "secure")
         #expect(validated.serviceBindingRecords == nil)
