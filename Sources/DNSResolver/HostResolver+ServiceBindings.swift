@@ -67,6 +67,22 @@ extension HostResolver {
         return .some(try? cached.get())
     }
 
+    /// The HTTPS records for a cache hit of `name`'s addresses, without waiting: the cached answer
+    /// (nil for a cached failure or none); when none is cached, nil, with one query started in the
+    /// background (unless one is under way) so that later hits have it, as serve-stale refreshes.
+    func serviceBindingsForHit(_ name: String) -> ServiceBindingRecords? {
+        let key = ServiceBindingState.Key(name: name, type: DNSRecordType.https.rawValue)
+        let now = clock.now()
+        let (cached, starts) = serviceBindingState.withLock { state -> (Result<ServiceBindingRecords, ServiceBindingError>?, Bool) in
+            if let cached = state.cached(key, now: now) { return (cached, false) }
+            guard state.flights[key] == nil else { return (nil, false) }
+            state.flights[key] = [:]
+            return (nil, true)
+        }
+        if starts { Task { await self.queryServiceBindings(name, type: .https, key: key) } }
+        return try? cached?.get()
+    }
+
     /// `resolve(host:port:families:)` with the HTTPS records asked beside the addresses (a miss asks
     /// both at once) and set on the resolution; literals, static entries and system answers get none.
     /// Whether a lookup of `host` asks for its HTTPS records beside the addresses:
@@ -96,7 +112,8 @@ extension HostResolver {
             if resolution.source != .system { resolution.serviceBindingRecords = await serviceBindingsWithinWait(key.name) }
             return resolution
         }
-        resolution.serviceBindingRecords = await serviceBindingsWithinWait(resolution.host)
+        // A hit never waits for the network: the cached HTTPS answer, else none (one refresh starts).
+        resolution.serviceBindingRecords = serviceBindingsForHit(resolution.host)
         return resolution
     }
 
@@ -124,9 +141,13 @@ extension HostResolver {
         let result = await followAliases(name, type: type)
         let ttl: TimeInterval
         switch result {
-        case .success(let records) where records.records.isEmpty: ttl = min(records.ttl, configuration.negativeCacheTTLCap)
+        // No records: their negative TTL; without one (no SOA), as briefly as a failure, so that
+        // hits do not ask again for each request.
+        case .success(let records) where records.records.isEmpty:
+            ttl = records.ttl > 0 ? min(records.ttl, configuration.negativeCacheTTLCap) : DoHClient.partialAnswerTTLCap
         case .success(let records): ttl = min(max(records.ttl, configuration.minimumTTL), configuration.maximumTTL)
-        case .failure(.notCarried): ttl = 0
+        // No provider of this resolver can carry them, now or later: remembered as long as anything.
+        case .failure(.notCarried): ttl = configuration.maximumTTL
         case .failure: ttl = DoHClient.partialAnswerTTLCap
         }
         let now = clock.now()

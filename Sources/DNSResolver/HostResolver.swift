@@ -190,15 +190,12 @@ public final class HostResolver: HostResolving {
         switch try answerAtOnce(host: host, port: port, families: families) {
         case .hit(var resolution):
             guard asksForServiceBindings(host) else { return resolution }
-            // Only when the HTTPS answer is cached too: `resolve` would ask for it.
-            guard let records = cachedServiceBindingsForResolution(resolution.host) else { return nil }
-            resolution.serviceBindingRecords = records
+            resolution.serviceBindingRecords = serviceBindingsForHit(resolution.host)
             return resolution
         case .answered(let answer):
             var resolution = answer.resolution
             guard asksForServiceBindings(host), answer.source == .cache else { return resolution }
-            guard let records = cachedServiceBindingsForResolution(resolution.host) else { return nil }
-            resolution.serviceBindingRecords = records
+            resolution.serviceBindingRecords = serviceBindingsForHit(resolution.host)
             return resolution
         case .bypassed, .miss: return nil
         }

@@ -237,8 +237,15 @@ struct ServiceBindingResolutionTests {
         #expect(try await harness.resolve("svc.test").serviceBindingRecords == nil)
         #expect(Self.httpsQueries(harness) == 2, "the failure is kept: the cached hit does not ask again")
         harness.clock.advance(by: DoHClient.partialAnswerTTLCap)
+        // A hit never waits: it starts the one refresh, which asks both endpoints again.
         _ = try await harness.resolve("svc.test")
+        try await Self.waitFor { Self.httpsQueries(harness) >= 4 }
         #expect(Self.httpsQueries(harness) == 4)
+    }
+
+    /// Polls `condition` for up to 5 s (a background refresh on the fake transport).
+    static func waitFor(_ condition: () -> Bool) async throws {
+        for _ in 0..<1_000 where !condition() { try await Task.sleep(for: .milliseconds(5)) }
     }
 
     // MARK: Caching
@@ -252,10 +259,15 @@ struct ServiceBindingResolutionTests {
         #expect(cached.serviceBindingRecords?.ttl == 40)
         #expect(Self.httpsQueries(harness) == 1)
         harness.clock.advance(by: 40)
+        // The records expired while the addresses live on (300 s): the hit goes without records at
+        // once and refreshes them in the background; the next hit has them.
         let again = try await harness.resolve("svc.test")
         #expect(again.source == .cache, "the addresses live 300 s")
-        #expect(again.serviceBindingRecords?.ttl == 60)
+        #expect(again.serviceBindingRecords == nil)
+        try await Self.waitFor { Self.httpsQueries(harness) >= 2 && (try? harness.resolver.resolveImmediately(host: "svc.test", port: 443))??.serviceBindingRecords != nil }
         #expect(Self.httpsQueries(harness) == 2)
+        #expect(try await harness.resolve("svc.test").serviceBindingRecords?.ttl == 60)
+        #expect(Self.httpsQueries(harness) == 2, "one refresh")
     }
 
     @Test func noRecordsIsCachedForTheNegativeTTL() async throws {
