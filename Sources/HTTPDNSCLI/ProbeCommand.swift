@@ -13,7 +13,8 @@ enum ProbeCommand {
             verifies the certificate for the host, sends GET and reports on it. The first line says what
             the name resolved to: '# HOST: ADDRESS, ADDRESS (source SOURCE)' (none for an IP literal;
             ', synthesized in NAT64 prefix PREFIX' after SOURCE when --nat64 made the addresses).
-            When the host has HTTPS records (RFC 9460), '# HTTPS record ...' lines follow: why a
+            probe waits for the HTTPS answer (RFC 9460) as long as its query takes (fetch waits at most
+            0.5 s). When the host has HTTPS records, '# HTTPS record ...' lines follow: why a
             record was passed over ('# HTTPS record priority 1 rejected: port 0', then '# no usable
             HTTPS record: ...'), why the resolver dropped them all ('# no usable HTTPS record:
             AliasMode records loop: ...; probing HOST's addresses on port 443'; a malformed answer
@@ -136,7 +137,7 @@ enum ProbeCommand {
         do {
             resolver = try options.makeResolver(
                 observer: console.resolverObserver(verbose: verbose, drops: drops), connectTimeout: timeouts.connect,
-                asksForServiceBindings: options.providerOptions.httpsRecords)
+                asksForServiceBindings: options.providerOptions.httpsRecords, waitsForServiceBindings: true)
         } catch {
             return HTTPDNSTool.report(UsageError("\(error)", command: "probe"), console: console)
         }

@@ -275,14 +275,17 @@ struct ResolverOptions {
     ///   exchange. nil: 5 s. (Through `HTTPClient`, the client's connect limit covers resolution.)
     /// - Parameter asksForServiceBindings: ask for HTTPS records beside the addresses (`fetch` and
     ///   `probe`, unless `--no-https-records`).
+    /// - Parameter waitsForServiceBindings: wait for the HTTPS answer as long as its query takes
+    ///   (`probe`, which reports on it), rather than at most `serviceBindingWait`'s 0.5 s (`fetch`).
     /// - Throws: `InvalidDurationError` for a duration the options let through that the resolver
     ///   refuses (the options check theirs first, so none is expected): a usage error.
     func makeResolver(
         families: AddressFamilies = .both, observer: (any ResolverObserver)? = nil,
-        connectTimeout: Double? = nil, asksForServiceBindings: Bool = false
+        connectTimeout: Double? = nil, asksForServiceBindings: Bool = false, waitsForServiceBindings: Bool = false
     ) throws(InvalidDurationError) -> HostResolver {
         var configuration = HostResolver.Configuration(endpoints: endpoints)
         configuration.asksForServiceBindings = asksForServiceBindings
+        if waitsForServiceBindings { configuration.serviceBindingWait = nil }
         configuration.providers = providers
         configuration.staticEntries = staticEntries
         configuration.fallbackToSystemResolver = fallback
