@@ -12,7 +12,8 @@ enum ProbeCommand {
             Resolves URL's host (as fetch does) and, for each address, connects with SNI set to the host,
             verifies the certificate for the host, sends GET and reports on it. The first line says what
             the name resolved to: '# HOST: ADDRESS, ADDRESS (source SOURCE)' (none for an IP literal;
-            ', synthesized in NAT64 prefix PREFIX' after SOURCE when --nat64 made the addresses).
+            ', synthesized in NAT64 prefix PREFIX' after SOURCE when --nat64 made the addresses, ',
+            dnssec secure|insecure|bogus|indeterminate' under --dnssec report or require).
             probe waits for the HTTPS answer (RFC 9460) as long as its query takes (fetch waits at most
             0.5 s). When the host has HTTPS records, '# HTTPS record ...' lines follow: why a
             record was passed over ('# HTTPS record priority 1 rejected: port 0', then '# no usable
@@ -40,7 +41,8 @@ enum ProbeCommand {
             "address", "healthy": false, "message" (the text), "error", the failure's name, and
             "rank". With HTTPS records both also carry "https_record" (the record's '#' line, or "no
             HTTPS record used") and "https_record_notes" (the other '#' HTTPS lines, as a list; []
-            when none). A host that cannot be resolved gives one object {"host", "healthy": false,
+            when none), and under --dnssec "dnssec" (the outcome's name). A host that cannot be
+            resolved gives one object {"host", "healthy": false,
             "error", "message"} instead. The failure names are stable, for scripts: couldNotResolve,
             couldNotConnect, timedOut, tlsHandshakeFailed, certificateVerificationFailed,
             trustConfigurationInvalid, pinMismatch, clientCertificateRejected, certificateStatusInvalid,
@@ -156,7 +158,8 @@ enum ProbeCommand {
                 addresses = resolution.addresses
                 if !json {
                     let nat64 = resolution.nat64Prefix.map { ", synthesized in NAT64 prefix \($0)" } ?? ""
-                    console.print("# \(resolution.host): \(addresses.map(\.description).joined(separator: ", ")) (source \(resolution.source)\(nat64))")
+                    let dnssec = resolution.dnssec.map { ", dnssec \($0.name)" } ?? ""
+                    console.print("# \(resolution.host): \(addresses.map(\.description).joined(separator: ", ")) (source \(resolution.source)\(nat64)\(dnssec))")
                 }
                 if options.providerOptions.httpsRecords, let records = resolution.serviceBindingRecords {
                     (url, route) = await Self.follow(records, url: url, host: resolution.host, upgrades: options.providerOptions.httpsUpgrade, resolver: resolver)
@@ -174,6 +177,8 @@ enum ProbeCommand {
                     if !json { console.print("# \(note)") }
                     recordKeys = ["https_record": "no HTTPS record used", "https_record_notes": [note]]
                 }
+                // Under --dnssec, each object says how the addresses' answer validated.
+                if let status = resolution.dnssec { recordKeys["dnssec"] = status.name }
             } catch let timeout as TimeLimitOption.Exceeded {
                 if json { console.print(encode(["host": host, "healthy": false, "error": "timedOut", "message": timeout.description])) }
                 console.note("httpdns: \(timeout)")

@@ -93,4 +93,17 @@ struct DNSSECCLITests {
         #expect(validated.stderrText.contains(", DNSSEC indeterminate: "), "\(validated.stderrText)")
         #expect(validated.stderrText.contains("* resolver: DNSSEC a.test: indeterminate"), "\(validated.stderrText)")
     }
+
+    @Test("probe says how the addresses' answer validated, in its first line and in each --json object")
+    func probeOutcome() async throws {
+        let url = fixture.url("a.test").absoluteString
+        let text = try await httpdns(["probe", "--dnssec", "report", "--trust-anchor", anchorFile, url])
+        #expect(text.stdoutText.split(separator: "\n").first?.hasSuffix("(source doh, dnssec indeterminate)") == true, "\(text.stdoutText)")
+        let json = try await httpdns(["probe", "--json", "--dnssec", "report", "--trust-anchor", anchorFile, url])
+        let objects = jsonLines(json.stdoutText)
+        #expect(!objects.isEmpty, "\(json.stdoutText)")
+        #expect(objects.allSatisfy { $0["dnssec"] as? String == "indeterminate" }, "\(json.stdoutText)")
+        let plain = try await httpdns(["probe", "--json", url])
+        #expect(jsonLines(plain.stdoutText).allSatisfy { $0["dnssec"] == nil }, "no key without --dnssec")
+    }
 }
