@@ -94,3 +94,15 @@ public struct ServiceParameters: Hashable, Sendable {
         }
     }
 }
+
+extension ServiceParameters {
+    /// The keys this client can honour when a record makes them `mandatory` (RFC 9460 §8): every
+    /// decoded key but `ech`, which it reads but cannot use (OpenSSL 3.0 has no Encrypted ClientHello).
+    package static let supportedMandatoryKeys: Set<ServiceParameterKey> = [.mandatory, .alpn, .noDefaultALPN, .port, .ipv4Hint, .ipv6Hint, .dohPath]
+
+    /// The first key of `mandatory` this client cannot honour, so that the record must be passed
+    /// over (RFC 9460 §8); nil when it can use them all.
+    package var unsupportedMandatoryKey: ServiceParameterKey? {
+        mandatory?.first { !Self.supportedMandatoryKeys.contains($0) }
+    }
+}

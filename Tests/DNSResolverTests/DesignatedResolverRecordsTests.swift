@@ -39,7 +39,8 @@ struct DesignatedResolverRecordsTests {
             (record(1, "a.example.", alpn: ["h3"]), "alpn h3: neither h2 nor http/1.1"),
             (record(1, "a.example.", alpn: ["dot"], path: nil), "alpn dot"),
             (record(1, "a.example.", path: nil), "no dohpath: not a DoH server"),
-            (record(1, "a.example.", mandatory: [ServiceParameterKey(rawValue: 9)]), "mandatory key")
+            (record(1, "a.example.", mandatory: [ServiceParameterKey(rawValue: 9)]), "mandatory key"),
+            (record(1, "a.example.", mandatory: [.ech]), "mandatory key")
         ])
     func passedOver(record: ServiceBinding, reason: String) {
         var reasons: [String] = []

@@ -88,9 +88,6 @@ enum DesignatedResolverRecords {
         var hints: [IPAddress]
     }
 
-    /// The keys this client understands, for RFC 9460 §8's `mandatory` rule.
-    private static let understood: Set<ServiceParameterKey> = [.mandatory, .alpn, .noDefaultALPN, .port, .ipv4Hint, .ipv6Hint, .ech, .dohPath]
-
     /// The usable records of `records` by priority (ties in their order); a reason in `reasons`
     /// for each other one.
     static func usable(_ records: [ServiceBinding], reasons: inout [String], server: PlainDNSServer) -> [Designation] {
@@ -105,8 +102,8 @@ enum DesignatedResolverRecords {
             } else if target.isEmpty || target.lowercased() == "resolver.arpa" {
                 // No certificate may name resolver.arpa (RFC 9462 §6.4): such a record cannot be verified.
                 skip("the TargetName must name the designated resolver")
-            } else if let unknown = parameters.mandatory?.first(where: { !understood.contains($0) }) {
-                skip("mandatory key \(unknown) is not understood (RFC 9460 §8)")
+            } else if let unknown = parameters.unsupportedMandatoryKey {
+                skip("mandatory key \(unknown) is not supported (RFC 9460 §8)")
             } else if parameters.port == 0 {
                 skip("port 0")
             } else if !(parameters.alpnProtocols.contains("h2") || parameters.alpnProtocols.contains("http/1.1")) {

@@ -53,10 +53,6 @@ public struct ServiceBindingRoute: Sendable, Hashable {
         record != nil && (port != originPort || httpVersion != nil || usedAddressHints || targetName != originName)
     }
 
-    /// The keys this client understands in `mandatory` (RFC 9460 §8): every decoded key but `ech`,
-    /// which it can read but not use.
-    static let understoodKeys: Set<ServiceParameterKey> = [.mandatory, .alpn, .noDefaultALPN, .port, .ipv4Hint, .ipv6Hint, .dohPath]
-
     /// Chooses the first usable ServiceMode record of `records` for an `https` request to `host`
     /// and `port`.
     ///
@@ -154,7 +150,7 @@ public struct ServiceBindingRoute: Sendable, Hashable {
 
     /// Why a record's `mandatory` keys keep this client from using it (RFC 9460 §8), nil when they do not.
     static func mandatoryProblem(_ record: ServiceBinding) -> String? {
-        guard let key = record.parameters.mandatory?.first(where: { !understoodKeys.contains($0) }) else { return nil }
+        guard let key = record.parameters.unsupportedMandatoryKey else { return nil }
         if key == .ech { return "ech is mandatory and OpenSSL 3.0 has no Encrypted ClientHello" }
         return "mandatory key \(key) is not supported"
     }
