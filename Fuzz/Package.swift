@@ -15,7 +15,7 @@ let fuzzers: [(name: String, modules: [String])] = [
     ("FuzzAlibabaHTTPDNS", ["DNSResolver"]),
     ("FuzzDNSPodHTTPDNS", ["DNSResolver"]),
     ("FuzzHostName", ["HTTPDNSCore"]),
-    ("FuzzCertificates", ["TLSTrust"]),
+    ("FuzzCertificates", ["TLSTrust", "HTTPDNSCore"]),
     ("FuzzCLIArguments", ["FuzzedCLI"]),
     ("FuzzResponseHead", ["HTTPTransport"]),
 ]

@@ -1,6 +1,7 @@
 // TLSTrust loading: DER and PEM certificates, PKCS#12 and PEM client identities, pins and host patterns.
 import Foundation
 import FuzzSupport
+import HTTPDNSCore
 import TLSTrust
 
 /// PEM identities are loaded from files: one scratch file per process.
