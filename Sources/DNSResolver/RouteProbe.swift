@@ -31,24 +31,9 @@ public struct RouteProbe: Sendable {
 
     /// Whether the kernel has a route to `address` (UDP connect, nothing sent).
     public static func hasRoute(to address: IPAddress) -> Bool {
-        let fd = socket(address.family == .ipv4 ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(address.socketFamily, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        if address.family == .ipv4 {
-            var sin = sockaddr_in()
-            sin.sin_family = sa_family_t(AF_INET)
-            sin.sin_port = in_port_t(53).bigEndian
-            withUnsafeMutableBytes(of: &sin.sin_addr) { $0.copyBytes(from: address.bytes) }
-            return withUnsafePointer(to: &sin) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
-        }
-        var sin6 = sockaddr_in6()
-        sin6.sin6_family = sa_family_t(AF_INET6)
-        sin6.sin6_port = in_port_t(53).bigEndian
-        withUnsafeMutableBytes(of: &sin6.sin6_addr) { $0.copyBytes(from: address.bytes) }
-        return withUnsafePointer(to: &sin6) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 }
-        }
+        return address.withSocketAddress(port: 53) { connect(fd, $0, $1) == 0 }
     }
 }

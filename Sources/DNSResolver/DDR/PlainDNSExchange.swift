@@ -62,9 +62,8 @@ enum PlainDNSExchange {
     private static func receive(
         _ query: [UInt8], id: UInt16, name: String, type: DNSRecordType, server: PlainDNSServer, deadline: TimeInterval, stream: Bool
     ) throws -> DNSMessage {
-        let family = server.address.family == .ipv4 ? AF_INET : AF_INET6
         let kind = stream ? Int32(SOCK_STREAM.rawValue) : Int32(SOCK_DGRAM.rawValue)
-        let fd = socket(family, kind | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(server.address.socketFamily, kind | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure.socket("socket: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         try connect(fd, to: server, deadline: deadline)
@@ -107,27 +106,10 @@ enum PlainDNSExchange {
     }
 
     private static func connect(_ fd: Int32, to server: PlainDNSServer, deadline: TimeInterval) throws {
-        var storage = sockaddr_storage()
-        let length: socklen_t
-        if server.address.family == .ipv4 {
-            var sin = sockaddr_in()
-            sin.sin_family = sa_family_t(AF_INET)
-            sin.sin_port = in_port_t(UInt16(server.port)).bigEndian
-            withUnsafeMutableBytes(of: &sin.sin_addr) { $0.copyBytes(from: server.address.bytes) }
-            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: &sin, count: MemoryLayout<sockaddr_in>.size)) }
-            length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        } else {
-            var sin6 = sockaddr_in6()
-            sin6.sin6_family = sa_family_t(AF_INET6)
-            sin6.sin6_port = in_port_t(UInt16(server.port)).bigEndian
-            withUnsafeMutableBytes(of: &sin6.sin6_addr) { $0.copyBytes(from: server.address.bytes) }
-            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: &sin6, count: MemoryLayout<sockaddr_in6>.size)) }
-            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-        }
         // Non-blocking only for the connect, so a black-holed TCP server is bounded by the deadline.
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
-        let result = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) } }
+        let result = server.address.withSocketAddress(port: server.port) { Glibc.connect(fd, $0, $1) }
         if result != 0 {
             guard errno == EINPROGRESS else { throw Failure.socket("connect to \(server): \(String(cString: strerror(errno)))") }
             var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
