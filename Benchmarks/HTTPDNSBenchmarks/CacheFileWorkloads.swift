@@ -59,7 +59,8 @@ enum CacheFileWorkloads {
     /// The cache file `fill` writes and `immediate` reads.
     static let hitsFile = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-bench-hits.sqlite")
 
-    /// One workload alone, for a profiler: `cached` (`lookups` hits, 1 task, one round), `distinct`
+    /// One workload alone, for a profiler: `cached` (`lookups` hits, 1 task, one round; `cached-off`
+    /// without HTTPS records), `distinct`
     /// or `distinct-file` (1,000 new names without or with a new cache file, `rounds` times);
     /// `fill` writes 10,000 names to `hitsFile` for `profileImmediate`.
     static func profile(_ workload: String, lookups: Int, rounds: Int) async throws {
@@ -74,8 +75,9 @@ enum CacheFileWorkloads {
             for host in hosts { _ = try await resolver.resolve(host: host, port: 443) }
             resolver.savePersistentCache()
             print("wrote \(hosts.count) names to \(hitsFile.path)")
-        case "cached":
-            let perLookup = try await ResolverWorkloads.cachedLookups(names: 10_000, lookups: lookups, tasks: 1, rounds: 1)
+        case "cached", "cached-off":
+            let perLookup = try await ResolverWorkloads.cachedLookups(
+                names: 10_000, lookups: lookups, tasks: 1, rounds: 1, asksForServiceBindings: workload == "cached")
             print(String(format: "cached resolution: %.0f ns per lookup, %.0f ns of CPU", perLookup.wall, perLookup.cpu))
         default:
             for round in 0..<rounds {

@@ -24,7 +24,7 @@ enum Usage {
           --cache-only              Only the cached lookups.
           --dnssec-only             Only the DNSSEC workloads: cold and cached lookups of the signed
                                     test zones, validated and not (also part of --resolver-only).
-          --profile-resolver cached|distinct|distinct-file|fill|immediate
+          --profile-resolver cached|cached-off|distinct|distinct-file|fill|immediate
                                     One resolver workload alone, for perf record: --lookups cached
                                     lookups (1 task), or 1,000 new names without or with a cache
                                     file, --rounds times; fill writes a cache file of 10,000 names
@@ -69,8 +69,8 @@ enum Usage {
                     return "--busy-core-cpu takes a CPU from 0 to \(ProcessInfo.processInfo.activeProcessorCount - 1), got '\(value)'"
                 }
             case "--profile-resolver":
-                guard ["cached", "distinct", "distinct-file", "fill", "immediate"].contains(value) else {
-                    return "--profile-resolver takes cached, distinct, distinct-file, fill or immediate, got '\(value)'"
+                guard ["cached", "cached-off", "distinct", "distinct-file", "fill", "immediate"].contains(value) else {
+                    return "--profile-resolver takes cached, cached-off, distinct, distinct-file, fill or immediate, got '\(value)'"
                 }
             default:
                 guard let number = Int(value), number > 0 else { return "\(argument) needs a positive number, got '\(value)'" }

@@ -44,13 +44,8 @@ struct Benchmarks {
         // --cache-only: the cached lookups alone (ResolverWorkloads.swift). They need no server, so
         // none is started and the run is shorter.
         if arguments.contains("--cache-only") {
-            for tasks in [1, 2] {
-                let perLookup = try await ResolverWorkloads.cachedLookups(names: 10_000, lookups: lookups, tasks: tasks)
-                print(
-                    String(
-                        format: "cached resolution, %d tasks: %.0f ns per lookup (best round; median %.0f), %.0f ns of CPU",
-                        tasks, perLookup.wall, perLookup.medianWall, perLookup.cpu))
-            }
+            try await ResolverWorkloads.runCachedLookups(lookups: lookups)
+            print("")
             try await CacheFileWorkloads.run(lookups: lookups)
             return
         }

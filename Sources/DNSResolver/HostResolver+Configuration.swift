@@ -111,11 +111,12 @@ extension HostResolver {
 
         /// Ask for the name's HTTPS records beside A and AAAA, in parallel through the same transport
         /// (so over the same DoH connection), and give them in `HostResolution.serviceBindingRecords`
-        /// (default `false`; `true` does what browsers do: the query rides the A/AAAA exchange's
-        /// connection, adds no round trip, and the lookup waits for it at most `serviceBindingWait`;
-        /// `HTTPClient` then follows the records, `HTTPClient.Configuration.usesServiceBindings`, and
-        /// upgrades `http://`). Off by default while a cache hit that must also consult the HTTPS
-        /// cache costs more than the 500 ns a cached lookup is held to (Benchmarks/README.md). Not for
+        /// (default `true`, as browsers do: the query rides the A/AAAA exchange's connection, adds no
+        /// round trip, and the lookup waits for it at most `serviceBindingWait`; `HTTPClient` then
+        /// follows the records, `HTTPClient.Configuration.usesServiceBindings`, and upgrades
+        /// `http://`). A cache hit answers the addresses and the records from one entry, each with
+        /// its own TTL, and never waits for an expired HTTPS answer: it goes without records while
+        /// one refresh runs in the background. `false` sends A and AAAA queries only. Not for
         /// a host a DNSSEC policy validates (`dnssec`): its HTTPS records would not be validated, so
         /// none are asked for and the connection follows only its validated addresses. Only providers
         /// that can carry them are asked (RFC 8484 DoH; not JSON DoH
@@ -123,7 +124,7 @@ extension HostResolver {
         /// answer never fails the lookup: the observer is told (`serviceBindingsDropped`) and the
         /// addresses are returned without records. Records are cached for their TTL, clamped as
         /// addresses are; in memory only, not in `persistentCacheFile`.
-        public var asksForServiceBindings: Bool = false
+        public var asksForServiceBindings: Bool = true
         /// The most AliasMode records followed from one name (default 8; RFC 9460 §3.1 asks for a
         /// limit). A longer chain, or a loop, gives no records and is reported to the observer.
         public var serviceBindingAliasLimit: Int = 8

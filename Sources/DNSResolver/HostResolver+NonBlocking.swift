@@ -24,7 +24,7 @@ extension HostResolver {
     /// - Throws: `ResolutionError.invalidHostName`; a cached `.nameNotFound` or `.noAddresses`.
     public func resolveWithoutWaiting(host: String, port: Int = 443, families: AddressFamilies? = nil) throws -> HostResolution? {
         switch try answerAtOnce(host: host, port: port, families: families ?? configuration.families) {
-        case .hit(let resolution):
+        case .hit(let resolution, _):
             return resolution
         case .answered(let answer):
             return answer.resolution
@@ -62,7 +62,7 @@ extension HostResolver {
         let families = families ?? configuration.families
         let miss: (key: ResolutionCache.Key, started: TimeInterval, stale: Answer?)
         switch try answerAtOnce(host: host, port: port, families: families) {
-        case .hit(let resolution):
+        case .hit(let resolution, _):
             return resolution
         case .answered(let answer):
             return answer.resolution

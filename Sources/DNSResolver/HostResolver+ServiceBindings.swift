@@ -73,18 +73,20 @@ extension HostResolver {
     func serviceBindingsForHit(_ name: String) -> ServiceBindingRecords? {
         let key = ServiceBindingState.Key(name: name, type: DNSRecordType.https.rawValue)
         let now = clock.now()
-        let (cached, starts) = serviceBindingState.withLock { state -> (Result<ServiceBindingRecords, ServiceBindingError>?, Bool) in
-            if let cached = state.cached(key, now: now) { return (cached, false) }
+        let (cached, starts) = serviceBindingState.withLock { state -> (ServiceBindingState.Entry?, Bool) in
+            if let entry = state.entries[key], entry.expires > now { return (entry, false) }
             guard state.flights[key] == nil else { return (nil, false) }
             state.flights[key] = [:]
             return (nil, true)
         }
         if starts { Task { await self.queryServiceBindings(name, type: .https, key: key) } }
-        return try? cached?.get()
+        guard let cached else { return nil }
+        // The next hit finds them in the address entry (one cached after them did not get them).
+        let bindings = ResolutionCache.ServiceBindings(records: try? cached.result.get(), expires: cached.expires)
+        cache.attach(bindings, name: name)
+        return bindings.fresh(at: now) ?? nil
     }
 
-    /// `resolve(host:port:families:)` with the HTTPS records asked beside the addresses (a miss asks
-    /// both at once) and set on the resolution; literals, static entries and system answers get none.
     /// Whether a lookup of `host` asks for its HTTPS records beside the addresses:
     /// `Configuration.asksForServiceBindings`, unless a DNSSEC policy validates `host` (its HTTPS
     /// records would not be validated, and must not steer a connection whose addresses were).
@@ -94,10 +96,14 @@ extension HostResolver {
         return configuration.dnssec.policy(for: HostName.normalize(host) ?? host) == .off
     }
 
-    func resolveWithServiceBindings(host: String, port: Int, families: AddressFamilies) async throws -> HostResolution {
+    /// The rest of a lookup (`answerAtOnce`'s `immediate`) that asks for the HTTPS records: a hit
+    /// without them gets the cached HTTPS answer, a miss asks both at once; literals, static entries
+    /// and system answers get none.
+    func resolveWithServiceBindings(_ immediate: Immediate, port: Int) async throws -> HostResolution {
         var resolution: HostResolution
-        switch try answerAtOnce(host: host, port: port, families: families) {
-        case .hit(let hit):
+        switch immediate {
+        case .hit(let hit, let bindingsKnown):
+            if bindingsKnown { return hit }
             resolution = hit
         case .answered(let answer):
             guard answer.source == .cache else { return answer.resolution }
@@ -154,6 +160,9 @@ extension HostResolver {
         let waiters = serviceBindingState.withLock { state in
             if ttl > 0 { state.insert(result, for: key, expires: now + ttl, capacity: configuration.cacheCapacity, now: now) }
             return state.flights.removeValue(forKey: key) ?? [:]
+        }
+        if ttl > 0, type == .https, asksForServiceBindings(name) {
+            cache.attach(ResolutionCache.ServiceBindings(records: try? result.get(), expires: now + ttl), name: name)
         }
         if case .failure(let error) = result, !error.isNotCarried {
             configuration.observer?.serviceBindingsDropped(host: name, error: error)

@@ -117,15 +117,10 @@ public final class HostResolver: HostResolving {
         if synthesizesNAT64, let prefix = await nat64PrefixForLookup(configuration.families) {
             return Self.synthesized(try await resolveAsAnswered(host: host, port: port, families: .both), in: prefix)
         }
-        if asksForServiceBindings(host) { return try await resolveWithServiceBindings(host: host, port: port, families: configuration.families) }
+        let immediate = try answerAtOnce(host: host, port: port, families: configuration.families)
         // A cache hit is answered here without entering another async function.
-        return switch try answerAtOnce(host: host, port: port, families: configuration.families) {
-        case .hit(let resolution): resolution
-        case .answered(let answer): answer.resolution
-        case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
-        case .miss(let key, let started, let stale):
-            try await providerLookup(key, port: port, started: started, stale: stale).reported(to: configuration.observer)
-        }
+        if case .hit(let resolution, let bindingsKnown) = immediate, isComplete(bindingsKnown: bindingsKnown) { return resolution }
+        return try await resolve(immediate, host: host, port: port)
     }
 
     /// Resolves `host` for a connection to `port`.
@@ -159,9 +154,24 @@ public final class HostResolver: HostResolving {
 
     /// `resolve(host:port:families:)` without NAT64 synthesis.
     private func resolveAsAnswered(host: String, port: Int, families: AddressFamilies) async throws -> HostResolution {
-        if asksForServiceBindings(host) { return try await resolveWithServiceBindings(host: host, port: port, families: families) }
-        return switch try answerAtOnce(host: host, port: port, families: families) {
-        case .hit(let resolution): resolution
+        let immediate = try answerAtOnce(host: host, port: port, families: families)
+        if case .hit(let resolution, let bindingsKnown) = immediate, isComplete(bindingsKnown: bindingsKnown) { return resolution }
+        return try await resolve(immediate, host: host, port: port)
+    }
+
+    /// Whether a fresh hit is the whole answer: it carried the name's HTTPS answer, or none is asked
+    /// for. (A host a DNSSEC policy validates gets none either: `resolve(_:host:port:)` says so.)
+    @inline(__always)
+    private func isComplete(bindingsKnown: Bool) -> Bool {
+        bindingsKnown || !configuration.asksForServiceBindings
+    }
+
+    /// The rest of a lookup that `answerAtOnce` began: the HTTPS answer for a hit, the providers or
+    /// the system resolver for a miss.
+    private func resolve(_ immediate: Immediate, host: String, port: Int) async throws -> HostResolution {
+        if asksForServiceBindings(host) { return try await resolveWithServiceBindings(immediate, port: port) }
+        return switch immediate {
+        case .hit(let resolution, _): resolution
         case .answered(let answer): answer.resolution
         case .bypassed(let name, let families, let started): try await systemLookup(name, port: port, families: families, started: started)
         case .miss(let key, let started, let stale):
@@ -188,8 +198,8 @@ public final class HostResolver: HostResolving {
     /// `resolveImmediately(host:port:)` without NAT64 synthesis, for `families`.
     private func resolveImmediatelyAsAnswered(host: String, port: Int, families: AddressFamilies) throws -> HostResolution? {
         switch try answerAtOnce(host: host, port: port, families: families) {
-        case .hit(var resolution):
-            guard asksForServiceBindings(host) else { return resolution }
+        case .hit(var resolution, let bindingsKnown):
+            guard !bindingsKnown, asksForServiceBindings(host) else { return resolution }
             resolution.serviceBindingRecords = serviceBindingsForHit(resolution.host)
             return resolution
         case .answered(let answer):
@@ -205,8 +215,9 @@ public final class HostResolver: HostResolving {
     enum Immediate {
         /// A literal, a static entry or a stale cache hit.
         case answered(Answer)
-        /// A fresh cache hit, made as it is returned.
-        case hit(HostResolution)
+        /// A fresh cache hit, made as it is returned. `bindingsKnown`: the entry carried the name's
+        /// HTTPS answer, fresh, and it is set on the resolution (`ResolutionCache.attach`).
+        case hit(HostResolution, bindingsKnown: Bool)
         /// The normalized name goes to the system resolver.
         case bypassed(name: String, families: AddressFamilies, started: TimeInterval)
         /// Nothing usable at once is cached: the providers are asked. `stale`: an expired answer that
@@ -293,7 +304,9 @@ public final class HostResolver: HostResolving {
             }
             var resolution = HostResolution(host: name, addresses: addresses, ttl: hit.remaining, source: .cache, provider: hit.provider, latency: latency)
             resolution.dnssec = hit.dnssec
-            return .hit(resolution)
+            guard let bindings = hit.serviceBindings else { return .hit(resolution, bindingsKnown: false) }
+            resolution.serviceBindingRecords = bindings
+            return .hit(resolution, bindingsKnown: true)
         }
         var answer = Answer(
             host: name, addresses: addresses, ttl: 0, source: .cache,

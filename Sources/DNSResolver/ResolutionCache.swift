@@ -58,6 +58,23 @@ final class ResolutionCache: Sendable {
         case noAddresses
     }
 
+    /// A name's HTTPS answer kept beside its addresses, so that a hit answers both from one entry
+    /// (the resolver's own HTTPS cache stays the source: this is a copy, made when either is cached).
+    struct ServiceBindings: Sendable {
+        /// The records; nil when the name has none or they could not be had.
+        var records: ServiceBindingRecords?
+        /// Expiry on the resolver's clock, in seconds: the HTTPS answer's own, not the addresses'.
+        var expires: TimeInterval
+
+        /// The records with `ttl` the remaining lifetime, `.some(nil)` for a known "none"; nil once expired.
+        func fresh(at now: TimeInterval) -> ServiceBindingRecords?? {
+            guard expires > now else { return nil }
+            guard var records else { return .some(nil) }
+            records.ttl = expires - now
+            return .some(records)
+        }
+    }
+
     struct Entry: Sendable {
         var value: Value
         /// Expiry on the resolver's clock, in seconds.
@@ -68,6 +85,8 @@ final class ResolutionCache: Sendable {
         var dnssec: DNSSECStatus?
         /// Use order, for LRU eviction (`insertStamp`, `hitStamp`).
         var lastUsed: UInt64
+        /// The name's HTTPS answer, when the resolver asks for them (`attach(_:name:)`).
+        var serviceBindings: ServiceBindings? = nil
     }
 
     /// A cache lookup's result. `remaining` is negative for a stale entry.
@@ -76,6 +95,8 @@ final class ResolutionCache: Sendable {
         var remaining: TimeInterval
         var provider: String?
         var dnssec: DNSSECStatus? = nil
+        /// The entry's HTTPS answer when it is fresh (`ServiceBindings.fresh(at:)`), else nil.
+        var serviceBindings: ServiceBindingRecords?? = nil
         var isStale: Bool { remaining <= 0 }
     }
 
@@ -177,7 +198,9 @@ final class ResolutionCache: Sendable {
             guard let staleLimit, case .addresses = entry.value, -remaining <= staleLimit else { return nil }
         }
         entry.lastUsed = stamp
-        return Hit(value: entry.value, remaining: remaining, provider: entry.provider, dnssec: entry.dnssec)
+        // The records made once, here: a copy of the whole attachment for the caller to make them
+        // from again cost its retains twice on every hit.
+        return Hit(value: entry.value, remaining: remaining, provider: entry.provider, dnssec: entry.dnssec, serviceBindings: entry.serviceBindings?.fresh(at: now))
     }
 
     /// The live entry for `key`, its remaining lifetime and DNSSEC outcome; an expired entry is left
@@ -208,9 +231,31 @@ final class ResolutionCache: Sendable {
         let target = shard(for: key)
         let isNew = target.withLock { $0[key] == nil }
         if isNew, count >= capacity { evictLeastRecentlyUsed() }
-        let entry = Entry(value: value, expires: expires, provider: provider, dnssec: dnssec, lastUsed: insertStamp())
-        let added = target.withLock { $0.updateValue(entry, forKey: key) == nil }
+        var entry = Entry(value: value, expires: expires, provider: provider, dnssec: dnssec, lastUsed: insertStamp())
+        let added = target.withLock { entries in
+            // A new answer for the addresses leaves the name's HTTPS answer as it was.
+            entry.serviceBindings = entries[key]?.serviceBindings
+            return entries.updateValue(entry, forKey: key) == nil
+        }
         if added { total.add(1, ordering: .relaxed) }
+    }
+
+    /// Keeps `bindings` on every entry cached for `name` (each family selection); a name with none
+    /// cached gets nothing (its next insert does not carry them: the HTTPS cache answers that miss).
+    func attach(_ bindings: ServiceBindings, name: String) {
+        let hash = name.hashValue
+        let target = shards[Int(UInt(bitPattern: hash) % UInt(Self.shardCount))]
+        target.withLock { entries in
+            for families in [AddressFamilies.both, .ipv4, .ipv6] {
+                let key = Key(name: name, families: families)
+                guard let index = entries.index(forKey: key) else { continue }
+                var bindings = bindings
+                // The owner name is most often the name itself: the key's string then serves both,
+                // so a hit retains one object fewer, and one its key comparison has just read.
+                if bindings.records?.name == entries.keys[index].name { bindings.records?.name = entries.keys[index].name }
+                entries.values[index].serviceBindings = bindings
+            }
+        }
     }
 
     private func evictLeastRecentlyUsed() {

@@ -1,4 +1,4 @@
-import DNSResolver
+@testable import DNSResolver
 import DNSWire
 import Foundation
 import HTTPDNSCore
@@ -268,6 +268,50 @@ struct ServiceBindingResolutionTests {
         #expect(Self.httpsQueries(harness) == 2)
         #expect(try await harness.resolve("svc.test").serviceBindingRecords?.ttl == 60)
         #expect(Self.httpsQueries(harness) == 2, "one refresh")
+    }
+
+    @Test func aHitCarriesTheRecordsInItsAddressEntry() async throws {
+        let harness = try Self.harness()
+        _ = try await harness.resolve("svc.test")
+        _ = try await harness.resolve("svc.test")
+        // One lookup answers both: the entry holds the HTTPS answer with its own expiry (60 s, the addresses 300 s).
+        let entry = try #require(harness.resolver.cache.entries[ResolutionCache.Key(name: "svc.test", families: .both)])
+        let bindings = try #require(entry.serviceBindings)
+        #expect(bindings.records?.records.count == 3)
+        #expect(bindings.expires == harness.clock.now() + 60)
+        #expect(entry.expires == harness.clock.now() + 300)
+        #expect(try await harness.resolve("svc.test").serviceBindingRecords?.ttl == 60)
+        #expect(Self.httpsQueries(harness) == 1)
+    }
+
+    @Test func recordsOutliveARefreshOfTheAddresses() async throws {
+        var https = Self.https
+        https.ttl = 600
+        let harness = try Self.harness(transport: Self.transport(https: https))
+        _ = try await harness.resolve("svc.test")
+        _ = try await harness.resolve("svc.test")
+        harness.clock.advance(by: 301)
+        let refreshed = try await harness.resolve("svc.test")
+        #expect(refreshed.source == .doh(endpoint: ResolverHarness.first.url), "the addresses expired")
+        #expect(refreshed.serviceBindingRecords?.ttl == 299)
+        let hit = try await harness.resolve("svc.test")
+        #expect(hit.source == .cache)
+        #expect(hit.serviceBindingRecords?.ttl == 299, "still the first HTTPS answer")
+        #expect(Self.httpsQueries(harness) == 1)
+    }
+
+    @Test func aKnownAbsenceIsCarriedAsNone() async throws {
+        let harness = try Self.harness()
+        _ = try await harness.resolve("a.test")
+        _ = try await harness.resolve("a.test")
+        let entry = try #require(harness.resolver.cache.entries[ResolutionCache.Key(name: "a.test", families: .both)])
+        let bindings = try #require(entry.serviceBindings)
+        #expect(bindings.records?.records == [])
+        harness.clock.advance(by: 30)
+        let expired = try await harness.resolve("a.test")
+        #expect(expired.serviceBindingRecords == nil, "the negative answer's 30 s passed: none, one refresh started")
+        try await Self.waitFor { Self.httpsQueries(harness) >= 2 }
+        #expect(Self.httpsQueries(harness) == 2)
     }
 
     @Test func noRecordsIsCachedForTheNegativeTTL() async throws {
