@@ -1,4 +1,7 @@
 import DNSWire
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Why an RRset, a key set or a DS could not be validated (RFC 4035 §5).
 ///
@@ -50,34 +53,58 @@ public enum DNSSECValidationError: Error, Hashable, Sendable, CustomStringConver
         }
     }
 
-    /// One line saying what failed, for which name, and why.
+    /// One line saying what failed, for which name, and why: `reason` after "DNSSEC: " (a trust
+    /// anchor's failure: "DNSSEC trust anchor SOURCE: ...").
     public var description: String {
+        if case .invalidTrustAnchor(let source, let reason) = self { return "DNSSEC trust anchor \(source): \(reason)" }
+        return "DNSSEC: \(reason)"
+    }
+
+    /// What failed, for which name, and why, without the "DNSSEC: " in front: the reason of a
+    /// `DNSSECStatus`, which its display already names as DNSSEC's.
+    public var reason: String {
         switch self {
         case .signatureExpired(let owner, let type, let expiration, let now):
-            "DNSSEC: the RRSIG over \(Self.show(owner)) \(type) expired at \(expiration) (now \(now)): the zone must be re-signed, or the clock is wrong"
+            "the RRSIG over \(Self.show(owner)) \(type) expired at \(Self.time(expiration, near: now)) (now \(Self.time(now))): the zone must be re-signed, or the clock is wrong"
         case .signatureNotYetValid(let owner, let type, let inception, let now):
-            "DNSSEC: the RRSIG over \(Self.show(owner)) \(type) is valid only from \(inception) (now \(now)): check the clock"
+            "the RRSIG over \(Self.show(owner)) \(type) is valid only from \(Self.time(inception, near: now)) (now \(Self.time(now))): check the clock"
         case .noMatchingKey(let owner, let type, let signer, let keyTag, let algorithm):
-            "DNSSEC: no DNSKEY of \(Self.show(signer)) with key tag \(keyTag) and algorithm \(algorithm) for the RRSIG over \(Self.show(owner)) \(type)"
+            "no DNSKEY of \(Self.show(signer)) with key tag \(keyTag) and algorithm \(algorithm) for the RRSIG over \(Self.show(owner)) \(type)"
         case .badSignature(let owner, let type, let keyTag, let algorithm):
-            "DNSSEC: the signature over \(Self.show(owner)) \(type) does not verify with key \(keyTag) (\(algorithm)): the data was changed or forged"
-        case .missingSignature(let owner, let type): "DNSSEC: \(Self.show(owner)) \(type) has no RRSIG to check"
+            "the signature over \(Self.show(owner)) \(type) does not verify with key \(keyTag) (\(algorithm)): the data was changed or forged"
+        case .missingSignature(let owner, let type): "\(Self.show(owner)) \(type) has no RRSIG to check"
         case .wrongSigner(let owner, let type, let signer):
-            "DNSSEC: the RRSIG over \(Self.show(owner)) \(type) names signer \(Self.show(signer)), which is not its zone (RFC 4035 §5.3.1)"
+            "the RRSIG over \(Self.show(owner)) \(type) names signer \(Self.show(signer)), which is not its zone (RFC 4035 §5.3.1)"
         case .dsMismatch(let zone, let keyTags):
-            "DNSSEC: no DNSKEY of \(Self.show(zone)) matches its DS or trust anchor (key tags \(keyTags.map(String.init).joined(separator: ", ")))"
-        case .keySetNotSigned(let zone): "DNSSEC: the DNSKEY set of \(Self.show(zone)) is not signed by a key its DS or trust anchor vouches for"
+            "no DNSKEY of \(Self.show(zone)) matches its DS or trust anchor (key tags \(keyTags.map(String.init).joined(separator: ", ")))"
+        case .keySetNotSigned(let zone): "the DNSKEY set of \(Self.show(zone)) is not signed by a key its DS or trust anchor vouches for"
         case .unsupportedAlgorithm(let algorithm, let zone):
-            "DNSSEC: \(Self.show(zone)) uses \(algorithm), which this validator does not implement; treated as unsigned (RFC 6840 §5.2)"
+            "\(Self.show(zone)) uses \(algorithm), which this validator does not implement; treated as unsigned (RFC 6840 §5.2)"
         case .unsupportedDigestType(let digestType, let zone):
-            "DNSSEC: the DS of \(Self.show(zone)) uses \(digestType), which this validator does not implement; treated as unsigned (RFC 6840 §5.2)"
-        case .invalidKey(let keyTag, let algorithm, let reason): "DNSSEC: DNSKEY \(keyTag) (\(algorithm)) cannot be loaded: \(reason)"
-        case .malformedRecord(let error): "DNSSEC: \(error)"
-        case .invalidTrustAnchor(let source, let reason): "DNSSEC trust anchor \(source): \(reason)"
-        case .missingDenialProof(let name, let type, let gap): "DNSSEC: no proof that \(Self.show(name)) \(type) does not exist: \(gap)"
-        case .openSSL(let function, let reason): "DNSSEC: OpenSSL \(function) failed: \(reason)"
+            "the DS of \(Self.show(zone)) uses \(digestType), which this validator does not implement; treated as unsigned (RFC 6840 §5.2)"
+        case .invalidKey(let keyTag, let algorithm, let reason): "DNSKEY \(keyTag) (\(algorithm)) cannot be loaded: \(reason)"
+        case .malformedRecord(let error): "\(error)"
+        case .invalidTrustAnchor(let source, let reason): "trust anchor \(source): \(reason)"
+        case .missingDenialProof(let name, let type, let gap): "no proof that \(Self.show(name)) \(type) does not exist: \(gap)"
+        case .openSSL(let function, let reason): "OpenSSL \(function) failed: \(reason)"
         }
     }
 
     static func show(_ name: String) -> String { name.isEmpty ? "." : name }
+
+    /// An RRSIG time as its presentation form, YYYYMMDDHHmmSS in UTC (RFC 4034 §3.2): the moment
+    /// that the 32-bit value names in serial number arithmetic (§3.1.5) nearest to `now`.
+    static func time(_ value: UInt32, near now: Int64) -> String {
+        let offset = Int64(Int32(bitPattern: value &- UInt32(truncatingIfNeeded: now)))
+        return time(now + offset)
+    }
+
+    /// Seconds since 1970 as YYYYMMDDHHmmSS in UTC.
+    static func time(_ seconds: Int64) -> String {
+        var clock = time_t(seconds)
+        var parts = tm()
+        guard gmtime_r(&clock, &parts) != nil else { return String(seconds) }
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))"
+    }
 }

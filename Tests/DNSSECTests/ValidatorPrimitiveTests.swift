@@ -20,6 +20,18 @@ import TestSupport
         keyTag: 60485, algorithm: .rsaSHA1, digestType: .sha256,
         digest: OpenSSLTool.bytes(hex: "D4B7D520E7BB5F0F67674A0CCEB1E3E0614B93C4F9E99B8383F6A1E4469DA50A"))
 
+    @Test func signatureTimesAreShownInTheirPresentationFormAndReasonsSayDNSSECOnce() {
+        // RFC 4034 §3.2's own example: 20030220173103 is 1045762263.
+        #expect(DNSSECValidationError.time(1_045_762_263) == "20030220173103")
+        // Serial number arithmetic (§3.1.5): after 2106 the 32-bit value has wrapped.
+        #expect(DNSSECValidationError.time(UInt32(truncatingIfNeeded: Int64(4_294_967_296 + 100)), near: 4_294_967_296) == "21060207062956")
+        let expired = DNSSECValidationError.signatureExpired(owner: "www.test", type: .a, expiration: 1_045_762_263, now: 1_045_762_264)
+        #expect(expired.reason == "the RRSIG over www.test A expired at 20030220173103 (now 20030220173104): the zone must be re-signed, or the clock is wrong")
+        #expect(expired.description == "DNSSEC: " + expired.reason)
+        let anchor = DNSSECValidationError.invalidTrustAnchor(source: "root.key", reason: "no DS or DNSKEY line")
+        #expect(anchor.description == "DNSSEC trust anchor root.key: no DS or DNSKEY line")
+    }
+
     @Test func dsOfTheRFC4509ExampleMatchesItsKey() throws {
         #expect(try Self.validator.matches(Self.rfc4509DS, key: Self.rfc4509Key, owner: "dskey.example.com."))
     }

@@ -228,7 +228,7 @@ final class DNSSECChain: Sendable {
     private func wrongSigner(_ signer: String, owner: String, type: DNSRecordType) -> DNSSECStatus? {
         let closestAnchor = closestAnchorZone(of: owner)
         guard DNSCanonicalForm.isSameOrAncestor(signer, of: owner), closestAnchor.map({ DNSCanonicalForm.isSameOrAncestor($0, of: signer) }) ?? true else {
-            return .bogus(reason: DNSSECValidationError.wrongSigner(owner: owner, type: type, signer: signer).description)
+            return .bogus(reason: DNSSECValidationError.wrongSigner(owner: owner, type: type, signer: signer).reason)
         }
         return nil
     }
@@ -243,7 +243,7 @@ final class DNSSECChain: Sendable {
 
     /// RFC 6840 §5.2: an unsupported algorithm or digest is insecure, anything else bogus.
     static func status(_ error: DNSSECValidationError) -> DNSSECStatus {
-        error.isBogus ? .bogus(reason: error.description) : .insecure(reason: error.description)
+        error.isBogus ? .bogus(reason: error.reason) : .insecure(reason: error.reason)
     }
 
     /// The RRSIGs among `records`, with their owners.
@@ -263,7 +263,7 @@ final class DNSSECChain: Sendable {
         var candidate = name
         while true {
             if anchorsLoaded().contains(where: { $0.zone == candidate }) {
-                return .bogus(reason: "DNSSEC: \(what) has no RRSIG, yet the trust anchor for \(Self.show(candidate)) covers it")
+                return .bogus(reason: "\(what) has no RRSIG, yet the trust anchor for \(Self.show(candidate)) covers it")
             }
             let message: DNSMessage
             do {
@@ -273,14 +273,14 @@ final class DNSSECChain: Sendable {
             }
             let ds = message.answers.filter { $0.type == .ds && DNSCanonicalForm.name($0.name) == candidate }
             if !ds.isEmpty {
-                return .bogus(reason: "DNSSEC: \(what) has no RRSIG, yet \(Self.show(candidate)) has a DS, so its zone is signed")
+                return .bogus(reason: "\(what) has no RRSIG, yet \(Self.show(candidate)) has a DS, so its zone is signed")
             }
             let signatures = Self.signatures(in: message.authorities)
             if let signer = signatures.first.map({ DNSCanonicalForm.name($0.rrsig.signerName) ?? $0.rrsig.signerName }) {
                 if let wrong = wrongSigner(signer, owner: candidate, type: .ds) { return wrong }
                 // A DS, and its denial, come from the parent's side of the cut (RFC 4035 §5.2).
                 if signer == candidate, !candidate.isEmpty {
-                    return .bogus(reason: DNSSECValidationError.wrongSigner(owner: candidate, type: .ds, signer: signer).description)
+                    return .bogus(reason: DNSSECValidationError.wrongSigner(owner: candidate, type: .ds, signer: signer).reason)
                 }
                 switch await trust(of: signer, context) {
                 case .untrusted(let status):
@@ -290,7 +290,7 @@ final class DNSSECChain: Sendable {
                         _ = try verifiedDenial(message.authorities, zone: signer, keys: keySet.keys).proveInsecureDelegation(candidate)
                         return .insecure(reason: "\(Self.show(signer)) proves \(Self.show(candidate)) an unsigned delegation (no DS)")
                     } catch {
-                        return .bogus(reason: "\(what) has no RRSIG, and \(error.description)")
+                        return .bogus(reason: "\(what) has no RRSIG, and \(error.reason)")
                     }
                 }
             }
@@ -352,7 +352,7 @@ final class DNSSECChain: Sendable {
         let anchors: [TrustAnchor]
         switch loadAnchors() {
         case .success(let loaded): anchors = loaded
-        case .failure(let error): return (.untrusted(.indeterminate(reason: error.description)), Self.failureTTL)
+        case .failure(let error): return (.untrusted(.indeterminate(reason: error.reason)), Self.failureTTL)
         }
         async let keyResponse = fetchResult(zone, .dnskey, context)
         let zoneAnchors = anchors.filter { $0.zone == zone }
@@ -381,11 +381,11 @@ final class DNSSECChain: Sendable {
             let signatures = Self.signatures(in: message.answers).filter { DNSCanonicalForm.name($0.owner) == zone }.map(\.rrsig)
             guard let parent = signatures.first(where: { $0.typeCovered == .ds }).map({ DNSCanonicalForm.name($0.signerName) ?? $0.signerName }) else {
                 _ = await keyResponse
-                return (.untrusted(.bogus(reason: DNSSECValidationError.missingSignature(owner: zone, type: .ds).description)), Int64(ds[0].ttl))
+                return (.untrusted(.bogus(reason: DNSSECValidationError.missingSignature(owner: zone, type: .ds).reason)), Int64(ds[0].ttl))
             }
             guard parent != zone, wrongSigner(parent, owner: zone, type: .ds) == nil else {
                 _ = await keyResponse
-                return (.untrusted(.bogus(reason: DNSSECValidationError.wrongSigner(owner: zone, type: .ds, signer: parent).description)), Int64(ds[0].ttl))
+                return (.untrusted(.bogus(reason: DNSSECValidationError.wrongSigner(owner: zone, type: .ds, signer: parent).reason)), Int64(ds[0].ttl))
             }
             switch await trust(of: parent, context) {
             case .untrusted(let status):
