@@ -32,7 +32,7 @@ extension HostResolver {
         /// `HOST:PORT:ADDR` mappings checked before anything else, answered with source `.staticMapping`.
         public var staticEntries: [StaticHostResolver.Entry]
         /// Answers with a shorter TTL are kept this long (default 0: TTLs are honoured as they are).
-        /// Finite, 0 or more.
+        /// Finite, 0 or more, at most `maximumTTL`.
         public var minimumTTL: TimeInterval
         /// Answers with a longer TTL are kept only this long (default 86,400 = one day). Finite, 0 or
         /// more; 0 caches no positive answer.
@@ -239,8 +239,9 @@ extension HostResolver.Configuration {
             try InvalidDurationError.check(seconds, requirement, setting: "HostResolver.Configuration.\(name)")
         }
         try check(requestTimeout, .positive, "requestTimeout")
-        try check(minimumTTL, .nonNegative, "minimumTTL")
         try check(maximumTTL, .nonNegative, "maximumTTL")
+        // Above `maximumTTL` it would never apply: every TTL is clamped to `minimumTTL...maximumTTL`.
+        try check(minimumTTL, .nonNegativeAtMost(maximumTTL), "minimumTTL")
         try check(negativeCacheTTLCap, .nonNegative, "negativeCacheTTLCap")
         try check(failureBackoff, .nonNegative, "failureBackoff")
         try check(maximumStaleness, .positive, "maximumStaleness")

@@ -13,6 +13,8 @@ public struct InvalidDurationError: LocalizedError, Sendable, Hashable, CustomSt
         case positiveAtMost(Double)
         /// Finite, 0 or more.
         case nonNegative
+        /// Finite, 0 or more and at most this many seconds (a lower bound beside its upper one).
+        case nonNegativeAtMost(Double)
         /// 0 or more, `.infinity` included (no limit).
         case nonNegativeOrInfinity
         /// Any finite number of seconds, negative included (a clock correction).
@@ -24,6 +26,7 @@ public struct InvalidDurationError: LocalizedError, Sendable, Hashable, CustomSt
             case .positive: seconds.isFinite && seconds > 0
             case .positiveAtMost(let maximum): seconds.isFinite && seconds > 0 && seconds <= maximum
             case .nonNegative: seconds.isFinite && seconds >= 0
+            case .nonNegativeAtMost(let maximum): seconds.isFinite && seconds >= 0 && seconds <= maximum
             case .nonNegativeOrInfinity: seconds >= 0
             case .finite: seconds.isFinite
             }
@@ -35,6 +38,7 @@ public struct InvalidDurationError: LocalizedError, Sendable, Hashable, CustomSt
             case .positive: "a finite number of seconds above 0"
             case .positiveAtMost(let maximum): "a number of seconds above 0 and at most \(maximum)"
             case .nonNegative: "a finite number of seconds, 0 or more"
+            case .nonNegativeAtMost(let maximum): "a number of seconds from 0 to \(maximum)"
             case .nonNegativeOrInfinity: "a number of seconds, 0 or more (.infinity: no limit)"
             case .finite: "a finite number of seconds (negative allowed)"
             }

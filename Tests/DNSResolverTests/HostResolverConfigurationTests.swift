@@ -83,6 +83,18 @@ struct HostResolverConfigurationTests {
         }
     }
 
+    @Test("a minimumTTL above maximumTTL is refused: it could never apply")
+    func minimumAboveMaximumIsRefused() throws {
+        var configuration = HostResolver.Configuration.default
+        configuration.minimumTTL = 600
+        configuration.maximumTTL = 300
+        #expect(throws: InvalidDurationError(setting: "HostResolver.Configuration.minimumTTL", value: 600, requirement: .nonNegativeAtMost(300))) {
+            _ = try HostResolver(configuration: configuration, transport: FakeDoHTransport(zone: ResolverHarness.zone))
+        }
+        configuration.minimumTTL = 300
+        _ = try HostResolver(configuration: configuration, transport: FakeDoHTransport(zone: ResolverHarness.zone))
+    }
+
     @Test("a refused configuration starts nothing: its cache file is not created")
     func refusedConfigurationTouchesNoFile() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpdns-config-\(UUID().uuidString)")
