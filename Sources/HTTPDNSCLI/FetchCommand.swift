@@ -536,9 +536,7 @@ enum FetchCommand {
             }
         }
         var configuration = HTTPClient.Configuration(trust: trust, timeouts: plan.timeouts, httpVersion: plan.httpVersion)
-        configuration.racesAddresses = plan.resolverOptions.providerOptions.happyEyeballs
-        configuration.usesServiceBindings = plan.resolverOptions.providerOptions.httpsRecords
-        configuration.upgradesToHTTPS = plan.resolverOptions.providerOptions.httpsUpgrade
+        plan.resolverOptions.providerOptions.configureConnections(&configuration)
         configuration.proxy = plan.proxy
         configuration.decompressesResponses = plan.compressed
         // -s: no warning for -k's unauthenticated connections either (asked for by that name), as

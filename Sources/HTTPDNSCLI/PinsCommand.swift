@@ -16,6 +16,10 @@ enum PinsCommand {
             backup key's pin before relying on it). The line before it lists the issuers' pins apart: a pin
             matches anywhere in the chain, so an issuer's pin lets through every certificate that issuer
             signs, for any host.
+
+            An HTTPS record (RFC 9460) moves the connection as it does fetch's (another port, another
+            TargetName's addresses), so the chain is the one fetch would be shown; a note on stderr
+            says where the record sent it. --no-https-records connects to the URL's own port.
             """,
         sections: [
             .init(
@@ -28,7 +32,7 @@ enum PinsCommand {
                             Limit for resolving the name (DoH/HTTPDNS included, as curl's), then again for connecting,
                             TLS included (default 10).
                             """)
-                ]),
+                ] + ProviderOptions.connectionOptions.filter { !$0.names.contains("--no-https-upgrade") }), // https URLs only
             .init(title: "Name resolution", options: ResolverOptions.resolutionOptions),
             .init(
                 title: "TLS",
@@ -79,7 +83,12 @@ enum PinsCommand {
         await options.upgradeToDesignatedResolvers(console: console, verbose: false, command: "pins")
         let client: HTTPClient
         do {
-            client = try HTTPClient(configuration: .init(trust: trust, timeouts: timeouts), resolver: options.makeResolver(observer: console.resolverObserver(verbose: false)))
+            var configuration = HTTPClient.Configuration(trust: trust, timeouts: timeouts)
+            options.providerOptions.configureConnections(&configuration)
+            // As probe: the records are waited for, since the chain reported must be the endpoint's they name.
+            let resolver = try options.makeResolver(
+                observer: console.resolverObserver(verbose: false), asksForServiceBindings: options.providerOptions.httpsRecords, waitsForServiceBindings: true)
+            client = try HTTPClient(configuration: configuration, resolver: resolver)
         } catch {
             return HTTPDNSTool.report(UsageError("\(error)", command: "pins"), console: console)
         }
@@ -87,6 +96,7 @@ enum PinsCommand {
         request.reportsTLSDetails = true
         do {
             let response = try await client.execute(request)
+            if let route = response.connection.serviceBindingRoute { Self.describe(route, console: console) }
             let chain = response.connection.tls?.certificateChain ?? []
             guard !chain.isEmpty else {
                 console.note("httpdns: no certificate chain was captured (the TLS session was resumed)")
@@ -110,11 +120,18 @@ enum PinsCommand {
             console.print("--pinnedpubkey '\(chain[0].publicKeyPin)'")
             return HTTPDNSTool.ExitStatus.success
         } catch let error as HTTPClientError {
+            if let route = error.serviceBindingRoute { Self.describe(route, console: console) }
             console.note("httpdns: \(options.withBootstrapHint(error.message))")
             return error.curlExitStatus
         } catch {
             console.note("httpdns: \(error)")
             return 1
         }
+    }
+
+    /// Where an HTTPS record sent the connection, on stderr: the chain printed is that endpoint's.
+    static func describe(_ route: ServiceBindingRoute, console: Console) {
+        for note in route.notes { console.note("httpdns: \(note)") }
+        if route.record != nil, route.changesConnection { console.note("httpdns: \(route)") }
     }
 }

@@ -103,7 +103,7 @@ struct ProviderOptions {
             detail: "Ask the first two endpoints at once and take the first answer (twice the queries, half the worst-case wait).")
     ]
 
-    /// The options of commands that connect to the host's addresses themselves (`fetch`, `probe`).
+    /// The options of commands that connect to the host's addresses themselves (`fetch`, `probe`, `pins`).
     static let connectionOptions: [ArgumentParser.Option] = [
         .init(
             names: ["--no-happy-eyeballs"], arity: .flag,
@@ -175,6 +175,14 @@ struct ProviderOptions {
     var httpsUpgrade = true
 
     init() {}
+
+    /// The connection options (`connectionOptions`) on a client of a command that sends through
+    /// `HTTPClient` (`fetch`, `pins`): racing, following HTTPS records, the http:// upgrade.
+    func configureConnections(_ configuration: inout HTTPClient.Configuration) {
+        configuration.racesAddresses = happyEyeballs
+        configuration.usesServiceBindings = httpsRecords
+        configuration.upgradesToHTTPS = httpsUpgrade
+    }
 
     init(_ parsed: ArgumentParser.Parsed, environment: Environment = Environment([:]), command: String) throws(UsageError) {
         kind = parsed.value("provider")?.lowercased() ?? "doh"

@@ -3,9 +3,9 @@ import Testing
 import HTTPDNS
 import TestSupport
 
-/// `httpdns fetch` and `probe` following HTTPS records (RFC 9460) from unbound's DoH endpoint to
+/// `httpdns fetch`, `probe` and `pins` following HTTPS records (RFC 9460) from unbound's DoH endpoint to
 /// nginx's SVCB_PORT, run as a user runs them. Nothing listens on 443 or 80.
-@Suite("httpdns fetch and probe follow HTTPS records")
+@Suite("httpdns fetch, probe and pins follow HTTPS records")
 struct CLIServiceBindingRouteTests {
     let fixture: Fixture
 
@@ -30,6 +30,19 @@ struct CLIServiceBindingRouteTests {
         #expect(result.stderrText.contains("* TLS: TLSv1.3, SNI h1.svc.test, ALPN http/1.1"))
         #expect(result.stderrText.contains("verified for h1.svc.test"))
         #expect(result.stderrText.contains("> Host: h1.svc.test\n"))
+    }
+
+    @Test("pins shows the chain of the record's endpoint, says where the record sent it, and --no-https-records does not follow it")
+    func pinsFollowsTheRecord() async throws {
+        let port = try recordPort
+        let result = try await run("pins", ["https://port.svc.test/"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stderrText.contains("httpdns: HTTPS record priority 1: port \(port) (not 443)"), "\(result.stderrText)")
+        #expect(result.stdoutText.contains("0 subject: "), "\(result.stdoutText)")
+        #expect(result.stdoutText.contains("--pinnedpubkey 'sha256//"))
+        let without = try await run("pins", ["--no-https-records", "https://port.svc.test/"])
+        #expect(without.status == 7, "\(without.stderrText)")
+        #expect(!without.stderrText.contains("HTTPS record"), "\(without.stderrText)")
     }
 
     @Test("fetch -v says h3 was skipped and the hint used for another TargetName")
