@@ -842,10 +842,11 @@ enum FetchCommand {
     /// The -v lines for what the host's HTTPS record changed: why records were passed over (a
     /// hostile one, h3, ech), then the record used (`* HTTPS record priority 1: port 8443 (not
     /// 443), alpn h2,http/1.1`) or `* no HTTPS record used`.
-    static func describe(_ route: ServiceBindingRoute, console: Console) {
-        for note in route.notes { console.note("* \(note)") }
+    /// `prefix`: `* ` for fetch -v's lines, `httpdns: ` for pins' notes.
+    static func describe(_ route: ServiceBindingRoute, console: Console, prefix: String = "* ") {
+        for note in route.notes { console.note(prefix + note) }
         // Without a record the last note said why and where the request went.
-        if route.record != nil { console.note("* \(route)") }
+        if route.record != nil { console.note(prefix + route.description) }
     }
 
     /// The -v report on one response: where the addresses came from, -k's warning for a new

@@ -96,7 +96,8 @@ enum PinsCommand {
         request.reportsTLSDetails = true
         do {
             let response = try await client.execute(request)
-            if let route = response.connection.serviceBindingRoute { Self.describe(route, console: console) }
+            // Where an HTTPS record sent the connection: the chain printed is that endpoint's.
+            if let route = response.connection.serviceBindingRoute { FetchCommand.describe(route, console: console, prefix: "httpdns: ") }
             let chain = response.connection.tls?.certificateChain ?? []
             guard !chain.isEmpty else {
                 console.note("httpdns: no certificate chain was captured (the TLS session was resumed)")
@@ -120,18 +121,12 @@ enum PinsCommand {
             console.print("--pinnedpubkey '\(chain[0].publicKeyPin)'")
             return HTTPDNSTool.ExitStatus.success
         } catch let error as HTTPClientError {
-            if let route = error.serviceBindingRoute { Self.describe(route, console: console) }
+            if let route = error.serviceBindingRoute { FetchCommand.describe(route, console: console, prefix: "httpdns: ") }
             console.note("httpdns: \(options.withBootstrapHint(error.message))")
             return error.curlExitStatus
         } catch {
             console.note("httpdns: \(error)")
             return 1
         }
-    }
-
-    /// Where an HTTPS record sent the connection, on stderr: the chain printed is that endpoint's.
-    static func describe(_ route: ServiceBindingRoute, console: Console) {
-        for note in route.notes { console.note("httpdns: \(note)") }
-        if route.record != nil, route.changesConnection { console.note("httpdns: \(route)") }
     }
 }
