@@ -21,8 +21,23 @@ struct ArgumentParser {
         /// The values it takes when they are a fixed set (`GET`, `POST`): what the shell completions
         /// offer and its usage error lists.
         var values: [String] = []
-        /// The key results are stored under (the first long name without dashes).
-        var key: String { (names.first { $0.hasPrefix("--") } ?? names[0]).trimmingPrefix(while: { $0 == "-" }).description }
+        /// The key results are stored under (the first long name without dashes); stored, as
+        /// parsing reads it for every option given.
+        let key: String
+
+        init(
+            names: [String], arity: Arity, takesBytes: Bool = false, valueName: String? = nil, summary: String = "",
+            detail: String = "", values: [String] = []
+        ) {
+            self.names = names
+            self.arity = arity
+            self.takesBytes = takesBytes
+            self.valueName = valueName
+            self.summary = summary
+            self.detail = detail
+            self.values = values
+            key = (names.first { $0.hasPrefix("--") } ?? names[0]).trimmingPrefix(while: { $0 == "-" }).description
+        }
         /// `values` as a message lists them: `A, AAAA, both or auto`.
         var valueList: String {
             values.count < 2 ? values.joined() : values.dropLast().joined(separator: ", ") + " or " + values.last!
@@ -69,6 +84,15 @@ struct ArgumentParser {
 
     let command: String
     let options: [Option]
+    /// Each name's option (the first that has it), so that an argument costs one lookup, not a
+    /// scan of every option.
+    private let optionsByName: [String: Option]
+
+    init(command: String, options: [Option]) {
+        self.command = command
+        self.options = options
+        optionsByName = Dictionary(options.flatMap { option in option.names.map { ($0, option) } }, uniquingKeysWith: { first, _ in first })
+    }
 
     /// - Parameters:
     ///   - arguments: The command line's arguments as strings.
@@ -125,7 +149,7 @@ struct ArgumentParser {
                     name = String(argument.unicodeScalars[..<equals])
                     inline = String(argument.unicodeScalars[argument.utf8.index(after: equals)...])
                 }
-                guard let option = options.first(where: { $0.names.contains(name) }) else {
+                guard let option = optionsByName[name] else {
                     throw UsageError("unknown option '\(name)' for '\(command)'", command: command)
                 }
                 switch option.arity {
@@ -157,7 +181,7 @@ struct ArgumentParser {
             while let scalar = scalars.first {
                 scalars = scalars.dropFirst()
                 let name = "-\(scalar)"
-                guard let option = options.first(where: { $0.names.contains(name) }) else {
+                guard let option = optionsByName[name] else {
                     throw UsageError("unknown option '\(name)' for '\(command)'", command: command)
                 }
                 if option.arity == .flag {
