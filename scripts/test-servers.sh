@@ -327,6 +327,19 @@ $extra
         location = /keepalive/short { keepalive_timeout 1s; return 200 "short\n"; }
         # A 401 offering Basic authentication, on a connection kept alive.
         location = /challenge { add_header WWW-Authenticate 'Basic realm="httpdns"' always; return 401 "challenge\n"; }
+        # A 401 offering only Bearer (RFC 6750), which a client cannot answer with a user and password.
+        location = /challenge/bearer { add_header WWW-Authenticate 'Bearer realm="api", error="invalid_token"' always; return 401 "bearer\n"; }
+        # Basic authentication for user alice, password wonderland (htpasswd): the user, then the
+        # request body. echo, not return: return answers before the access phase checks the user.
+        location = /basic {
+            auth_basic "httpdns";
+            auth_basic_user_file $dir/htpasswd;
+            client_max_body_size 100m;
+            client_body_buffer_size 64m;
+            echo_read_request_body;
+            echo "user=\$remote_user";
+            echo_request_body;
+        }
         # A collector: each request body POSTed under /collect/ goes to nginx-bodies.log, one line
         # "PATH BODY" (held in memory, logged as it came: a JSON body, such as a pin report, has no
         # raw line break).
@@ -639,6 +652,7 @@ start_once() {
     read -r IPV6 HTTPS_PORT HTTP_PORT DOH_PORT DNS_PORT SVCB_PORT <<<"$picked"
 
     write_nginx_conf "$dir"
+    printf 'alice:{PLAIN}wonderland\n' >"$dir/htpasswd"
     write_unbound_conf "$dir"
     : >"$dir/nginx-error.log"
     : >"$dir/unbound.log"

@@ -14,8 +14,9 @@ public enum HTTPDNSURLProtocolError: Error, Sendable, CustomStringConvertible {
     /// `uploadTask(withStreamedRequest:)`: the delegate's `urlSession(_:task:needNewBodyStream:)`
     /// gave no stream (`.requestBodyStreamExhausted`). Nothing is sent.
     case uploadStreamUnavailable(URL)
-    /// A 307/308 redirect needs the body again, it came from a stream, and the delegate's
-    /// `urlSession(_:task:needNewBodyStream:)` gave none (`.requestBodyStreamExhausted`).
+    /// A 307/308 redirect or an answered authentication challenge needs the body again, it came
+    /// from a stream, and the delegate's `urlSession(_:task:needNewBodyStream:)` gave none
+    /// (`.requestBodyStreamExhausted`).
     case bodyStreamNotReplayable(URL)
     /// A download task whose completion handler or delegate could not be found: this Foundation
     /// keeps them elsewhere than swift-corelibs-foundation 6 (`.unsupportedURL`). Nothing is sent.
@@ -39,7 +40,7 @@ public enum HTTPDNSURLProtocolError: Error, Sendable, CustomStringConvertible {
             "the streamed upload to \(url.absoluteString) has no body: the delegate's urlSession(_:task:needNewBodyStream:) gave no "
                 + "stream; nothing was sent"
         case .bodyStreamNotReplayable(let url):
-            "the redirect to \(url.absoluteString) needs the request body again, but it came from httpBodyStream and the delegate provided no new stream (urlSession(_:task:needNewBodyStream:)); use httpBody or a file upload to follow 307/308 redirects"
+            "sending the request to \(url.absoluteString) again (a 307/308 redirect, or a credential for a 401) needs its body again, but it came from httpBodyStream and the delegate provided no new stream (urlSession(_:task:needNewBodyStream:)); use httpBody or a file upload"
         case .downloadDeliveryNotFound(let url):
             "the download task for \(url.absoluteString) cannot be completed: its completion handler and delegate are not where "
                 + "swift-corelibs-foundation 6 keeps them; nothing was sent. Use a data task, or HTTPClient.execute(_:to: .file(_:))"

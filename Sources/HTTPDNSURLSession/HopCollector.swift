@@ -4,9 +4,11 @@ import Foundation
 #endif
 import HTTPDNS
 
-/// One hop's response as the transfer thread delivers it: cookies stored and the redirect decided
-/// when the head arrives; a final response's head and chunks passed on at once when the task
-/// streams (or, for a download task, written to its file), else collected.
+/// One hop's response as the transfer thread delivers it: cookies stored, and the redirect or Basic
+/// challenge found, when the head arrives; a final response's head and chunks passed on at once
+/// when the task streams (or, for a download task, written to its file), else collected. A
+/// redirect's or challenge's head and body are held for the loader, which may send the request
+/// again instead.
 final class HopCollector: @unchecked Sendable { // written only on the transfer thread during the transfer; read after it completes
     /// Redirect bodies are kept for a declined redirect, up to this many bytes.
     private static let redirectBodyLimit = 1 << 20
@@ -18,6 +20,10 @@ final class HopCollector: @unchecked Sendable { // written only on the transfer 
     let download: DownloadFile?
     let loader: URLProtocolLoader
     private(set) var redirect: HTTPRedirect?
+    /// The protection space of a 401's Basic challenge.
+    private(set) var challenge: URLProtectionSpace?
+    /// A redirect or challenge: nothing was passed on.
+    var isHeld: Bool { redirect != nil || challenge != nil }
     private(set) var response: HTTPURLResponse?
     private(set) var body = Data()
 
@@ -35,16 +41,17 @@ final class HopCollector: @unchecked Sendable { // written only on the transfer 
         let response = HTTPURLResponse.httpdns(url: url, head: head)
         self.response = response
         redirect = HTTPRedirect(status: head.status, headers: head.headers, url: url, method: method)
-        guard redirect == nil else { return }
+        challenge = redirect == nil ? BasicAuthentication.protectionSpace(for: head, url: url) : nil
+        guard !isHeld else { return }
         // A download task's response only sets `task.response` in Foundation: safe to pass on.
         loader.deliver { $0.urlProtocol($1, didReceive: response, cacheStoragePolicy: .notAllowed) }
         download?.expect(Self.bodyLength(of: head, method: method))
     }
 
     func receiveChunk(_ data: Data) {
-        if redirect == nil, let download {
+        if !isHeld, let download {
             download.write(data)
-        } else if redirect == nil, streams {
+        } else if !isHeld, streams {
             loader.deliver { $0.urlProtocol($1, didLoad: data) }
         } else if redirect == nil || body.count + data.count <= Self.redirectBodyLimit {
             body.append(data)

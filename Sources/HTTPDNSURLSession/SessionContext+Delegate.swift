@@ -21,6 +21,29 @@ extension SessionContext {
         }
     }
 
+    /// Asks the task delegate about an authentication challenge
+    /// (`urlSession(_:task:didReceive:completionHandler:)`) on the session's delegate queue.
+    /// - Returns: Its disposition and credential; without a session or delegate
+    ///   `.performDefaultHandling`, as Foundation's default implementation answers.
+    func answer(_ challenge: URLAuthenticationChallenge) async -> Answer {
+        guard let session, let task, let delegate = taskDelegate.map(DelegateBox.init) else { return Answer(disposition: .performDefaultHandling) }
+        let box = ChallengeBox(challenge: challenge)
+        return await withCheckedContinuation { continuation in
+            let once = ResumeOnce(continuation)
+            session.delegateQueue.addOperation {
+                delegate.delegate.urlSession(session, task: task, didReceive: box.challenge) { disposition, credential in
+                    once.resume(Answer(disposition: disposition, credential: credential))
+                }
+            }
+        }
+    }
+
+    /// A delegate's answer to a challenge.
+    struct Answer: @unchecked Sendable { // URLCredential is immutable
+        let disposition: URLSession.AuthChallengeDisposition
+        var credential: URLCredential? = nil
+    }
+
     /// A fresh copy of the body stream from the task delegate (`urlSession(_:task:needNewBodyStream:)`),
     /// for a streamed upload task and for a redirect that must send the body again; nil when it
     /// has none.
@@ -39,6 +62,11 @@ extension SessionContext {
 /// Carries the delegate onto the delegate queue, where Foundation calls it anyway.
 private struct DelegateBox: @unchecked Sendable { // used only on the session's delegate queue, as Foundation does
     let delegate: any URLSessionTaskDelegate
+}
+
+/// A challenge handed to the delegate queue, read only there.
+private struct ChallengeBox: @unchecked Sendable { // immutable
+    let challenge: URLAuthenticationChallenge
 }
 
 /// An input stream handed from the delegate queue to the loading task, its only user afterwards.

@@ -118,4 +118,12 @@ struct SessionContext: @unchecked Sendable { // the session, task, delegates and
         guard session.configuration.httpShouldSetCookies else { return nil }
         return session.configuration.httpCookieStorage
     }
+
+    /// Keeps a credential the server accepted in the session's credential storage, as Foundation
+    /// does, unless its persistence is `.none`: the next challenge for `space` proposes it.
+    func store(_ credential: URLCredential, for space: URLProtectionSpace) {
+        guard credential.persistence != .none, let storage = session?.configuration.urlCredentialStorage else { return }
+        let space = BasicAuthentication.storedSpace(matching: space, in: storage) ?? space
+        if let task { storage.set(credential, for: space, task: task) } else { storage.set(credential, for: space) }
+    }
 }

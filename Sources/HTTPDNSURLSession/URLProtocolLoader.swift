@@ -119,6 +119,8 @@ final class URLProtocolLoader: @unchecked Sendable { // immutable after init exc
         // shorter: a protocol class added to a session must not lift the session's limit.
         let sessionStall = context.session.map(\.configuration.timeoutIntervalForRequest).flatMap { $0 > 0 ? $0 : nil }
         var followed = 0
+        var authentication = BasicAuthentication()
+        var challengedSpace: URLProtectionSpace?
         while true {
             let hopURL = current.url ?? url
             state.withLock { $0.url = hopURL }
@@ -140,6 +142,27 @@ final class URLProtocolLoader: @unchecked Sendable { // immutable after init exc
                 response = nil
             }
 
+            if let accepted = authentication.answered(status: collector.response?.statusCode ?? response?.status ?? 0), let challengedSpace {
+                context.store(accepted, for: challengedSpace)
+            }
+            if let space = collector.challenge, let challenged = collector.response {
+                let proposed = authentication.proposedCredential(for: space, in: context.session?.configuration.urlCredentialStorage)
+                let answer = await context.answer(authentication.challenge(for: space, proposing: proposed, response: challenged))
+                switch authentication.step(for: answer.disposition, credential: answer.credential, proposed: proposed) {
+                case .send(let credential):
+                    try Task.checkCancellation()
+                    challengedSpace = space
+                    current.setValue(BasicAuthentication.authorization(credential), forHTTPHeaderField: "Authorization")
+                    body = try await replayed(body, url: hopURL)
+                    continue
+                case .cancel:
+                    throw URLError(.cancelled, userInfo: [NSURLErrorFailingURLErrorKey: hopURL])
+                case .deliver:
+                    deliver { $0.urlProtocol($1, didReceive: challenged, cacheStoragePolicy: .notAllowed) }
+                    try await finish(collector, response: challenged, download: download)
+                    return
+                }
+            }
             guard let redirect = collector.redirect, let redirectResponse = collector.response else {
                 var final = collector.response
                 if final == nil, let response {
@@ -212,11 +235,16 @@ final class URLProtocolLoader: @unchecked Sendable { // immutable after init exc
     /// previous body when the redirect keeps it (a stream only through `needNewBodyStream`).
     private func nextBody(for request: URLRequest, after redirect: HTTPRedirect, previous: HTTPRequestBody?) async throws -> HTTPRequestBody? {
         if let data = request.httpBody { return .data(data) }
-        guard redirect.keepsBody, let previous else { return nil }
-        guard case .stream(_, let length) = previous else { return previous }
-        guard let stream = await context.newBodyStream() else {
-            throw HTTPDNSURLProtocolError.bodyStreamNotReplayable(redirect.location)
-        }
+        guard redirect.keepsBody else { return nil }
+        return try await replayed(previous, url: redirect.location)
+    }
+
+    /// `previous` to send once more (to `url`): bytes and files as they are, a stream through
+    /// `needNewBodyStream`.
+    /// - Throws: `.bodyStreamNotReplayable` when the delegate gives no new stream.
+    private func replayed(_ previous: HTTPRequestBody?, url: URL) async throws -> HTTPRequestBody? {
+        guard case .stream(_, let length)? = previous else { return previous }
+        guard let stream = await context.newBodyStream() else { throw HTTPDNSURLProtocolError.bodyStreamNotReplayable(url) }
         return .stream(stream, length: length)
     }
 }

@@ -90,11 +90,17 @@ extension URLRequest {
 
 extension HTTPURLResponse {
     /// The Foundation response for `head`, received for `url` (the logical URL). Repeated fields
-    /// are joined with ", " under the first spelling of their name (RFC 9110 §5.3).
+    /// are joined with ", " under the first spelling of their name (RFC 9110 §5.3). On Linux a
+    /// 401's `WWW-Authenticate` is named `X-HTTPDNS-WWW-Authenticate` (see
+    /// `httpdnsAuthenticate`).
     static func httpdns(url: URL, head: HTTPResponseHead) -> HTTPURLResponse {
         var fields: [String: String] = [:]
         var spelling: [String: String] = [:]
         for field in head.headers {
+            #if canImport(FoundationNetworking)
+                let isChallenge = head.status == 401 && field.name.caseInsensitiveEquals("WWW-Authenticate")
+                let field = isChallenge ? HTTPHeaders.Field(name: deliveredChallengeField, value: field.value) : field
+            #endif
             let key = field.name.lowercased()
             if let name = spelling[key] {
                 fields[name] = fields[name].map { "\($0), \(field.value)" } ?? field.value
@@ -105,6 +111,28 @@ extension HTTPURLResponse {
         }
         let version = head.version == .unknown ? nil : head.version.rawValue
         return HTTPURLResponse(url: url, statusCode: head.status, httpVersion: version, headerFields: fields)!
+    }
+
+    #if canImport(FoundationNetworking)
+        /// swift-corelibs-foundation answers every 401 that carries `WWW-Authenticate` itself when
+        /// the task completes: it sends the request again through its own stack (system DNS, not
+        /// IP-direct) or, without a credential, never completes the task
+        /// (swift-corelibs-foundation#5456). The protocol has answered the Basic challenge already,
+        /// so the field reaches the task under this name.
+        static let deliveredChallengeField = "X-HTTPDNS-WWW-Authenticate"
+    #endif
+
+    /// A 401's `WWW-Authenticate` value (RFC 9110 §11.6.1), read the same way on every platform.
+    /// On Linux, a response loaded by `HTTPDNSURLProtocol` carries it as
+    /// `X-HTTPDNS-WWW-Authenticate`: swift-corelibs-foundation would otherwise answer the challenge
+    /// again, through its own stack (system DNS, not IP-direct), or leave the task running for ever
+    /// (swift-corelibs-foundation#5456). Elsewhere, and for responses of other stacks, it is
+    /// `value(forHTTPHeaderField: "WWW-Authenticate")`.
+    public var httpdnsAuthenticate: String? {
+        #if canImport(FoundationNetworking)
+            if let delivered = value(forHTTPHeaderField: Self.deliveredChallengeField) { return delivered }
+        #endif
+        return value(forHTTPHeaderField: "WWW-Authenticate")
     }
 }
 
