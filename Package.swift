@@ -72,7 +72,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["HTTPDNSCore", "DNSResolver"], path: "Tests/TestSupport"),
         // One test target per module: a suite lives with the module it tests.
         .testTarget(name: "HTTPDNSCoreTests", dependencies: ["HTTPDNSCore"]),
-        .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
+        .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "TestSupport"]),
         .testTarget(name: "DNSSECTests", dependencies: ["DNSSEC", "DNSWire", "TestSupport"]),
         .testTarget(name: "DNSResolverTests", dependencies: ["DNSResolver", "HTTPDNS", "TestSupport", "CSQLite"]),
         .testTarget(name: "IntegrationTests", dependencies: ["HTTPDNS", "HTTPDNSCLI", "HTTPDNSURLSession", "TestSupport", "CSQLite"]),

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import DNSWire
 
 /// Hostile and broken input: every case must end in a typed `DNSWireError`, never a trap.

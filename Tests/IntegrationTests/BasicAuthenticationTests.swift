@@ -4,6 +4,7 @@ import Foundation
 #endif
 import Testing
 import HTTPDNS
+import TestSupport
 @testable import HTTPDNSURLSession
 
 /// `WWW-Authenticate` parsing (RFC 9110 §11.6.1) and the Basic authentication steps, without a server.
@@ -32,6 +33,39 @@ struct BasicAuthenticationTests {
         let parsed = Challenge.parse(value)
         #expect(parsed.allSatisfy { !$0.scheme.isEmpty })
         #expect(parsed.allSatisfy { $0.realm == nil || $0.realm == "a" })
+    }
+
+    @Test("random challenge lists, written as RFC 9110 §11.6.1 allows (quoting, escapes, OWS, empty elements), read back unchanged")
+    func roundTrips() {
+        var generator = SeededGenerator(seed: 0x4854_5450_444e_53)
+        let tokenCharacters = Array("abcXYZ019!#$%&'*+-.^_`|~")
+        func token() -> String { String((0..<Int.random(in: 1...6, using: &generator)).map { _ in tokenCharacters.randomElement(using: &generator)! }) }
+        func quotedText() -> String {
+            String((0..<Int.random(in: 0...8, using: &generator)).map { _ in Array(#"a b,=;"é"#).randomElement(using: &generator)! })
+        }
+        for _ in 0..<2_000 {
+            var expected: [Challenge] = []
+            var elements: [String] = []
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                let scheme = token()
+                var parameters: [String: String] = [:]
+                var written: [String] = []
+                for _ in 0..<Int.random(in: 0...3, using: &generator) {
+                    let name = token().lowercased()
+                    guard parameters[name] == nil else { continue }
+                    let quoted = Bool.random(using: &generator)
+                    let value = quoted ? quotedText() : token()
+                    parameters[name] = value
+                    let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                    written.append("\(name)\(Bool.random(using: &generator) ? " = " : "=")\(quoted ? "\"\(escaped)\"" : value)")
+                }
+                expected.append(Challenge(scheme: scheme, parameters: parameters, token68: nil))
+                elements.append(([scheme + (written.isEmpty ? "" : " " + written[0])] + written.dropFirst()).joined(separator: ", "))
+                if Bool.random(using: &generator) { elements.append("") } // an empty list element
+            }
+            let value = elements.joined(separator: Bool.random(using: &generator) ? ", " : " ,\t")
+            #expect(Challenge.parse(value) == expected, "\(value)")
+        }
     }
 
     func head(_ status: Int, _ challenges: [String]) -> HTTPResponseHead {
