@@ -17,7 +17,8 @@ public enum HostName {
     /// mapping, a label that starts or ends with `-`, a character UTS #46 disallows, an `xn--` label
     /// that is not valid Punycode of a valid U-label, a last label that is a number (see
     /// `legacyIPv4Address`), or brackets around anything but one IPv6 address (`[::1]` is `::1`;
-    /// `[127.0.0.1]`, `[a.test]` and `[[::1]]` are refused).
+    /// `[127.0.0.1]`, `[a.test]` and `[[::1]]` are refused). An address becomes its RFC 5952 text
+    /// (`[0:0::1]` and `0::1` are `::1`).
     ///
     /// The result is a fixed point: `normalize(normalize(x)) == normalize(x)` for every `x`.
     public static func normalize(_ host: String) -> String? {
@@ -34,7 +35,8 @@ public enum HostName {
         // unwrapped once and handed to `IPAddress`, which unwraps too: `[[::]]` became `[::]`, whose
         // own normalization is `::`, so one host had two keys.
         if name.hasPrefix("[") || name.hasSuffix("]") { return bracketedIPv6(name) }
-        if IPAddress(name) != nil { return name.lowercased() }
+        // An address's key is its one text form (RFC 5952 for IPv6): `0::1` and `::1` are one host.
+        if let address = IPAddress(name) { return address.description }
         let hadTrailingDot = name.hasSuffix(".")
         if hadTrailingDot { name.removeLast() }
         guard !name.isEmpty else { return nil }
@@ -73,9 +75,9 @@ public enum HostName {
         guard text.hasPrefix("["), text.hasSuffix("]"), text.utf8.count > 2 else { return nil }
         let inner = String(text.dropFirst().dropLast())
         guard !inner.utf8.contains(where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") }),
-            IPAddress(inner)?.family == .ipv6
+            let address = IPAddress(inner), address.family == .ipv6
         else { return nil }
-        return inner.lowercased()
+        return address.description
     }
 
     /// True when `host` is lower-case LDH labels (a-z, 0-9, inner hyphens) of 1-63 bytes, at most

@@ -48,7 +48,7 @@ import Testing
         #expect(HostName.normalize(text) == nil)
     }
 
-    @Test(arguments: ["[[::]]", "[::]", "[::1]", "[2001:DB8::1]", "::1", "[::FFFF:192.0.2.1]", "127.0.0.1", "A.Test.", "Bücher.test"])
+    @Test(arguments: ["[[::]]", "[::]", "[::1]", "[2001:DB8::1]", "::1", "0::1", "[::FFFF:192.0.2.1]", "::ffff:c000:201", "127.0.0.1", "A.Test.", "Bücher.test"])
     func normalizeIsAFixedPoint(_ text: String) {
         let once = HostName.normalize(text)
         #expect(once.flatMap(HostName.normalize) == once, "\(text) → \(once ?? "nil")")
@@ -57,6 +57,12 @@ import Testing
     @Test func aBracketedIPv6AddressIsTheAddress() {
         #expect(HostName.normalize("[::]") == "::")
         #expect(HostName.normalize("[::FFFF:192.0.2.1]") == "::ffff:192.0.2.1")
+    }
+
+    /// `0::1` and `::1` normalized to two strings, so one host had two cache keys.
+    @Test(arguments: ["::1", "0::1", "0:0:0:0:0:0:0:1", "[0::1]", "[0000:0000::0001]"])
+    func everySpellingOfAnAddressIsOneKey(_ text: String) {
+        #expect(HostName.normalize(text) == "::1")
     }
 
     @Test func addressesWithoutNULStillParse() {
