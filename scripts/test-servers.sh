@@ -553,7 +553,8 @@ EOF
 # (its A answer is 127.0.0.1), an upgrade of http://, ech, AliasMode to one of them; and hostile
 # ones naming the same port, which a client must not use: port 0 (in the generic form) and an
 # IPv4-mapped ipv6hint. (Keys out of order cannot be served: unbound sorts them.) dead.svc.test
-# names port 9, where nothing listens: a client falls back to the origin's port.
+# names port 9, where nothing listens: a client falls back to the origin's port. next.svc.test's
+# first record names port 9 too, its second SVCB_PORT: a client tries the second.
 write_port_records() {
     cat <<EOF
 port.svc.test.     300 IN A     127.0.0.1
@@ -576,6 +577,9 @@ zero.svc.test.     300 IN TYPE65 \# 9 000100000300020000
 mapped.svc.test.   300 IN A     127.0.0.1
 dead.svc.test.     300 IN A     127.0.0.1
 dead.svc.test.     300 IN HTTPS 1 . alpn=h2 port=9
+next.svc.test.     300 IN A     127.0.0.1
+next.svc.test.     300 IN HTTPS 1 . alpn=h2 port=9
+next.svc.test.     300 IN HTTPS 2 . alpn=http/1.1 port=$SVCB_PORT
 mapped.svc.test.   300 IN HTTPS 1 . port=$SVCB_PORT ipv6hint=::ffff:127.0.0.1
 EOF
 }

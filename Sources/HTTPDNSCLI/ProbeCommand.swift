@@ -22,8 +22,8 @@ enum ProbeCommand {
             too) and what the record used changed ('# HTTPS record priority 1: port 8443 (not 443),
             alpn h2,http/1.1'). Each address is probed on the record's endpoint as
             is (its port; its TargetName's addresses): one that refuses is FAILED, naming that port,
-            where fetch would go on to the origin's addresses and port (--no-https-records probes
-            those), so that a broken record shows. The last '#' line is the order a new connection
+            where fetch would go on to the next record's endpoint, then the origin's addresses and
+            port (--no-https-records probes those), so that a broken record shows. The last '#' line is the order a new connection
             would try the addresses in, from one TCP connect to each: '# rank (TCP connect to each):
             1. ADDRESS connect MS ms; 2. ADDRESS failed once, last for S s' (an address that failed
             goes last for a back-off, 5 s doubling to 5 min, that its next connection ends).

@@ -35,6 +35,19 @@ struct ServiceBindingRouteTests {
         #expect(route.notes == ["HTTPS record priority 1 rejected: port 0"])
     }
 
+    @Test("after a record whose endpoint failed, the next usable one is chosen; after the last, none")
+    func afterFailed() throws {
+        let first = ServiceBinding(priority: 1, targetName: "", parameters: ServiceParameters(port: 9))
+        let hostile = ServiceBinding(priority: 2, targetName: "", parameters: ServiceParameters(port: 0))
+        let last = ServiceBinding(priority: 3, targetName: "alt.svc.test", parameters: ServiceParameters(port: 8443))
+        let all = records([first, hostile, last])
+        let next = try #require(ServiceBindingRoute(records: all, host: "svc.test", port: 443, version: .http2, after: first))
+        #expect(next.record == last && next.port == 8443 && next.targetName == "alt.svc.test")
+        #expect(next.notes == ["HTTPS record priority 2 rejected: port 0"])
+        let none = try #require(ServiceBindingRoute(records: all, host: "svc.test", port: 443, version: .http2, after: last))
+        #expect(none.record == nil && none.port == 443)
+    }
+
     @Test("port 0 is rejected and the origin's port is kept")
     func portZero() throws {
         let route = try #require(plan([ServiceBinding(priority: 1, targetName: "", parameters: ServiceParameters(port: 0))]))

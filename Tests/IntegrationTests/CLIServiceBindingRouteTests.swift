@@ -95,6 +95,15 @@ struct CLIServiceBindingRouteTests {
         #expect(result.stderrText.contains("could not connect to dead.svc.test:443"))
     }
 
+    @Test("fetch -v says that the first record's endpoint could not be reached and that the next record's was tried")
+    func fetchNextRecord() async throws {
+        let result = try await run("fetch", ["-v", "https://next.svc.test/"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(
+            result.stderrText.contains("* HTTPS record priority 1: next.svc.test port 9 could not be reached; trying HTTPS record priority 2\n"),
+            "\(result.stderrText)")
+    }
+
     @Test(
         "fetch -v says why records the resolver could not use were dropped, and where the request goes",
         arguments: [

@@ -154,6 +154,19 @@ struct ServiceBindingClientTests {
         #expect(route.notes.last == "HTTPS record priority 1: dead.svc.test port 9 could not be reached; connecting to dead.svc.test's addresses on port 443")
     }
 
+    @Test("a record whose endpoint refuses the connection gives way to the next record's (RFC 9460 §3), with its ALPN and port")
+    func nextRecord() async throws {
+        let port = try recordPort
+        let response = try await get("https://next.svc.test/")
+        #expect(response.status == 200)
+        #expect(response.connection.remotePort == port)
+        #expect(response.headers[first: "X-SNI"] == "next.svc.test")
+        #expect(response.version == .http1_1)
+        let route = try #require(response.connection.serviceBindingRoute)
+        #expect(route.record?.priority == 2 && route.port == port && route.httpVersion == .http1_1)
+        #expect(route.notes.contains("HTTPS record priority 1: next.svc.test port 9 could not be reached; trying HTTPS record priority 2"))
+    }
+
     @Test("a failure to connect names the port connected to (a caller's connectPort, as probe sets the record's), not the URL's")
     func failureNamesConnectPort() async throws {
         var request = HTTPRequest(url: URL(string: "https://dead.svc.test/")!)

@@ -10,13 +10,14 @@ extension HTTPClient {
     /// while a lookup runs on for the cache, else a lookup within `limit`
     /// seconds. When the TargetName does not resolve, the request goes to the origin's addresses
     /// and port (`notes` says why).
+    /// With `failed` (a record whose endpoint could not be reached), the next usable record after it.
     /// - Returns: What the records changed; nil when they do not apply (no ServiceMode record, a
     ///   port other than 443 and not upgraded, `http` with the upgrade off).
     /// - Throws: `HTTPClientError` when the upgraded URL cannot be sent (it always can: the
     ///   origin's URL could), `CancellationError`.
     func followServiceBindings(
         _ records: ServiceBindingRecords, request: inout HTTPRequest, target: inout RequestTarget,
-        addresses: inout [IPAddress]?, within limit: Double?
+        addresses: inout [IPAddress]?, within limit: Double?, after failed: ServiceBinding? = nil
     ) async throws -> ServiceBindingRoute? {
         var upgraded = false
         if !target.isHTTPS {
@@ -28,7 +29,7 @@ extension HTTPClient {
             upgraded = true
         }
         let version = request.httpVersion ?? configuration.httpVersion
-        guard var route = ServiceBindingRoute(records: records, host: target.host, port: target.port, version: version) else { return nil }
+        guard var route = ServiceBindingRoute(records: records, host: target.host, port: target.port, version: version, after: failed) else { return nil }
         route.upgradedToHTTPS = upgraded
         guard route.record != nil else { return route }
         let askedVersion = request.httpVersion

@@ -300,22 +300,43 @@ public final class HTTPClient: Sendable {
                 throw error
             }
         }
-        do {
-            return try await attempt(request, addresses: addresses, route: serviceRoute)
-        } catch let error as HTTPClientError {
-            // The record's endpoint cannot be reached: the origin's own, as without records (RFC 9460 §3).
-            guard error.kind == .couldNotConnect, var route = serviceRoute, route.record != nil, route.changesConnection, let origin = resolution?.addresses else { throw error }
-            route.notes.append(
-                "HTTPS record priority \(route.record?.priority ?? 0): \(route.targetName) port \(route.port) could not be reached; connecting to \(target.host)'s addresses on port \(route.originPort)"
-            )
-            route.record = nil
-            route.port = route.originPort
-            route.targetName = target.host
-            route.httpVersion = nil
-            route.usedAddressHints = false
-            var fallback = request
-            fallback.httpVersion = askedVersion
-            return try await attempt(fallback, addresses: origin, route: route)
+        var route = serviceRoute
+        var current = request
+        var currentAddresses = addresses
+        while true {
+            do {
+                return try await attempt(current, addresses: currentAddresses, route: route)
+            } catch let error as HTTPClientError {
+                guard error.kind == .couldNotConnect, var failed = route, let record = failed.record, let origin = resolution?.addresses else { throw error }
+                let unreachable = "HTTPS record priority \(record.priority): \(failed.targetName) port \(failed.port) could not be reached"
+                // The next usable record's endpoint, then the origin's (RFC 9460 §3).
+                var next = request
+                next.httpVersion = askedVersion
+                var nextAddresses: [IPAddress]? = origin
+                if let records = resolution?.serviceBindingRecords,
+                    var nextRoute = try await followServiceBindings(
+                        records, request: &next, target: &target, addresses: &nextAddresses, within: deadlines.resolveLimit, after: record),
+                    let nextRecord = nextRoute.record
+                {
+                    nextRoute.upgradedToHTTPS = failed.upgradedToHTTPS
+                    nextRoute.notes = failed.notes + ["\(unreachable); trying HTTPS record priority \(nextRecord.priority)"] + nextRoute.notes
+                    route = nextRoute
+                    current = next
+                    currentAddresses = nextAddresses
+                    continue
+                }
+                // The origin's own endpoint, as without records, unless the record's was the origin's.
+                guard failed.changesConnection else { throw error }
+                failed.notes.append("\(unreachable); connecting to \(target.host)'s addresses on port \(failed.originPort)")
+                failed.record = nil
+                failed.port = failed.originPort
+                failed.targetName = target.host
+                failed.httpVersion = nil
+                failed.usedAddressHints = false
+                route = failed
+                current = next
+                currentAddresses = origin
+            }
         }
     }
 

@@ -54,7 +54,8 @@ public struct ServiceBindingRoute: Sendable, Hashable {
     }
 
     /// Chooses the first usable ServiceMode record of `records` for an `https` request to `host`
-    /// and `port`.
+    /// and `port`, or the first after `failed` (whose endpoint could not be reached: RFC 9460 §3
+    /// tries the next alternative endpoint in priority order).
     ///
     /// A record is passed over, with a line in `notes`, when it is hostile (port 0; an `ipv4hint`
     /// holding an IPv6 address, an `ipv6hint` an IPv4 or IPv4-mapped one) or cannot be used here (a
@@ -64,18 +65,21 @@ public struct ServiceBindingRoute: Sendable, Hashable {
     ///   - host: the origin's normalized host name.
     ///   - port: the origin's port (443 for an upgraded `http://` URL).
     ///   - version: the client's HTTP version preference for the request.
+    ///   - failed: a record of `records` already tried; only those after it are considered.
     /// - Returns: nil when `records` has no ServiceMode record, or when `port` is not 443: the
     ///   records of a name are those of its port 443 (RFC 9460 §9.1 asks `_PORT._https.NAME` for
     ///   another port, which the resolver does not ask).
-    public init?(records: ServiceBindingRecords, host: String, port: Int, version: HTTPVersionPreference) {
+    public init?(records: ServiceBindingRecords, host: String, port: Int, version: HTTPVersionPreference, after failed: ServiceBinding? = nil) {
         guard !records.records.isEmpty, port == 443 else { return nil }
+        var candidates = records.records[...]
+        if let failed, let index = candidates.firstIndex(of: failed) { candidates = candidates[(index + 1)...] }
         self.originName = host
         self.originPort = port
         self.targetName = host
         self.port = port
         self.alpn = []
         self.addressHints = []
-        for record in records.records where !record.isAliasMode {
+        for record in candidates where !record.isAliasMode {
             switch Self.check(record, version: version) {
             case .failure(let reason):
                 notes.append("HTTPS record priority \(record.priority) rejected: \(reason)")
