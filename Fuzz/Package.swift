@@ -18,6 +18,7 @@ let fuzzers: [(name: String, modules: [String])] = [
     ("FuzzCertificates", ["TLSTrust", "HTTPDNSCore"]),
     ("FuzzCLIArguments", ["FuzzedCLI"]),
     ("FuzzResponseHead", ["HTTPTransport"]),
+    ("FuzzAuthenticationChallenge", ["HTTPDNSURLSession"]),
 ]
 
 /// The main package's name as the compiler knows it (`-package-name`): SwiftPM derives it from the
@@ -51,7 +52,8 @@ let package = Package(
             name: fuzzer.name,
             dependencies: ["FuzzSupport", .product(name: "HTTPDNS", package: "httpdns")]
                 + (fuzzer.modules.contains("FuzzedCLI") ? ["FuzzedCLI"] : [])
-                + (fuzzer.modules.contains("DNSSEC") ? [.product(name: "DNSSEC", package: "httpdns")] : []))
+                + (fuzzer.modules.contains("DNSSEC") ? [.product(name: "DNSSEC", package: "httpdns")] : [])
+                + (fuzzer.modules.contains("HTTPDNSURLSession") ? [.product(name: "HTTPDNSURLSession", package: "httpdns")] : []))
     },
     swiftLanguageModes: [.v6]
 )

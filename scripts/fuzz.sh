@@ -31,7 +31,7 @@ elif [[ ${1:-} =~ ^[0-9]+$ ]]; then
 fi
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
-    targets=(FuzzDNSMessage FuzzServiceBinding FuzzDNSSECRecords FuzzJSONDoH FuzzAlibabaHTTPDNS FuzzDNSPodHTTPDNS FuzzHostName FuzzCertificates FuzzCLIArguments FuzzResponseHead)
+    targets=(FuzzDNSMessage FuzzServiceBinding FuzzDNSSECRecords FuzzJSONDoH FuzzAlibabaHTTPDNS FuzzDNSPodHTTPDNS FuzzHostName FuzzCertificates FuzzCLIArguments FuzzResponseHead FuzzAuthenticationChallenge)
 fi
 scratch="${FUZZ_SCRATCH_PATH:-/tmp/build-httpdns-fuzz}"
 work="${FUZZ_WORK:-/tmp/httpdns-fuzz}"
