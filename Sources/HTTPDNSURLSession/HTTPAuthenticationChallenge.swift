@@ -17,28 +17,29 @@ struct HTTPAuthenticationChallenge: Equatable, Sendable {
     /// challenges, never an error.
     static func parse(_ value: String) -> [HTTPAuthenticationChallenge] {
         var challenges: [(scheme: String, parameters: [String: String], token68: String?)] = []
-        for element in listElements(Array(value.utf8)) {
-            var index = 0
+        let bytes = Array(value.utf8)
+        for element in listElements(bytes) {
+            var index = element.startIndex
             let name = token(element, &index)
             guard !name.isEmpty else { continue }
             let afterName = index
             skipWhitespace(element, &index)
-            if index < element.count, element[index] == UInt8(ascii: "=") {
+            if index < element.endIndex, element[index] == UInt8(ascii: "=") {
                 // An auth-param of the challenge before it.
                 guard let last = challenges.indices.last, let value = parameterValue(element, &index) else { continue }
                 // The first of a repeated parameter counts.
                 if challenges[last].parameters[name.lowercased()] == nil { challenges[last].parameters[name.lowercased()] = value }
                 continue
             }
-            guard afterName == element.count || index > afterName else { continue } // the scheme must end at a space
+            guard afterName == element.endIndex || index > afterName else { continue } // the scheme must end at a space
             var challenge = (scheme: name, parameters: [String: String](), token68: String?.none)
-            let rest = Array(element[index...])
-            var restIndex = 0
+            let rest = element[index...]
+            var restIndex = rest.startIndex
             let first = token(rest, &restIndex)
             var afterFirst = restIndex
             skipWhitespace(rest, &afterFirst)
-            if !first.isEmpty, afterFirst < rest.count, rest[afterFirst] == UInt8(ascii: "="), let value = parameterValue(rest, &afterFirst),
-                afterFirst == rest.count
+            if !first.isEmpty, afterFirst < rest.endIndex, rest[afterFirst] == UInt8(ascii: "="), let value = parameterValue(rest, &afterFirst),
+                afterFirst == rest.endIndex
             {
                 challenge.parameters[first.lowercased()] = value
             } else if !rest.isEmpty, rest.allSatisfy(isToken68) {
@@ -51,22 +52,22 @@ struct HTTPAuthenticationChallenge: Equatable, Sendable {
 
     /// The value after `=` at `index` (BWS around it), a token or a quoted-string; nil when
     /// there is neither or something follows it.
-    private static func parameterValue(_ bytes: [UInt8], _ index: inout Int) -> String? {
+    private static func parameterValue(_ bytes: ArraySlice<UInt8>, _ index: inout Int) -> String? {
         index += 1
         skipWhitespace(bytes, &index)
         let value: String
-        if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+        if index < bytes.endIndex, bytes[index] == UInt8(ascii: "\"") {
             var unescaped: [UInt8] = []
             index += 1
             var closed = false
-            while index < bytes.count {
+            while index < bytes.endIndex {
                 let byte = bytes[index]
                 index += 1
                 if byte == UInt8(ascii: "\"") {
                     closed = true
                     break
                 }
-                if byte == UInt8(ascii: "\\"), index < bytes.count {
+                if byte == UInt8(ascii: "\\"), index < bytes.endIndex {
                     unescaped.append(bytes[index])
                     index += 1
                 } else {
@@ -80,17 +81,17 @@ struct HTTPAuthenticationChallenge: Equatable, Sendable {
             guard !value.isEmpty else { return nil }
         }
         skipWhitespace(bytes, &index)
-        return index == bytes.count ? value : nil
+        return index == bytes.endIndex ? value : nil
     }
 
     /// The list's elements (split at commas outside quoted-strings), each trimmed of OWS; empty
     /// elements dropped (RFC 9110 §5.6.1).
-    private static func listElements(_ bytes: [UInt8]) -> [[UInt8]] {
-        var elements: [[UInt8]] = []
-        var current: [UInt8] = []
+    private static func listElements(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+        var elements: [ArraySlice<UInt8>] = []
+        var start = 0
         var quoted = false
         var escaped = false
-        for byte in bytes {
+        for (index, byte) in bytes.enumerated() {
             if quoted {
                 if escaped {
                     escaped = false
@@ -100,50 +101,55 @@ struct HTTPAuthenticationChallenge: Equatable, Sendable {
                     quoted = false
                 }
             } else if byte == UInt8(ascii: ",") {
-                elements.append(current)
-                current = []
-                continue
+                elements.append(trimmed(bytes[start..<index]))
+                start = index + 1
             } else if byte == UInt8(ascii: "\"") {
                 quoted = true
             }
-            current.append(byte)
         }
-        elements.append(current)
-        return elements.map(trimmed).filter { !$0.isEmpty }
+        elements.append(trimmed(bytes[start...]))
+        return elements.filter { !$0.isEmpty }
     }
 
-    private static func trimmed(_ bytes: [UInt8]) -> [UInt8] {
-        var slice = bytes[...]
+    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var slice = bytes
         while let first = slice.first, isWhitespace(first) { slice = slice.dropFirst() }
         while let last = slice.last, isWhitespace(last) { slice = slice.dropLast() }
-        return Array(slice)
+        return slice
     }
 
-    private static func token(_ bytes: [UInt8], _ index: inout Int) -> String {
+    private static func token(_ bytes: ArraySlice<UInt8>, _ index: inout Int) -> String {
         let start = index
-        while index < bytes.count, isTokenCharacter(bytes[index]) { index += 1 }
+        while index < bytes.endIndex, isTokenCharacter(bytes[index]) { index += 1 }
         return String(decoding: bytes[start..<index], as: UTF8.self)
     }
 
-    private static func skipWhitespace(_ bytes: [UInt8], _ index: inout Int) {
-        while index < bytes.count, isWhitespace(bytes[index]) { index += 1 }
+    private static func skipWhitespace(_ bytes: ArraySlice<UInt8>, _ index: inout Int) {
+        while index < bytes.endIndex, isWhitespace(bytes[index]) { index += 1 }
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
 
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
     /// tchar (RFC 9110 §5.6.2).
     private static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"),
+            UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"),
+            UInt8(ascii: "~"):
+            true
+        default: isAlphanumeric(byte)
         }
     }
 
     /// token68's characters (RFC 9110 §11.2), its trailing '=' padding included.
     private static func isToken68(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        default: Array("-._~+/=".utf8).contains(byte)
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="): true
+        default: isAlphanumeric(byte)
         }
     }
 }
