@@ -57,13 +57,9 @@ extension HTTPClient {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            route.notes.append(
+            route.fallBackToOrigin(
                 "TargetName \(name) of HTTPS record priority \(route.record?.priority ?? 0) did not resolve (\(error)): connecting to \(target.host)'s addresses on port \(route.originPort)")
-            route.record = nil
-            route.port = route.originPort
-            route.targetName = target.host
             request.httpVersion = askedVersion
-            route.httpVersion = nil
         }
         return route
     }

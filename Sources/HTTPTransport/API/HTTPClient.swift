@@ -327,12 +327,7 @@ public final class HTTPClient: Sendable {
                 }
                 // The origin's own endpoint, as without records, unless the record's was the origin's.
                 guard failed.changesConnection else { throw error }
-                failed.notes.append("\(unreachable); connecting to \(target.host)'s addresses on port \(failed.originPort)")
-                failed.record = nil
-                failed.port = failed.originPort
-                failed.targetName = target.host
-                failed.httpVersion = nil
-                failed.usedAddressHints = false
+                failed.fallBackToOrigin("\(unreachable); connecting to \(target.host)'s addresses on port \(failed.originPort)")
                 route = failed
                 current = next
                 currentAddresses = origin

@@ -48,6 +48,17 @@ public struct ServiceBindingRoute: Sendable, Hashable {
     /// in priority order; and what the chosen record offered that was not used (`h3`).
     public var notes: [String] = []
 
+    /// Drops the record: the request goes to the origin's name and port with the client's own
+    /// HTTP version, as without records; `note` says why.
+    mutating func fallBackToOrigin(_ note: String) {
+        notes.append(note)
+        record = nil
+        port = originPort
+        targetName = originName
+        httpVersion = nil
+        usedAddressHints = false
+    }
+
     /// Whether the record changed anything about the connection (port, name, version, hints).
     public var changesConnection: Bool {
         record != nil && (port != originPort || httpVersion != nil || usedAddressHints || targetName != originName)
